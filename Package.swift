@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Kura: a self-hosted app backend. Modules are laid out by capability (docs/architecture.md);
+/// dependencies point one way: kura → KuraServer → (KuraStore, …) → KuraHTTP → KuraCore → C shims.
+let package = Package(
+    name: "Kura",
+    products: [
+        .executable(name: "kura", targets: ["kura"]),
+        .library(name: "KuraHTTP", targets: ["KuraHTTP"]),
+    ],
+    targets: [
+        // One system-library target per C library: module.modulemap + shim.h, nothing else.
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        // Debian's libhttp-parser-dev ships no .pc file; the modulemap links libhttp_parser directly.
+        .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+
+        .target(name: "KuraCore", dependencies: ["CSodium"]),
+        .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
+        .target(name: "KuraServer", dependencies: ["KuraCore", "KuraHTTP"]),
+        .executableTarget(name: "kura", dependencies: ["KuraServer"]),
+
+        .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
+        .testTarget(name: "KuraServerTests", dependencies: ["KuraServer", "KuraHTTP"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

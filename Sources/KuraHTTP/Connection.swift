@@ -1,0 +1,428 @@
+import CLibUV
+import KuraCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One client connection: reads bytes, feeds the parser, dispatches requests, and writes responses in request
+/// order (pipelining), with keep-alive, timeouts, backpressure and graceful close. Loop thread only; other
+/// threads reach it through `onLoop`.
+final class Connection: @unchecked Sendable {
+    unowned let loop: HTTPLoop
+    private let handle: UnsafeMutablePointer<uv_tcp_t>
+    private let parser: RequestParser
+    /// Position in `loop.connections`.
+    var slot = -1
+
+    /// Sequence number the next parsed request gets.
+    private var sequenceIn: UInt64 = 0
+    /// Sequence number whose response is written next.
+    private var sequenceOut: UInt64 = 0
+    /// Responses completed ahead of an earlier one that is still pending.
+    private var parked: [UInt64: Outgoing] = [:]
+    /// The streaming response currently holding the connection, if any.
+    private var stream: ResponseStream?
+    /// Close once the response with this sequence number is written.
+    private var closeAfter: UInt64 = .max
+    private var closeWhenFlushed = false
+
+    private var out: [UInt8] = []
+    private var batching = false
+    private var writesInFlight = 0
+    private var pendingWriteBytes = 0
+
+    private enum Phase { case open, lingering, closed }
+    private var phase = Phase.open
+    private var reading = false
+
+    private enum Deadline { case none, idle, request, linger }
+    private var deadlineKind = Deadline.idle
+    private var deadline: UInt64 = 0
+
+    private enum Outgoing {
+        case bytes([UInt8])
+        case stream(Response, ResponseStream, @Sendable (ResponseStream) -> Void)
+    }
+
+    init(loop: HTTPLoop, handle: UnsafeMutablePointer<uv_tcp_t>) {
+        self.loop = loop
+        self.handle = handle
+        self.parser = RequestParser(limits: loop.config.limits)
+        handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        deadline = loop.eventLoop.now + loop.config.idleTimeoutMs
+        parser.onEvent = { [unowned self] event in
+            switch event {
+            case .begin: beginRequest()
+            case .expectContinue: sendContinue()
+            case .request(let parsed): dispatch(parsed)
+            }
+        }
+    }
+
+    /// Runs `job` on this connection's loop: now if already there, otherwise soon.
+    func onLoop(_ job: @escaping @Sendable () -> Void) {
+        if loop.eventLoop.inEventLoop { job() } else { loop.eventLoop.execute(job) }
+    }
+
+    var queuedBytes: Int { pendingWriteBytes + out.count }
+
+    // MARK: Reading
+
+    func startReading() {
+        guard phase != .closed, !reading else { return }
+        reading = true
+        uv_read_start(
+            asStream(handle),
+            { handle, _, buf in
+                let loop = Unmanaged<Connection>.fromOpaque(handle!.pointee.data).takeUnretainedValue().loop
+                buf!.pointee = uv_buf_init(
+                    loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(loop.readBuffer.count))
+            },
+            { stream, nread, buf in
+                let connection = Unmanaged<Connection>.fromOpaque(stream!.pointee.data).takeUnretainedValue()
+                if nread > 0 {
+                    connection.received(UnsafeRawBufferPointer(start: buf!.pointee.base, count: nread))
+                } else if nread < 0 {
+                    connection.peerClosed(error: Int32(nread) != UV_EOF.rawValue)
+                }
+            })
+    }
+
+    private func stopReading() {
+        guard reading else { return }
+        reading = false
+        uv_read_stop(asStream(handle))
+    }
+
+    /// Reads while the client has few requests in flight and reads its responses; pauses otherwise.
+    private func updateReading() {
+        guard phase == .open else { return }
+        let inFlight = sequenceIn - sequenceOut
+        let wanted =
+            closeAfter == .max && inFlight < UInt64(loop.config.maxPipelinedRequests)
+            && pendingWriteBytes < loop.config.maxPendingWriteBytes
+        if wanted { startReading() } else { stopReading() }
+    }
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        guard phase == .open, closeAfter == .max else { return }  // lingering, or closing: discard
+        batching = true
+        switch parser.feed(bytes) {
+        case .consumed: break
+        case .stopped:
+            if closeAfter == .max { closeAfter = sequenceIn &- 1 }
+        case .failed(let error): reject(error)
+        }
+        batching = false
+        flush()
+        updateDeadline()
+        updateReading()
+    }
+
+    private func peerClosed(error: Bool) {
+        guard phase == .open, !error else {
+            close()
+            return
+        }
+        // A half-closed client may still read the responses to what it sent.
+        if sequenceIn > sequenceOut && !parser.inMessage {
+            closeAfter = min(closeAfter, sequenceIn - 1)
+            stopReading()
+        } else {
+            close()
+        }
+    }
+
+    // MARK: Requests
+
+    private func beginRequest() {
+        if deadlineKind != .request {
+            deadlineKind = .request
+            deadline = loop.eventLoop.now + loop.config.requestTimeoutMs
+        }
+    }
+
+    private func sendContinue() {
+        guard sequenceIn == sequenceOut, stream == nil else { return }
+        out.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+        if !batching { flush() }
+    }
+
+    private func dispatch(_ parsed: ParsedRequest) {
+        let sequence = sequenceIn
+        sequenceIn += 1
+        if !parsed.keepAlive || loop.draining { closeAfter = min(closeAfter, sequence) }
+        let requestID = Self.acceptableRequestID(parsed.headers["X-Request-Id"]) ?? loop.nextRequestID()
+        let exchange = Exchange(
+            sequence: sequence, method: parsed.method, target: parsed.target, requestID: requestID,
+            startedNanos: Timestamp.monotonicNanos(), keepAlive: parsed.keepAlive,
+            http10: parsed.version.major == 1 && parsed.version.minor == 0)
+        let request = Request(
+            method: parsed.method, target: parsed.target, headers: parsed.headers, body: parsed.body,
+            requestID: requestID, httpVersion: parsed.version)
+        deliver(loop.responder.respond(to: request, environment: loop.environment), for: exchange)
+    }
+
+    /// Answers a request the parser refused, then closes.
+    private func reject(_ error: KuraError) {
+        let sequence = sequenceIn
+        sequenceIn += 1
+        closeAfter = min(closeAfter, sequence)
+        let exchange = Exchange(
+            sequence: sequence, method: .other("-"), target: "-", requestID: loop.nextRequestID(), startedNanos: 0,
+            keepAlive: false, http10: false)
+        deliver(Response(error: error), for: exchange)
+    }
+
+    /// A client-supplied request id is kept if it is short and plain; otherwise the server makes one.
+    private static func acceptableRequestID(_ value: String?) -> String? {
+        guard let value, !value.isEmpty, value.utf8.count <= 64 else { return nil }
+        for c in value.utf8 {
+            switch c {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                continue
+            default: return nil
+            }
+        }
+        return value
+    }
+
+    // MARK: Responses
+
+    /// Takes a handler's response for `exchange`: writes it now if it is next in line, parks it otherwise.
+    func deliver(_ response: Response, for exchange: Exchange) {
+        guard phase != .closed else { return }
+        switch response.body {
+        case .deferred(let start):
+            start(ResponsePromise(connection: self, exchange: exchange))
+        case .bytes:
+            if exchange.sequence == sequenceOut && stream == nil {
+                emitBytes(response, exchange)
+            } else {
+                var bytes: [UInt8] = []
+                loop.serialize(response, for: exchange, closing: exchange.sequence == closeAfter, into: &bytes)
+                parked[exchange.sequence] = .bytes(bytes)
+            }
+        case .stream(let start):
+            let writer = ResponseStream(connection: self, exchange: exchange)
+            if exchange.sequence == sequenceOut && stream == nil {
+                emitStream(response, writer, start)
+            } else {
+                parked[exchange.sequence] = .stream(response, writer, start)
+            }
+        }
+        if !batching { flush() }
+    }
+
+    private func emitBytes(_ response: Response, _ exchange: Exchange) {
+        loop.serialize(response, for: exchange, closing: exchange.sequence == closeAfter, into: &out)
+        finishedResponse(exchange.sequence)
+    }
+
+    private func emitStream(
+        _ response: Response, _ writer: ResponseStream, _ start: @Sendable (ResponseStream) -> Void
+    ) {
+        loop.serializeStreamHead(response, for: writer.exchange, into: &out)
+        if writer.exchange.http10 { closeAfter = min(closeAfter, writer.exchange.sequence) }
+        stream = writer
+        deadlineKind = .none
+        start(writer)
+    }
+
+    private func finishedResponse(_ sequence: UInt64) {
+        sequenceOut = sequence + 1
+        if sequence == closeAfter {
+            closeWhenFlushed = true
+            return
+        }
+        while stream == nil, let next = parked.removeValue(forKey: sequenceOut) {
+            switch next {
+            case .bytes(let bytes):
+                out.append(contentsOf: bytes)
+                let sequence = sequenceOut
+                sequenceOut += 1
+                if sequence == closeAfter {
+                    closeWhenFlushed = true
+                    return
+                }
+            case .stream(let response, let writer, let start):
+                emitStream(response, writer, start)
+            }
+        }
+        updateDeadline()
+        updateReading()
+    }
+
+    func writeChunk(_ bytes: [UInt8], for exchange: Exchange) {
+        guard phase == .open, stream?.exchange.sequence == exchange.sequence else { return }
+        if !exchange.http10 {
+            out.append(contentsOf: String(bytes.count, radix: 16).utf8)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        out.append(contentsOf: bytes)
+        if !exchange.http10 { out.append(contentsOf: "\r\n".utf8) }
+        if !batching { flush() }
+    }
+
+    func finishStream(_ writer: ResponseStream) {
+        guard phase == .open, stream === writer else { return }
+        if !writer.exchange.http10 { out.append(contentsOf: "0\r\n\r\n".utf8) }
+        stream = nil
+        finishedResponse(writer.exchange.sequence)
+        if !batching { flush() }
+    }
+
+    // MARK: Writing
+
+    private func flush() {
+        guard phase != .closed else { return }
+        if !out.isEmpty {
+            var written = 0
+            if writesInFlight == 0 {
+                let rc = out.withUnsafeMutableBytes { raw -> Int32 in
+                    var buf = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
+                    return uv_try_write(asStream(handle), &buf, 1)
+                }
+                if rc >= 0 {
+                    written = Int(rc)
+                } else if rc != UV_EAGAIN.rawValue {
+                    close()
+                    return
+                }
+            }
+            if written < out.count { queueWrite(from: written) }
+            if out.capacity > 256 * 1024 { out = [] } else { out.removeAll(keepingCapacity: true) }
+        }
+        if closeWhenFlushed && writesInFlight == 0 { shutdownAndLinger() }
+    }
+
+    /// Copies what `uv_try_write` could not send into a buffer that lives until libuv's write callback.
+    /// The buffer starts with its length so the callback can account for it.
+    private func queueWrite(from offset: Int) {
+        let count = out.count - offset
+        let header = MemoryLayout<Int>.stride
+        let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: header + count, alignment: 16)
+        storage.storeBytes(of: count, as: Int.self)
+        out.withUnsafeBytes { (storage + header).copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
+        request.pointee.data = storage
+        var buf = uv_buf_init((storage + header).assumingMemoryBound(to: CChar.self), UInt32(count))
+        writesInFlight += 1
+        pendingWriteBytes += count
+        let rc = uv_write(request, asStream(handle), &buf, 1) { request, status in
+            let connection = Unmanaged<Connection>.fromOpaque(request!.pointee.handle.pointee.data)
+                .takeUnretainedValue()
+            let storage = request!.pointee.data!
+            let count = storage.load(as: Int.self)
+            storage.deallocate()
+            request!.deallocate()
+            connection.writeCompleted(count: count, failed: status < 0)
+        }
+        if rc != 0 {
+            storage.deallocate()
+            request.deallocate()
+            writesInFlight -= 1
+            pendingWriteBytes -= count
+            close()
+        }
+    }
+
+    private func writeCompleted(count: Int, failed: Bool) {
+        writesInFlight -= 1
+        pendingWriteBytes -= count
+        if failed {
+            close()
+            return
+        }
+        if closeWhenFlushed && writesInFlight == 0 && out.isEmpty { shutdownAndLinger() }
+        updateReading()
+    }
+
+    // MARK: Closing
+
+    /// Sends FIN once everything is written, then keeps reading (and discarding) briefly so the client reads
+    /// the last response before the socket goes away instead of getting a reset.
+    private func shutdownAndLinger() {
+        guard phase == .open else { return }
+        phase = .lingering
+        closeWhenFlushed = false
+        deadlineKind = .linger
+        deadline = loop.eventLoop.now + 2000
+        let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
+        let rc = uv_shutdown(request, asStream(handle)) { request, _ in request?.deallocate() }
+        if rc != 0 {
+            request.deallocate()
+            close()
+            return
+        }
+        reading = false
+        uv_read_start(
+            asStream(handle),
+            { handle, _, buf in
+                let loop = Unmanaged<Connection>.fromOpaque(handle!.pointee.data).takeUnretainedValue().loop
+                buf!.pointee = uv_buf_init(
+                    loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(loop.readBuffer.count))
+            },
+            { stream, nread, _ in
+                if nread < 0 {
+                    Unmanaged<Connection>.fromOpaque(stream!.pointee.data).takeUnretainedValue().close()
+                }
+            })
+    }
+
+    /// Closes the socket now. Streams are told; pending promises complete into nothing.
+    func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        parked.removeAll()
+        out = []
+        loop.remove(self)
+        if let stream {
+            self.stream = nil
+            stream.markClosed()
+        }
+        uv_close(asHandle(handle)) { handle in
+            Unmanaged<Connection>.fromOpaque(handle!.pointee.data).release()
+            handle!.deallocate()
+        }
+    }
+
+    /// Shutdown: idle connections close now; busy ones close after their in-flight responses.
+    func drain() {
+        guard phase == .open else { return }
+        if let stream { stream.finish() }
+        if sequenceIn == sequenceOut && stream == nil && !parser.inMessage {
+            close()
+        } else if !parser.inMessage || sequenceIn > sequenceOut {
+            closeAfter = min(closeAfter, sequenceIn &- 1)
+            stopReading()
+        }
+    }
+
+    // MARK: Timeouts
+
+    private func updateDeadline() {
+        guard phase == .open, deadlineKind != .linger else { return }
+        if parser.inMessage { return }  // the request deadline set when it began stands
+        if sequenceIn == sequenceOut && stream == nil {
+            deadlineKind = .idle
+            deadline = loop.eventLoop.now + loop.config.idleTimeoutMs
+        } else {
+            deadlineKind = .none
+        }
+    }
+
+    func checkDeadline(now: UInt64) {
+        guard deadlineKind != .none, now >= deadline else { return }
+        switch deadlineKind {
+        case .request where phase == .open && sequenceIn == sequenceOut:
+            deadlineKind = .none
+            reject(.requestTimeout("the request did not arrive in \(loop.config.requestTimeoutMs) ms"))
+            flush()
+        default:
+            close()
+        }
+    }
+}

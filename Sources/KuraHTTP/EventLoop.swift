@@ -1,0 +1,106 @@
+import CLibUV
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One libuv loop running on its own thread. Everything that touches the loop's handles runs on that thread;
+/// other threads hand work to it with `execute`, which wakes the loop through a `uv_async_t`.
+public final class EventLoop: @unchecked Sendable {
+    /// Position of this loop in its group, used in request ids and logs.
+    public let index: Int
+    let uvLoop: UnsafeMutablePointer<uv_loop_t>
+    private let wakeup: UnsafeMutablePointer<uv_async_t>
+    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private var thread = pthread_t()
+    private let threadID = Atomic<UInt>(0)
+    private let finished = Mutex<Bool>(false)
+
+    init(index: Int) {
+        self.index = index
+        uvLoop = .allocate(capacity: 1)
+        uv_loop_init(uvLoop)
+        wakeup = .allocate(capacity: 1)
+        uv_async_init(uvLoop, wakeup) { handle in
+            guard let data = handle?.pointee.data else { return }
+            Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue().runJobs()
+        }
+        wakeup.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit {
+        uv_loop_close(uvLoop)
+        uvLoop.deallocate()
+        wakeup.deallocate()
+    }
+
+    /// Whether the caller is running on this loop's thread.
+    public var inEventLoop: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
+
+    /// Runs `job` on the loop thread soon. Safe from any thread.
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        jobs.withLock { $0.append(job) }
+        uv_async_send(wakeup)
+    }
+
+    private func runJobs() {
+        let batch = jobs.withLock { pending -> [@Sendable () -> Void] in
+            let taken = pending
+            pending.removeAll(keepingCapacity: true)
+            return taken
+        }
+        for job in batch { job() }
+    }
+
+    /// Starts the loop thread. Handles created before this call were set up from the caller's thread while the
+    /// loop was not running, which libuv allows.
+    func start(name: String) {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(
+            &thread, nil,
+            { arg in
+                let loop = Unmanaged<EventLoop>.fromOpaque(arg!).takeRetainedValue()
+                loop.threadID.store(UInt(pthread_self()), ordering: .releasing)
+                uv_run(loop.uvLoop, UV_RUN_DEFAULT)
+                // Drain jobs queued while the loop was stopping, then let closing handles finish.
+                loop.runJobs()
+                uv_run(loop.uvLoop, UV_RUN_DEFAULT)
+                loop.finished.withLock { $0 = true }
+                return nil
+            }, box)
+        precondition(rc == 0, "pthread_create failed: \(rc)")
+    }
+
+    /// Closes the wake-up handle so `uv_run` returns once every other handle is closed. Loop thread only.
+    func closeWakeup() {
+        uv_close(UnsafeMutableRawPointer(wakeup).assumingMemoryBound(to: uv_handle_t.self), nil)
+    }
+
+    /// Waits for the loop thread to end.
+    func join() {
+        pthread_join(thread, nil)
+    }
+
+    /// Milliseconds of the loop's cached clock. Loop thread only.
+    var now: UInt64 { uv_now(uvLoop) }
+}
+
+/// Allocates a libuv handle of type `T` and returns it with its `uv_handle_t` view.
+@inline(__always)
+func allocateHandle<T>(_ type: T.Type) -> UnsafeMutablePointer<T> { .allocate(capacity: 1) }
+
+@inline(__always)
+func asHandle<T>(_ pointer: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<uv_handle_t> {
+    UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: uv_handle_t.self)
+}
+
+@inline(__always)
+func asStream<T>(_ pointer: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<uv_stream_t> {
+    UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: uv_stream_t.self)
+}
+
+/// Close callback for handles allocated with `allocateHandle`: frees their memory.
+let freeHandleOnClose: uv_close_cb = { handle in
+    handle?.deallocate()
+}

@@ -1,0 +1,18 @@
+/// What the engine remembers about a request while its response is pending: enough to order, frame and log it.
+struct Exchange: Sendable {
+    let sequence: UInt64
+    let method: HTTPMethod
+    let target: String
+    let requestID: String
+    let startedNanos: UInt64
+    let keepAlive: Bool
+    let http10: Bool
+
+    var isHead: Bool { method == .HEAD }
+
+    /// The path without its query string, for the access log.
+    var logPath: Substring {
+        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) { return target[..<q] }
+        return target[...]
+    }
+}

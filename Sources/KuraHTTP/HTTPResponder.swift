@@ -1,0 +1,45 @@
+import KuraCore
+
+/// What the engine asks for each request; the router is the usual one.
+public protocol HTTPResponder: Sendable {
+    /// Answers `request`. Never throws: errors are already turned into responses (see `ErrorResponses`).
+    func respond(to request: Request, environment: RequestEnvironment) -> Response
+}
+
+/// Per-request facilities the engine hands to the application.
+public struct RequestEnvironment: Sendable {
+    /// The loop the request arrived on; deferred responses resume here.
+    public let eventLoop: EventLoop
+    public let workers: WorkerPool
+    public let logger: Logger
+}
+
+/// The one place where thrown errors become responses.
+public enum ErrorResponses {
+    /// A `KuraError` becomes its own status and JSON body; anything else becomes an opaque 500 `INTERNAL` whose
+    /// message carries only the request id, with the details in the log.
+    public static func response(for error: any Error, requestID: String, logger: Logger) -> Response {
+        if let error = error as? KuraError {
+            if error.status >= 500 { logger.warn("request \(requestID) failed: \(error)") }
+            return Response(error: error)
+        }
+        logger.error("request \(requestID) failed with an unexpected error: \(String(reflecting: error))")
+        return Response(error: .internalError(requestID: requestID))
+    }
+}
+
+extension RequestEnvironment {
+    /// Runs `work` on the worker pool and answers with its result on this request's loop.
+    /// Errors thrown by `work` (or a full queue) go through `ErrorResponses` like any other.
+    public func offload(_ work: @escaping @Sendable () throws -> Response) -> Response {
+        let workers = self.workers
+        let loop = self.eventLoop
+        return .later { promise in
+            do {
+                try workers.submit(on: loop, work) { result in promise.complete(result) }
+            } catch {
+                promise.fail(error)
+            }
+        }
+    }
+}

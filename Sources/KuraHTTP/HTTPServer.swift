@@ -1,0 +1,181 @@
+import CLibUV
+import KuraCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The HTTP/1.1 server: one libuv loop per core, each with its own SO_REUSEPORT listener, sharing one responder
+/// and one worker pool. `start()` binds and runs; `shutdown()` drains gracefully; `wait()` blocks until done.
+public final class HTTPServer: @unchecked Sendable {
+    public let configuration: HTTPServerConfiguration
+    public let workers: WorkerPool
+    public let logger: Logger
+    /// Random per-process prefix of generated request ids.
+    let instanceID = SecureRandom.hex(3)
+
+    private let responder: any HTTPResponder
+    private var loops: [HTTPLoop] = []
+    private let openConnections = Atomic<Int>(0)
+    private let state = Mutex<State>(.idle)
+    private var signalHandles: [UnsafeMutablePointer<uv_signal_t>] = []
+    /// The port actually bound (useful with port 0).
+    public private(set) var port: Int = 0
+
+    private enum State { case idle, running, draining, stopped }
+
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+        self.workers = WorkerPool(threads: configuration.workerThreads, maxQueued: configuration.workerQueueLimit)
+    }
+
+    /// Binds every loop's listener and starts the loop threads.
+    public func start() throws {
+        try state.withLock { state in
+            guard state == .idle else { throw HTTPServerError.bind("server already started") }
+            state = .running
+        }
+        signal(SIGPIPE, SIG_IGN)
+        raiseOpenFileLimit()
+        var address = try Self.resolve(host: configuration.host, port: configuration.port)
+        let count = max(1, configuration.eventLoops)
+        for index in 0..<count {
+            let loop = HTTPLoop(
+                eventLoop: EventLoop(index: index), server: self, responder: responder, workers: workers,
+                logger: logger)
+            let family = address.family
+            try address.withSockaddr { try loop.listen(on: $0, family: family) }
+            if index == 0 {
+                port = loop.boundPort()
+                address.port = port  // later loops join the same (possibly ephemeral) port
+            }
+            loop.startTimer()
+            loops.append(loop)
+        }
+        for loop in loops { loop.eventLoop.start(name: "kura-loop-\(loop.eventLoop.index)") }
+    }
+
+    /// Stops accepting and finishes in-flight requests (up to `shutdownGraceMs`), then stops the loops.
+    /// Returns at once; `wait()` blocks until the loops have ended.
+    public func shutdown() {
+        let proceed = state.withLock { state -> Bool in
+            guard state == .running else { return false }
+            state = .draining
+            return true
+        }
+        guard proceed else { return }
+        logger.info("shutting down: no new connections; finishing in-flight requests")
+        for loop in loops { loop.eventLoop.execute { loop.drain() } }
+    }
+
+    /// Blocks until every loop thread has ended.
+    public func wait() {
+        for loop in loops { loop.eventLoop.join() }
+        state.withLock { $0 = .stopped }
+    }
+
+    /// Shuts down on SIGINT or SIGTERM; a second signal exits at once.
+    public func installSignalHandlers() {
+        guard let first = loops.first else { return }
+        first.eventLoop.execute { [self] in
+            for signum in [SIGINT, SIGTERM] {
+                let handle = allocateHandle(uv_signal_t.self)
+                uv_signal_init(first.eventLoop.uvLoop, handle)
+                handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+                uv_signal_start(
+                    handle,
+                    { handle, signum in
+                        let server = Unmanaged<HTTPServer>.fromOpaque(handle!.pointee.data).takeUnretainedValue()
+                        server.receivedSignal(signum)
+                    }, signum)
+                uv_unref(asHandle(handle))
+                signalHandles.append(handle)
+            }
+        }
+    }
+
+    private func receivedSignal(_ signum: Int32) {
+        let again = state.withLock { $0 != .running }
+        if again {
+            logger.warn("second signal \(signum): exiting now")
+            exit(1)
+        }
+        logger.info("received signal \(signum)")
+        for handle in signalHandles {
+            uv_signal_stop(handle)
+            uv_close(asHandle(handle), freeHandleOnClose)
+        }
+        signalHandles.removeAll()
+        shutdown()
+    }
+
+    // MARK: Connection accounting
+
+    /// Counts a new connection; false when the limit is reached.
+    func admitConnection() -> Bool {
+        let (now, _) = openConnections.add(1, ordering: .relaxed)
+        if now > configuration.maxConnections {
+            openConnections.subtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func releaseConnection() { openConnections.subtract(1, ordering: .relaxed) }
+
+    /// Connections open now, across all loops.
+    public var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+
+    /// Ten thousand connections need more descriptors than a default soft limit of 1024.
+    private func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let wanted = rlim_t(configuration.maxConnections + 256)
+        if limit.rlim_cur < wanted {
+            limit.rlim_cur = min(wanted, limit.rlim_max)
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+    }
+
+    // MARK: Addresses
+
+    private struct Address {
+        var storage = sockaddr_storage()
+        var family: Int32
+        var port: Int {
+            get { 0 }
+            set {
+                let port = UInt16(newValue).bigEndian
+                withUnsafeMutablePointer(to: &storage) { pointer in
+                    if family == AF_INET6 {
+                        pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port = port }
+                    } else {
+                        pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port = port }
+                    }
+                }
+            }
+        }
+        mutating func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>) throws -> T) rethrows -> T {
+            try withUnsafePointer(to: &storage) { try $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
+        }
+    }
+
+    private static func resolve(host: String, port: Int) throws -> Address {
+        guard (0...65535).contains(port) else { throw HTTPServerError.bind("port \(port) is out of range") }
+        let literal = host == "localhost" ? "127.0.0.1" : host
+        var address = Address(family: AF_INET)
+        let ok4 = withUnsafeMutablePointer(to: &address.storage) {
+            $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { uv_ip4_addr(literal, Int32(port), $0) == 0 }
+        }
+        if ok4 { return address }
+        address = Address(family: AF_INET6)
+        let ok6 = withUnsafeMutablePointer(to: &address.storage) {
+            $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { uv_ip6_addr(literal, Int32(port), $0) == 0 }
+        }
+        if ok6 { return address }
+        throw HTTPServerError.invalidHost(host)
+    }
+}

@@ -1,0 +1,239 @@
+import CHTTPParser
+import KuraCore
+
+/// A request as http-parser delivered it, before the engine gives it an id.
+public struct ParsedRequest: Sendable {
+    public var method: HTTPMethod
+    public var target: String
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    public var keepAlive: Bool
+    public var version: (major: Int, minor: Int)
+}
+
+/// Adapts libhttp-parser's callbacks to Swift values and enforces the request limits while parsing.
+/// It knows nothing of sockets: feed it bytes, it reports events. One instance per connection.
+public final class RequestParser {
+    public struct Limits: Sendable {
+        /// Request line plus header fields, in bytes (431 past it).
+        public var maxHeaderBytes: Int
+        /// Request body, in bytes (413 past it; checked against Content-Length before the body is read).
+        public var maxBodyBytes: Int
+        public init(maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 10 * 1024 * 1024) {
+            self.maxHeaderBytes = maxHeaderBytes
+            self.maxBodyBytes = maxBodyBytes
+        }
+    }
+
+    public enum Event {
+        /// The first byte of a request arrived.
+        case begin
+        /// Headers are complete and the client waits for `100 Continue` before sending the body.
+        case expectContinue
+        /// A whole request.
+        case request(ParsedRequest)
+    }
+
+    public enum Outcome: Equatable {
+        /// Every byte was consumed.
+        case consumed
+        /// Parsing stopped after a request that closes the connection (or an upgrade); the rest is ignored.
+        case stopped
+        /// The input is not acceptable; answer with this error and close.
+        case failed(KuraError)
+    }
+
+    public let limits: Limits
+    /// Receives events during `feed`.
+    public var onEvent: (Event) -> Void = { _ in }
+    /// Whether a request has begun and not yet completed (for the slow-client timeout).
+    public private(set) var inMessage = false
+
+    private let parser: UnsafeMutablePointer<http_parser>
+    private var url: [UInt8] = []
+    private var field: [UInt8] = []
+    private var value: [UInt8] = []
+    private var lastWasValue = false
+    private var headers: [(name: String, value: String)] = []
+    private var body: [UInt8] = []
+    private var headerBytes = 0
+    private var failure: KuraError?
+    private var sawContentLength = false
+    private var sawTransferEncoding = false
+    private var stopAfterMessage = false
+
+    public init(limits: Limits) {
+        self.limits = limits
+        parser = .allocate(capacity: 1)
+        http_parser_init(parser, HTTP_REQUEST)
+        parser.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit { parser.deallocate() }
+
+    /// Parses `bytes`, reporting events through `onEvent`.
+    public func feed(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+        guard failure == nil else { return .failed(failure!) }
+        let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+        let parsed = http_parser_execute(parser, settingsPointer, base, bytes.count)
+        return outcome(parsed: parsed, of: bytes.count)
+    }
+
+    /// Tells the parser the peer closed its side; a request cut short is an error.
+    public func finish() -> Outcome {
+        guard failure == nil else { return .failed(failure!) }
+        let parsed = http_parser_execute(parser, settingsPointer, nil, 0)
+        return outcome(parsed: parsed, of: 0)
+    }
+
+    /// Convenience for tests and tools: parse a byte array.
+    public func feed(_ bytes: [UInt8]) -> Outcome { bytes.withUnsafeBytes { feed($0) } }
+
+    private func outcome(parsed: Int, of count: Int) -> Outcome {
+        if let failure { return .failed(failure) }
+        let code = kura_http_errno(parser)
+        if code == HPE_PAUSED.rawValue { return .stopped }
+        if code != HPE_OK.rawValue {
+            let error: KuraError
+            if code == HPE_HEADER_OVERFLOW.rawValue {
+                error = .headersTooLarge("request header block exceeds \(limits.maxHeaderBytes) bytes")
+            } else {
+                let description = String(cString: http_errno_description(http_errno(rawValue: code)))
+                error = .badRequest("malformed HTTP request: \(description)", code: "MALFORMED_REQUEST")
+            }
+            failure = error
+            return .failed(error)
+        }
+        if kura_http_upgrade(parser) != 0 || parsed < count { return .stopped }
+        return .consumed
+    }
+
+    fileprivate func fail(_ error: KuraError) -> Int32 {
+        failure = error
+        return -1
+    }
+
+    fileprivate func countHeaderBytes(_ n: Int) -> Int32 {
+        headerBytes += n
+        if headerBytes > limits.maxHeaderBytes {
+            return fail(.headersTooLarge("request header block exceeds \(limits.maxHeaderBytes) bytes"))
+        }
+        return 0
+    }
+
+    private func commitHeader() {
+        guard !field.isEmpty || !value.isEmpty else { return }
+        let name = String(decoding: field, as: UTF8.self)
+        if HTTPHeaders.equalsIgnoringCase(name, "content-length") { sawContentLength = true }
+        if HTTPHeaders.equalsIgnoringCase(name, "transfer-encoding") { sawTransferEncoding = true }
+        headers.append((name, String(decoding: value, as: UTF8.self)))
+        field.removeAll(keepingCapacity: true)
+        value.removeAll(keepingCapacity: true)
+        lastWasValue = false
+    }
+
+    fileprivate func messageBegin() -> Int32 {
+        inMessage = true
+        url.removeAll(keepingCapacity: true)
+        headers.removeAll(keepingCapacity: true)
+        body = []
+        headerBytes = 0
+        sawContentLength = false
+        sawTransferEncoding = false
+        lastWasValue = false
+        onEvent(.begin)
+        return 0
+    }
+
+    fileprivate func url(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        url.append(contentsOf: bytes)
+        return countHeaderBytes(bytes.count)
+    }
+
+    fileprivate func headerField(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        if lastWasValue { commitHeader() }
+        field.append(contentsOf: bytes)
+        return countHeaderBytes(bytes.count + 4)
+    }
+
+    fileprivate func headerValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        value.append(contentsOf: bytes)
+        lastWasValue = true
+        return countHeaderBytes(bytes.count)
+    }
+
+    fileprivate func headersComplete() -> Int32 {
+        commitHeader()
+        if sawContentLength && sawTransferEncoding {
+            return fail(
+                .badRequest(
+                    "a request may not carry both Content-Length and Transfer-Encoding", code: "MALFORMED_REQUEST"))
+        }
+        if parser.pointee.http_major == 1 && parser.pointee.http_minor >= 1
+            && !headers.contains(where: { HTTPHeaders.equalsIgnoringCase($0.name, "host") })
+        {
+            return fail(.badRequest("HTTP/1.1 requests need a Host header", code: "MALFORMED_REQUEST"))
+        }
+        let chunked = kura_http_flags(parser) & UInt32(F_CHUNKED.rawValue) != 0
+        let declared = parser.pointee.content_length
+        if sawContentLength && declared > UInt64(limits.maxBodyBytes) {
+            return fail(.payloadTooLarge("request body of \(declared) bytes exceeds \(limits.maxBodyBytes) bytes"))
+        }
+        if sawContentLength, declared > 0 { body.reserveCapacity(Int(declared)) }
+        if (chunked || declared > 0),
+            let expect = headers.first(where: { HTTPHeaders.equalsIgnoringCase($0.name, "expect") })
+        {
+            guard HTTPHeaders.equalsIgnoringCase(expect.value, "100-continue") else {
+                return fail(KuraError(code: "EXPECTATION_FAILED", status: 417, message: "unsupported Expect value"))
+            }
+            onEvent(.expectContinue)
+        }
+        return 0
+    }
+
+    fileprivate func bodyBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        if body.count + bytes.count > limits.maxBodyBytes {
+            return fail(.payloadTooLarge("request body exceeds \(limits.maxBodyBytes) bytes"))
+        }
+        body.append(contentsOf: bytes)
+        return 0
+    }
+
+    fileprivate func messageComplete() -> Int32 {
+        inMessage = false
+        let method = HTTPMethod(String(cString: http_method_str(http_method(rawValue: kura_http_method(parser)))))
+        let keepAlive = http_should_keep_alive(parser) != 0
+        let request = ParsedRequest(
+            method: method, target: String(decoding: url, as: UTF8.self),
+            headers: HTTPHeaders(headers.map { ($0.name, $0.value) }), body: body, keepAlive: keepAlive,
+            version: (Int(parser.pointee.http_major), Int(parser.pointee.http_minor)))
+        body = []
+        onEvent(.request(request))
+        if !keepAlive { http_parser_pause(parser, 1) }
+        return 0
+    }
+}
+
+@inline(__always)
+private func owner(_ parser: UnsafeMutablePointer<http_parser>?) -> RequestParser {
+    Unmanaged<RequestParser>.fromOpaque(parser!.pointee.data).takeUnretainedValue()
+}
+
+@inline(__always)
+private func buffer(_ at: UnsafePointer<CChar>?, _ length: Int) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: UnsafeRawPointer(at)?.assumingMemoryBound(to: UInt8.self), count: length)
+}
+
+/// The callback table, shared by every parser; callbacks find their `RequestParser` through `parser.data`.
+nonisolated(unsafe) private let settingsPointer: UnsafeMutablePointer<http_parser_settings> = {
+    let settings = UnsafeMutablePointer<http_parser_settings>.allocate(capacity: 1)
+    http_parser_settings_init(settings)
+    settings.pointee.on_message_begin = { owner($0).messageBegin() }
+    settings.pointee.on_url = { owner($0).url(buffer($1, $2)) }
+    settings.pointee.on_header_field = { owner($0).headerField(buffer($1, $2)) }
+    settings.pointee.on_header_value = { owner($0).headerValue(buffer($1, $2)) }
+    settings.pointee.on_headers_complete = { owner($0).headersComplete() }
+    settings.pointee.on_body = { owner($0).bodyBytes(buffer($1, $2)) }
+    settings.pointee.on_message_complete = { owner($0).messageComplete() }
+    return settings
+}()

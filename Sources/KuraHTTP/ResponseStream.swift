@@ -1,0 +1,74 @@
+import Synchronization
+
+/// The writer of a streaming (chunked) response, e.g. Server-Sent Events. Safe to use from any thread;
+/// writes are framed and sent on the connection's loop in order.
+public final class ResponseStream: Sendable {
+    let connection: Connection
+    let exchange: Exchange
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var closed = false
+        var onClose: (@Sendable () -> Void)?
+    }
+
+    init(connection: Connection, exchange: Exchange) {
+        self.connection = connection
+        self.exchange = exchange
+    }
+
+    /// The loop this stream's connection lives on.
+    public var eventLoop: EventLoop { connection.loop.eventLoop }
+
+    /// The request id of the request being answered.
+    public var requestID: String { exchange.requestID }
+
+    /// Whether the stream has finished or the client went away.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Bytes written but not yet accepted by the kernel. Loop thread only.
+    public var queuedBytes: Int { connection.queuedBytes }
+
+    /// Called once, on the loop, when the stream ends for any reason (finished or client gone).
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.closed { return true }
+            state.onClose = handler
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Sends `bytes` as one chunk. Ignored after the stream closed.
+    public func write(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty, !isClosed else { return }
+        let connection = self.connection
+        connection.onLoop { [self] in
+            guard !isClosed else { return }
+            connection.writeChunk(bytes, for: exchange)
+        }
+    }
+
+    /// Ends the stream; the connection then serves its next request (or closes if the request asked it to).
+    public func finish() {
+        let connection = self.connection
+        connection.onLoop { [self] in
+            guard markClosed() else { return }
+            connection.finishStream(self)
+        }
+    }
+
+    /// Marks the stream closed and runs the close handler; returns false if it was already closed. Loop thread only.
+    @discardableResult
+    func markClosed() -> Bool {
+        let handler = state.withLock { state -> (@Sendable () -> Void)?? in
+            if state.closed { return nil }
+            state.closed = true
+            defer { state.onClose = nil }
+            return .some(state.onClose)
+        }
+        guard let handler else { return false }
+        handler?()
+        return true
+    }
+}

@@ -1,0 +1,139 @@
+import KuraCore
+
+/// Per-request state handed to handlers. Applications define their own (holding, say, the caller's identity)
+/// and the router builds one for every request.
+public protocol RequestContext: Sendable {
+    init(environment: RequestEnvironment)
+    var environment: RequestEnvironment { get }
+}
+
+/// The context for applications that need nothing beyond the engine's facilities.
+public struct BasicRequestContext: RequestContext {
+    public let environment: RequestEnvironment
+    public init(environment: RequestEnvironment) { self.environment = environment }
+}
+
+/// Routes requests by method and path pattern. Patterns are `/`-separated segments: literals, `:name`
+/// (one segment) and a final `*name` (one or more segments, the rest of the path). Literals win over
+/// parameters, parameters over wildcards. A known path with an unknown method is 405 with `Allow`;
+/// HEAD falls back to GET. Register every route before the server starts; after that it is read-only.
+public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Sendable {
+    public typealias Handler = @Sendable (Request, Context) throws -> Response
+
+    private let root = Node()
+
+    public init() {}
+
+    /// Registers `handler` for `method` on `pattern`.
+    public func on(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+        var node = root
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        for (index, segment) in segments.enumerated() {
+            if segment.hasPrefix("*") {
+                precondition(index == segments.count - 1, "a wildcard must be the last segment: \(pattern)")
+                let name = String(segment.dropFirst())
+                let child = node.wildcard?.node ?? Node()
+                node.wildcard = (name, child)
+                node = child
+            } else if segment.hasPrefix(":") {
+                let name = String(segment.dropFirst())
+                if let existing = node.parameter {
+                    precondition(existing.name == name, "conflicting parameter names at \(pattern)")
+                    node = existing.node
+                } else {
+                    let child = Node()
+                    node.parameter = (name, child)
+                    node = child
+                }
+            } else {
+                let key = String(segment)
+                if let child = node.literals[key] {
+                    node = child
+                } else {
+                    let child = Node()
+                    node.literals[key] = child
+                    node = child
+                }
+            }
+        }
+        precondition(node.handlers[method] == nil, "\(method) \(pattern) registered twice")
+        node.handlers[method] = handler
+    }
+
+    public func get(_ pattern: String, _ handler: @escaping Handler) { on(.GET, pattern, handler) }
+    public func post(_ pattern: String, _ handler: @escaping Handler) { on(.POST, pattern, handler) }
+    public func put(_ pattern: String, _ handler: @escaping Handler) { on(.PUT, pattern, handler) }
+    public func patch(_ pattern: String, _ handler: @escaping Handler) { on(.PATCH, pattern, handler) }
+    public func delete(_ pattern: String, _ handler: @escaping Handler) { on(.DELETE, pattern, handler) }
+
+    /// The outcome of matching a method and path.
+    public enum Match {
+        case found(Handler, parameters: [String: String])
+        case methodNotAllowed(allow: [String])
+        case notFound
+        case badPath
+    }
+
+    /// Finds the handler for `method` on the (percent-encoded) `path`.
+    public func match(_ method: HTTPMethod, path: Substring) -> Match {
+        guard path.first == "/" else { return .notFound }
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        var captured: [(String, Substring)] = []
+        guard let node = find(root, segments[...], &captured) else { return .notFound }
+        guard let handler = node.handlers[method] ?? (method == .HEAD ? node.handlers[.GET] : nil) else {
+            var allow = node.handlers.keys.map(\.description)
+            if node.handlers[.GET] != nil && node.handlers[.HEAD] == nil { allow.append("HEAD") }
+            return .methodNotAllowed(allow: allow.sorted())
+        }
+        var parameters: [String: String] = [:]
+        for (name, raw) in captured {
+            guard let value = PercentDecoding.decode(raw) else { return .badPath }
+            parameters[name] = value
+        }
+        return .found(handler, parameters: parameters)
+    }
+
+    private func find(_ node: Node, _ rest: ArraySlice<Substring>, _ captured: inout [(String, Substring)]) -> Node? {
+        guard let segment = rest.first else { return node.handlers.isEmpty ? nil : node }
+        let tail = rest.dropFirst()
+        if let child = node.literals[String(segment)], let found = find(child, tail, &captured) { return found }
+        if !segment.isEmpty, let (name, child) = node.parameter {
+            captured.append((name, segment))
+            if let found = find(child, tail, &captured) { return found }
+            captured.removeLast()
+        }
+        if let (name, child) = node.wildcard, !child.handlers.isEmpty, !rest.allSatisfy(\.isEmpty) {
+            let joined = rest.joined(separator: "/")
+            captured.append((name, Substring(joined)))
+            return child
+        }
+        return nil
+    }
+
+    /// Routes, runs the handler, and turns anything it throws into the JSON error response.
+    public func respond(to request: Request, environment: RequestEnvironment) -> Response {
+        do {
+            switch match(request.method, path: request.path) {
+            case .found(let handler, let parameters):
+                var request = request
+                request.parameters = parameters
+                return try handler(request, Context(environment: environment))
+            case .methodNotAllowed(let allow):
+                throw KuraError.methodNotAllowed("\(request.method) is not allowed on \(request.path)", allow: allow)
+            case .notFound:
+                throw KuraError.notFound("no route for \(request.method) \(request.path)")
+            case .badPath:
+                throw KuraError.badRequest("malformed percent-encoding in the path", code: "INVALID_PATH")
+            }
+        } catch {
+            return ErrorResponses.response(for: error, requestID: request.requestID, logger: environment.logger)
+        }
+    }
+
+    private final class Node {
+        var literals: [String: Node] = [:]
+        var parameter: (name: String, node: Node)?
+        var wildcard: (name: String, node: Node)?
+        var handlers: [HTTPMethod: Handler] = [:]
+    }
+}

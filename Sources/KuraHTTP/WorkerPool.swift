@@ -1,0 +1,69 @@
+import CLibUV
+import KuraCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs blocking work (disk, crypto, network) off the event loops, on libuv's thread pool, and resumes on the loop
+/// that asked. Bounded: at most `maxQueued` jobs wait or run at once; past that `submit` throws 503 `UNAVAILABLE`
+/// instead of growing memory.
+public final class WorkerPool: Sendable {
+    /// Threads in the pool (libuv's `UV_THREADPOOL_SIZE`, fixed for the life of the process).
+    public let threads: Int
+    public let maxQueued: Int
+    private let queued = Atomic<Int>(0)
+
+    /// Sets the thread count for libuv's pool; the first pool created in a process decides it.
+    public init(threads: Int, maxQueued: Int) {
+        self.threads = max(1, min(threads, 1024))
+        self.maxQueued = max(1, maxQueued)
+        setenv("UV_THREADPOOL_SIZE", String(self.threads), 0)
+    }
+
+    /// Jobs waiting or running now.
+    public var pending: Int { queued.load(ordering: .relaxed) }
+
+    /// Runs `work` on a pool thread, then `completion` on `loop`'s thread with the result.
+    public func submit<T: Sendable>(
+        on loop: EventLoop, _ work: @escaping @Sendable () throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) throws {
+        let (admitted, _) = queued.add(1, ordering: .relaxed)
+        guard admitted <= maxQueued else {
+            queued.subtract(1, ordering: .relaxed)
+            throw KuraError.unavailable("the server is busy: worker queue full (\(maxQueued) jobs); retry later")
+        }
+        let job = WorkJob {
+            let result = Result { try work() }
+            return { completion(result) }
+        }
+        let enqueue: @Sendable () -> Void = { [self] in
+            let request = UnsafeMutablePointer<uv_work_t>.allocate(capacity: 1)
+            request.pointee.data = Unmanaged.passRetained(job).toOpaque()
+            job.pool = self
+            uv_queue_work(
+                loop.uvLoop, request,
+                { request in
+                    let job = Unmanaged<WorkJob>.fromOpaque(request!.pointee.data).takeUnretainedValue()
+                    job.finish = job.run()
+                },
+                { request, _ in
+                    let job = Unmanaged<WorkJob>.fromOpaque(request!.pointee.data).takeRetainedValue()
+                    request!.deallocate()
+                    job.pool?.queued.subtract(1, ordering: .relaxed)
+                    job.finish?()
+                })
+        }
+        if loop.inEventLoop { enqueue() } else { loop.execute(enqueue) }
+    }
+}
+
+/// One queued job; `run` executes on a pool thread and returns what to do back on the loop.
+private final class WorkJob: @unchecked Sendable {
+    let run: () -> (() -> Void)
+    var finish: (() -> Void)?
+    var pool: WorkerPool?
+    init(run: @escaping () -> (() -> Void)) { self.run = run }
+}

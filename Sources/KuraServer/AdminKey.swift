@@ -1,0 +1,37 @@
+import Foundation
+import KuraCore
+
+/// The administrator's API key: 256 random bits, hex, kept at `<data>/admin.key` with mode 0600.
+/// A request with `Authorization: Bearer <key>` acts as the administrator.
+public struct AdminKey: Sendable {
+    public let value: String
+    public let path: String
+
+    /// Reads the key, creating it on first start.
+    public static func loadOrCreate(dataDirectory: String) throws -> (key: AdminKey, created: Bool) {
+        let path = (dataDirectory as NSString).appendingPathComponent("admin.key")
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
+            let value = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard value.utf8.count >= 32 else {
+                throw ConfigurationError("\(path) holds no usable key; delete it to have a new one made")
+            }
+            return (AdminKey(value: value, path: path), false)
+        }
+        let value = SecureRandom.hex(32)
+        let created = FileManager.default.createFile(
+            atPath: path, contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        guard created else { throw ConfigurationError("cannot write \(path)") }
+        return (AdminKey(value: value, path: path), true)
+    }
+
+    /// Constant-time comparison with a presented bearer token.
+    public func matches(_ token: String?) -> Bool {
+        guard let token else { return false }
+        let a = Array(token.utf8)
+        let b = Array(value.utf8)
+        guard a.count == b.count else { return false }
+        var diff: UInt8 = 0
+        for i in 0..<a.count { diff |= a[i] ^ b[i] }
+        return diff == 0
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import KuraCore
+import KuraHTTP
+
+/// A configured Kura server: data directory, admin key, routes and the HTTP engine, wired together.
+public final class Kura: Sendable {
+    /// The version `kura --version` and `/api/health` report.
+    public static let version = "0.1.0"
+
+    public let configuration: KuraConfiguration
+    public let adminKey: AdminKey
+    public let logger: Logger
+    public let http: HTTPServer
+
+    /// Prepares the data directory and routes; `extraRoutes` lets tests add their own.
+    public init(
+        configuration: KuraConfiguration, logger: Logger? = nil,
+        extraRoutes: (Router<KuraContext>) -> Void = { _ in }
+    ) throws {
+        self.configuration = configuration
+        let logger = logger ?? Logger(level: configuration.logLevel)
+        self.logger = logger
+        do {
+            try FileManager.default.createDirectory(
+                atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw ConfigurationError("cannot create data directory \(configuration.dataDirectory): \(error)")
+        }
+        let (key, created) = try AdminKey.loadOrCreate(dataDirectory: configuration.dataDirectory)
+        adminKey = key
+        if created { logger.info("created admin API key at \(key.path) (mode 0600)") }
+        let router = Router<KuraContext>()
+        SystemRoutes.register(on: router)
+        extraRoutes(router)
+        http = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
+    }
+
+    /// Starts listening; returns once the port is bound.
+    public func start() throws {
+        try http.start()
+        logger.info(
+            "Kura \(Kura.version) listening on http://\(configuration.http.host):\(http.port) "
+                + "(data: \(configuration.dataDirectory), admin key: \(adminKey.path))")
+    }
+
+    /// The bound port.
+    public var port: Int { http.port }
+
+    /// Graceful shutdown; returns when every connection is closed.
+    public func stop() {
+        http.shutdown()
+        http.wait()
+    }
+}

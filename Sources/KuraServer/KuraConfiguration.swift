@@ -1,0 +1,123 @@
+import KuraCore
+import KuraHTTP
+
+/// Everything `kura serve` can be told. Each setting has one dotted key used by the config file (JSON, nested
+/// objects allowed), the environment (`KURA_` + the key in upper snake case) and, for the common ones, a flag.
+/// Precedence: flag > environment > file > default. docs/configuration.md lists every key.
+public struct KuraConfiguration: Sendable {
+    public var http = HTTPServerConfiguration()
+    /// Directory holding the admin key, databases and rules; created if missing.
+    public var dataDirectory = "./kura_data"
+    public var logLevel = LogLevel.info
+
+    public init() {}
+
+    /// One configurable setting.
+    public struct Setting: Sendable {
+        public let key: String
+        public let help: String
+        let apply: @Sendable (inout KuraConfiguration, String) throws -> Void
+
+        /// The environment variable that sets it: `http.maxBodyBytes` → `KURA_HTTP_MAX_BODY_BYTES`.
+        public var environmentName: String {
+            var out = "KURA_"
+            for c in key {
+                if c == "." {
+                    out.append("_")
+                } else if c.isUppercase {
+                    out.append("_")
+                    out.append(c)
+                } else {
+                    out.append(contentsOf: c.uppercased())
+                }
+            }
+            return out
+        }
+    }
+
+    /// Every setting, in the order `kura --help` lists them.
+    public static let settings: [Setting] = [
+        Setting(key: "host", help: "address to listen on (default 127.0.0.1)") { $0.http.host = $1 },
+        Setting(key: "port", help: "TCP port; 0 picks a free one (default 8090)") {
+            $0.http.port = try integer($1, "port", 0...65535)
+        },
+        Setting(key: "data", help: "data directory (default ./kura_data)") { $0.dataDirectory = $1 },
+        Setting(key: "logLevel", help: "debug, info (with access log), warn or error (default info)") {
+            guard let level = LogLevel(name: $1) else { throw ConfigurationError("logLevel: unknown level '\($1)'") }
+            $0.logLevel = level
+        },
+        Setting(key: "http.eventLoops", help: "event loop threads (default: one per core)") {
+            $0.http.eventLoops = try integer($1, "http.eventLoops", 1...256)
+        },
+        Setting(key: "http.workerThreads", help: "worker pool threads for blocking work (default max(4, 2 x cores))") {
+            $0.http.workerThreads = try integer($1, "http.workerThreads", 1...1024)
+        },
+        Setting(key: "http.workerQueueLimit", help: "jobs queued on the worker pool before 503 (default 4096)") {
+            $0.http.workerQueueLimit = try integer($1, "http.workerQueueLimit", 1...10_000_000)
+        },
+        Setting(key: "http.maxHeaderBytes", help: "request line + headers limit, 431 past it (default 16384)") {
+            $0.http.limits.maxHeaderBytes = try integer($1, "http.maxHeaderBytes", 256...1_048_576)
+        },
+        Setting(key: "http.maxBodyBytes", help: "request body limit, 413 past it (default 10485760)") {
+            $0.http.limits.maxBodyBytes = try integer($1, "http.maxBodyBytes", 0...Int(Int32.max))
+        },
+        Setting(key: "http.requestTimeoutMs", help: "time to receive a whole request, 408 past it (default 30000)") {
+            $0.http.requestTimeoutMs = UInt64(try integer($1, "http.requestTimeoutMs", 10...86_400_000))
+        },
+        Setting(key: "http.idleTimeoutMs", help: "idle keep-alive connections close after this (default 60000)") {
+            $0.http.idleTimeoutMs = UInt64(try integer($1, "http.idleTimeoutMs", 10...86_400_000))
+        },
+        Setting(key: "http.maxConnections", help: "open connections at once, 503 past it (default 10000)") {
+            $0.http.maxConnections = try integer($1, "http.maxConnections", 1...1_000_000)
+        },
+        Setting(key: "http.maxPipelinedRequests", help: "requests in flight per connection (default 64)") {
+            $0.http.maxPipelinedRequests = try integer($1, "http.maxPipelinedRequests", 1...10_000)
+        },
+        Setting(key: "http.shutdownGraceMs", help: "time in-flight requests get on shutdown (default 10000)") {
+            $0.http.shutdownGraceMs = UInt64(try integer($1, "http.shutdownGraceMs", 0...3_600_000))
+        },
+    ]
+
+    /// Applies `key = value`; unknown keys are an error so that typos do not pass silently.
+    public mutating func set(_ key: String, _ value: String) throws {
+        guard let setting = Self.settings.first(where: { $0.key == key }) else {
+            throw ConfigurationError("unknown setting '\(key)'")
+        }
+        try setting.apply(&self, value)
+    }
+
+    /// Applies every `KURA_*` variable that names a setting.
+    public mutating func applyEnvironment(_ environment: [String: String]) throws {
+        for setting in Self.settings {
+            if let value = environment[setting.environmentName] {
+                do { try setting.apply(&self, value) } catch let error as ConfigurationError {
+                    throw ConfigurationError("\(setting.environmentName): \(error.message)")
+                }
+            }
+        }
+    }
+
+    private static func integer(_ text: String, _ key: String, _ range: ClosedRange<Int>) throws -> Int {
+        guard let value = Int(text.trimmingCharacters(in: " ")), range.contains(value) else {
+            throw ConfigurationError(
+                "\(key): expected an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+        }
+        return value
+    }
+}
+
+/// A configuration problem, reported to the user as is.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: Character) -> String {
+        var s = Substring(self)
+        while s.first == set { s.removeFirst() }
+        while s.last == set { s.removeLast() }
+        return String(s)
+    }
+}
