@@ -19,11 +19,13 @@ let package = Package(
 
         .target(name: "KuraCore", dependencies: ["CSodium"]),
         .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
-        .target(name: "KuraServer", dependencies: ["KuraCore", "KuraHTTP"]),
+        .target(name: "KuraStore", dependencies: ["KuraCore", "CSQLite"]),
+        .target(name: "KuraServer", dependencies: ["KuraCore", "KuraHTTP", "KuraStore"]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
 
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
-        .testTarget(name: "KuraServerTests", dependencies: ["KuraServer", "KuraHTTP"]),
+        .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),
+        .testTarget(name: "KuraServerTests", dependencies: ["KuraServer", "KuraHTTP", "KuraStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,7 @@
+import Testing
+
+@testable import KuraStore
+
+@Test func storeModuleBuilds() {
+    #expect(Bool(true))
+}
