@@ -389,12 +389,18 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Shutdown: idle connections close now; busy ones close after their in-flight responses.
+    /// Shutdown: idle connections close once their last bytes are written; busy ones close after their
+    /// in-flight responses. An open stream is finished first.
     func drain() {
         guard phase == .open else { return }
         if let stream { stream.finish() }
         if sequenceIn == sequenceOut && stream == nil && !parser.inMessage {
-            close()
+            if writesInFlight == 0 && out.isEmpty {
+                close()
+            } else {
+                closeWhenFlushed = true
+                flush()
+            }
         } else if !parser.inMessage || sequenceIn > sequenceOut {
             closeAfter = min(closeAfter, sequenceIn &- 1)
             stopReading()

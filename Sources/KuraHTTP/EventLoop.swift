@@ -55,7 +55,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop thread. Handles created before this call were set up from the caller's thread while the
     /// loop was not running, which libuv allows.
-    func start(name: String) {
+    func start() {
         let box = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(
             &thread, nil,

@@ -225,27 +225,11 @@ final class HTTPLoop: @unchecked Sendable {
 
     /// Writes the status line, headers and (unless HEAD) body of `response` into `out`, and logs the exchange.
     func serialize(_ response: Response, for exchange: Exchange, closing: Bool, into out: inout [UInt8]) {
-        refreshDate()
-        let status = response.status
         let body: [UInt8]
         if case .bytes(let bytes) = response.body { body = bytes } else { body = [] }
         out.reserveCapacity(out.count + 160 + body.count)
-        out.append(contentsOf: exchange.http10 ? "HTTP/1.0 ".utf8 : "HTTP/1.1 ".utf8)
-        appendDecimal(status, to: &out)
-        out.append(0x20)
-        out.append(contentsOf: HTTPStatus.reason(status).utf8)
-        out.append(contentsOf: "\r\n".utf8)
-        out.append(contentsOf: dateLine)
-        out.append(contentsOf: "X-Request-Id: ".utf8)
-        out.append(contentsOf: exchange.requestID.utf8)
-        out.append(contentsOf: "\r\n".utf8)
-        for field in response.headers {
-            out.append(contentsOf: field.name.utf8)
-            out.append(contentsOf: ": ".utf8)
-            out.append(contentsOf: field.value.utf8)
-            out.append(contentsOf: "\r\n".utf8)
-        }
-        let bodyAllowed = !HTTPStatus.forbidsBody(status)
+        appendHead(response, for: exchange, into: &out)
+        let bodyAllowed = !HTTPStatus.forbidsBody(response.status)
         if bodyAllowed {
             out.append(contentsOf: "Content-Length: ".utf8)
             appendDecimal(body.count, to: &out)
@@ -258,11 +242,19 @@ final class HTTPLoop: @unchecked Sendable {
         }
         out.append(contentsOf: "\r\n".utf8)
         if bodyAllowed && !exchange.isHead { out.append(contentsOf: body) }
-        log(exchange, status: status)
+        log(exchange, status: response.status)
     }
 
-    /// The head of a chunked streaming response.
+    /// The head of a streaming response: chunked for HTTP/1.1; HTTP/1.0 gets raw bytes until the connection closes.
     func serializeStreamHead(_ response: Response, for exchange: Exchange, into out: inout [UInt8]) {
+        appendHead(response, for: exchange, into: &out)
+        out.append(
+            contentsOf: exchange.http10 ? "Connection: close\r\n\r\n".utf8 : "Transfer-Encoding: chunked\r\n\r\n".utf8)
+        log(exchange, status: response.status)
+    }
+
+    /// Status line, Date, X-Request-Id and the response's own headers; framing headers are the caller's.
+    private func appendHead(_ response: Response, for exchange: Exchange, into out: inout [UInt8]) {
         refreshDate()
         out.append(contentsOf: exchange.http10 ? "HTTP/1.0 ".utf8 : "HTTP/1.1 ".utf8)
         appendDecimal(response.status, to: &out)
@@ -279,9 +271,6 @@ final class HTTPLoop: @unchecked Sendable {
             out.append(contentsOf: field.value.utf8)
             out.append(contentsOf: "\r\n".utf8)
         }
-        out.append(
-            contentsOf: exchange.http10 ? "Connection: close\r\n\r\n".utf8 : "Transfer-Encoding: chunked\r\n\r\n".utf8)
-        log(exchange, status: response.status)
     }
 
     /// Appends one access-log line; lines are buffered per loop and written by the timer (or when the buffer fills).

@@ -55,7 +55,7 @@ public final class HTTPServer: @unchecked Sendable {
             loop.startTimer()
             loops.append(loop)
         }
-        for loop in loops { loop.eventLoop.start(name: "kura-loop-\(loop.eventLoop.index)") }
+        for loop in loops { loop.eventLoop.start() }
     }
 
     /// Stops accepting and finishes in-flight requests (up to `shutdownGraceMs`), then stops the loops.
