@@ -1,0 +1,72 @@
+# Kura: build, run, test and benchmark. `make run` and `make test` are the two set-up commands (README.md).
+# Every target installs the Debian packages it needs first; that step is a quick dpkg check once they are there.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+
+# `make run ARGS="--log-level warn"` passes flags to `kura serve`; BUILD_DIR is SwiftPM's scratch path.
+ARGS ?=
+BUILD_DIR ?= .build
+
+# The Swift toolchain: whatever is on PATH, else the one installed under /opt/swift.
+ifeq ($(shell command -v swift),)
+export PATH := /opt/swift/usr/bin:$(PATH)
+endif
+
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+# C libraries the package links against (see the system-library targets in Package.swift).
+BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-dev libpq-dev libcurl4-openssl-dev
+# What the test suites need on top of the build; later: postgresql, python3-venv (aiosmtpd, selenium).
+TEST_DEBS := $(BUILD_DEBS)
+# The reference server and load generator for bench/.
+BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl
+
+# Installs the listed Debian packages that are not installed yet; `apt-get update` runs only if one is missing.
+define apt_install
+missing=$$(for p in $(1); do \
+    [ "$$(dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null)" = "install ok installed" ] || echo "$$p"; done); \
+if [ -n "$$missing" ]; then \
+    echo "Installing Debian packages:" $$missing; \
+    $(SUDO) apt-get update -q; \
+    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing </dev/null; \
+fi
+endef
+
+.PHONY: run build test bench format clean deps deps-test deps-bench
+
+## run: build a release binary and serve on the embedded default, http://127.0.0.1:8090 with ./kura_data
+run: deps
+	swift build -c release --scratch-path $(BUILD_DIR)
+	exec $(BUILD_DIR)/release/kura serve $(ARGS)
+
+## build: release build
+build: deps
+	swift build -c release --scratch-path $(BUILD_DIR)
+
+## test: build and run every test suite; exits non-zero if any test fails
+test: deps-test
+	swift build --build-tests --scratch-path $(BUILD_DIR)
+	swift test --scratch-path $(BUILD_DIR)
+
+## bench: kura against nginx on the health endpoint (see docs/performance.md)
+bench: deps-bench
+	BUILD_DIR=$(BUILD_DIR) bench/http.sh
+
+## format: format the sources in place with the repository's .swift-format
+format:
+	swift format --in-place --recursive Sources Tests Package.swift
+
+## clean: remove build output (./kura_data is data, so it stays)
+clean:
+	rm -rf .build $(BUILD_DIR) .swiftpm
+
+deps:
+	@$(call apt_install,$(BUILD_DEBS))
+
+# Grows as tests need more: a PostgreSQL server, a python3 venv with aiosmtpd and selenium.
+deps-test:
+	@$(call apt_install,$(TEST_DEBS))
+
+deps-bench:
+	@$(call apt_install,$(BENCH_DEBS))
