@@ -1,4 +1,76 @@
 import KuraCore
 
-/// The document database behind `/api/docs`, `/api/query` and `/api/commit`. (Issue 3 fills this in.)
-public protocol DocumentStore: Sendable {}
+/// The document database behind `/api/docs`, `/api/query` and `/api/commit`.
+///
+/// Every method blocks until its work is done and is safe to call from many threads at once (the server calls
+/// it from worker-pool threads, never from an event loop). A method that returns after a write means the write
+/// is durable. Errors are `KuraError`s ready to be answered as they are.
+public protocol DocumentStore: Sendable {
+    /// The document at `path`, or `nil`.
+    func get(_ path: DocumentPath) throws -> Document?
+
+    /// Applies all `writes` atomically (≤ 500; all succeed or none), in order, at one commit time.
+    /// One failing precondition aborts everything with 412 `FAILED_PRECONDITION`.
+    func commit(_ writes: [Write]) throws -> [WriteResult]
+
+    /// The documents matching `query`; 400 `INVALID_QUERY` if it is malformed.
+    func query(_ query: Query) throws -> QueryResult
+
+    /// How many documents match `query` (cursors and limit apply; select and pageToken do not).
+    func count(_ query: Query) throws -> Int64
+
+    /// Up to `limit` change-log entries with `sequence > after`, oldest first.
+    func changes(after sequence: Int64, limit: Int) throws -> [Change]
+
+    /// The smallest sequence still in the change log (the next sequence to be assigned if the log is empty).
+    /// A reader that has seen everything up to `oldestRetainedSequence - 1` can catch up from the log alone.
+    func oldestRetainedSequence() throws -> Int64
+
+    /// The sequence of the newest change-log entry (0 if nothing was ever written).
+    func latestSequence() throws -> Int64
+}
+
+extension DocumentStore {
+    /// Creates a document with a random 20-character base62 ID in `collection`.
+    @discardableResult
+    public func create(in collection: CollectionPath, _ fields: JSONObject) throws -> Document {
+        let path = try collection.document(SecureRandom.base62(20))
+        return try create(path, fields)
+    }
+
+    /// Creates the document at `path`; 409 `ALREADY_EXISTS` if it exists.
+    @discardableResult
+    public func create(_ path: DocumentPath, _ fields: JSONObject) throws -> Document {
+        let result = try commitOne(Write(path: path, operation: .create(fields)))
+        return Document(
+            path: path, fields: fields, createTime: result.updateTime, updateTime: result.updateTime, version: 1)
+    }
+
+    /// Creates or replaces (with `merge`, deep-merges into) the document at `path`.
+    @discardableResult
+    public func set(
+        _ path: DocumentPath, _ fields: JSONObject, merge: Bool = false, precondition: Precondition? = nil
+    ) throws -> WriteResult {
+        try commitOne(Write(path: path, operation: .set(fields, merge: merge), precondition: precondition))
+    }
+
+    /// Sets the named field paths of an existing document; 404 `NOT_FOUND` if it is missing.
+    @discardableResult
+    public func update(
+        _ path: DocumentPath, _ fields: [(FieldPath, JSONValue)], precondition: Precondition? = nil
+    ) throws -> WriteResult {
+        try commitOne(Write(path: path, operation: .update(fields), precondition: precondition))
+    }
+
+    /// Deletes the document at `path` (no error if it is missing, unless a precondition says otherwise).
+    @discardableResult
+    public func delete(_ path: DocumentPath, precondition: Precondition? = nil) throws -> WriteResult {
+        try commitOne(Write(path: path, operation: .delete, precondition: precondition))
+    }
+
+    private func commitOne(_ write: Write) throws -> WriteResult {
+        let results = try commit([write])
+        guard let result = results.first else { throw KuraError.unavailable("the store returned no write result") }
+        return result
+    }
+}

@@ -1,0 +1,122 @@
+import KuraCore
+
+/// A path to a field inside a document: `a.b.c`. Segments that are not plain identifiers are quoted with
+/// backticks (`` a.`b.c`.d ``), and inside backticks `\` escapes `` ` `` and `\`. Valid by construction:
+/// at least one segment, none empty.
+public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
+    /// The field names from the outermost in.
+    public let segments: [String]
+
+    /// A path from already-split field names; throws if any is empty.
+    public init(segments: [String]) throws {
+        guard !segments.isEmpty, segments.allSatisfy({ !$0.isEmpty }) else {
+            throw KuraError.badRequest("field paths must not be empty or contain empty field names")
+        }
+        self.segments = segments
+    }
+
+    /// Parses the dotted form; throws 400 `INVALID_ARGUMENT`.
+    public init(_ string: String) throws {
+        var segments: [String] = []
+        var current: [UInt8] = []
+        var quoted = false
+        var wasQuoted = false
+        var iterator = Array(string.utf8).makeIterator()
+        func fail(_ why: String) -> KuraError {
+            .badRequest("invalid field path '\(string.prefix(200))': \(why)")
+        }
+        while let byte = iterator.next() {
+            if quoted {
+                if byte == UInt8(ascii: "\\") {
+                    guard let escaped = iterator.next() else { throw fail("dangling escape") }
+                    current.append(escaped)
+                } else if byte == UInt8(ascii: "`") {
+                    quoted = false
+                } else {
+                    current.append(byte)
+                }
+            } else if byte == UInt8(ascii: "`") {
+                guard current.isEmpty, !wasQuoted else { throw fail("misplaced backtick") }
+                quoted = true
+                wasQuoted = true
+            } else if byte == UInt8(ascii: ".") {
+                guard !current.isEmpty else { throw fail("empty field name") }
+                segments.append(String(decoding: current, as: UTF8.self))
+                current = []
+                wasQuoted = false
+            } else {
+                guard !wasQuoted else { throw fail("text after a closing backtick") }
+                current.append(byte)
+            }
+        }
+        guard !quoted else { throw fail("unterminated backtick") }
+        guard !current.isEmpty else { throw fail("empty field name") }
+        segments.append(String(decoding: current, as: UTF8.self))
+        self.segments = segments
+    }
+
+    /// The canonical dotted form; `FieldPath(description)` reproduces `self`.
+    public var description: String {
+        segments.map { segment in
+            let simple = segment.utf8.allSatisfy { byte in
+                byte == UInt8(ascii: "_") || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            }
+            if simple, let first = segment.utf8.first, !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
+                return segment
+            }
+            var quoted = "`"
+            for character in segment {
+                if character == "`" || character == "\\" { quoted.append("\\") }
+                quoted.append(character)
+            }
+            return quoted + "`"
+        }.joined(separator: ".")
+    }
+
+    /// The path with `name` appended.
+    public func appending(_ name: String) -> FieldPath {
+        // `name` comes from an existing object key, which `DocumentFields` guarantees is non-empty.
+        FieldPath(unchecked: segments + [name])
+    }
+
+    init(unchecked segments: [String]) { self.segments = segments }
+
+    /// `true` when `self` equals `other` or lies inside it (`a.b` is inside `a`).
+    public func isWithin(_ other: FieldPath) -> Bool {
+        segments.count >= other.segments.count && Array(segments.prefix(other.segments.count)) == other.segments
+    }
+}
+
+extension JSONObject {
+    /// The value at `path`, descending through nested objects.
+    public func value(at path: FieldPath) -> JSONValue? {
+        var current: JSONObject = self
+        for (position, name) in path.segments.enumerated() {
+            guard let value = current[name] else { return nil }
+            if position == path.segments.count - 1 { return value }
+            guard case .object(let inner) = value else { return nil }
+            current = inner
+        }
+        return nil
+    }
+
+    /// Sets (or with `nil` removes) the value at `path`, creating intermediate objects and replacing non-object
+    /// intermediates.
+    public mutating func setValue(_ value: JSONValue?, at path: FieldPath) {
+        setValue(value, at: path.segments[...])
+    }
+
+    private mutating func setValue(_ value: JSONValue?, at segments: ArraySlice<String>) {
+        guard let first = segments.first else { return }
+        if segments.count == 1 {
+            self[first] = value
+            return
+        }
+        var inner = self[first]?.objectValue ?? JSONObject()
+        if value == nil && self[first]?.objectValue == nil { return }
+        inner.setValue(value, at: segments.dropFirst())
+        self[first] = .object(inner)
+    }
+}

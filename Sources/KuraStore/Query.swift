@@ -1,0 +1,159 @@
+import KuraCore
+
+/// A structured query over one collection or a collection group, Firestore style.
+public struct Query: Sendable {
+    /// Where documents come from.
+    public enum Source: Sendable, Equatable {
+        /// The documents directly in one collection.
+        case collection(CollectionPath)
+        /// Every collection with this collection ID, at any depth.
+        case collectionGroup(String)
+    }
+
+    /// The documents queried.
+    public var source: Source
+    /// All must match (AND).
+    public var filters: [Filter]
+    /// Sort order; `normalized` adds Firestore's implicit orders.
+    public var orderBy: [Order]
+    /// Most documents returned.
+    public var limit: Int?
+    /// Where results start, as values for the orderBy fields (a prefix is allowed).
+    public var start: Cursor?
+    /// Where results end, as values for the orderBy fields (a prefix is allowed).
+    public var end: Cursor?
+    /// Fields returned (nil: all).
+    public var select: [FieldPath]?
+    /// Continues after the last document of a previous page (its `nextPageToken`).
+    public var pageToken: String?
+
+    /// Creates a query.
+    public init(
+        _ source: Source, filters: [Filter] = [], orderBy: [Order] = [], limit: Int? = nil, start: Cursor? = nil,
+        end: Cursor? = nil, select: [FieldPath]? = nil, pageToken: String? = nil
+    ) {
+        self.source = source
+        self.filters = filters
+        self.orderBy = orderBy
+        self.limit = limit
+        self.start = start
+        self.end = end
+        self.select = select
+        self.pageToken = pageToken
+    }
+}
+
+/// What a filter or order refers to: a data field or one of the metadata fields.
+public enum QueryField: Sendable, Hashable, CustomStringConvertible {
+    /// The document ID (string).
+    case id
+    /// Creation time; filter values are RFC 3339 strings.
+    case createTime
+    /// Last update time; filter values are RFC 3339 strings.
+    case updateTime
+    /// A data field.
+    case field(FieldPath)
+
+    /// `id`, `createTime` and `updateTime` (and Firestore's `__name__`) name the metadata fields; anything
+    /// else is a field path.
+    public init(_ string: String) throws {
+        switch string {
+        case "id", "__name__": self = .id
+        case "createTime": self = .createTime
+        case "updateTime": self = .updateTime
+        default: self = .field(try FieldPath(string))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .id: "id"
+        case .createTime: "createTime"
+        case .updateTime: "updateTime"
+        case .field(let path): path.description
+        }
+    }
+}
+
+/// One condition of a query.
+public struct Filter: Sendable {
+    /// The comparison operators.
+    public enum Operator: String, Sendable, CaseIterable {
+        case equal = "=="
+        case notEqual = "!="
+        case lessThan = "<"
+        case lessThanOrEqual = "<="
+        case greaterThan = ">"
+        case greaterThanOrEqual = ">="
+        case `in` = "in"
+        case notIn = "not-in"
+        case arrayContains = "array-contains"
+        case arrayContainsAny = "array-contains-any"
+
+        /// Operators that constrain the field to a range (and so fix the first sort order).
+        public var isInequality: Bool {
+            switch self {
+            case .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .notIn: true
+            default: false
+            }
+        }
+    }
+
+    /// The field compared.
+    public var field: QueryField
+    /// The operator.
+    public var op: Operator
+    /// The operand (an array for `in`, `not-in` and `array-contains-any`).
+    public var value: JSONValue
+
+    /// Creates a filter.
+    public init(_ field: QueryField, _ op: Operator, _ value: JSONValue) {
+        self.field = field
+        self.op = op
+        self.value = value
+    }
+}
+
+/// One sort key.
+public struct Order: Sendable, Equatable {
+    /// The field sorted on.
+    public var field: QueryField
+    /// `true` for descending.
+    public var descending: Bool
+
+    /// Creates a sort key.
+    public init(_ field: QueryField, descending: Bool = false) {
+        self.field = field
+        self.descending = descending
+    }
+}
+
+/// A position in the sort order, given as values for the orderBy fields.
+public struct Cursor: Sendable {
+    /// Values for the first `values.count` sort keys (an `id` key takes the document ID string).
+    public var values: [JSONValue]
+    /// For a start cursor: `startAt` (true) or `startAfter` (false). For an end cursor: `endAt` (true) or
+    /// `endBefore` (false).
+    public var inclusive: Bool
+
+    /// Creates a cursor.
+    public init(values: [JSONValue], inclusive: Bool) {
+        self.values = values
+        self.inclusive = inclusive
+    }
+}
+
+/// One page of query results.
+public struct QueryResult: Sendable {
+    /// The matching documents in order (projected when the query selects fields).
+    public var documents: [Document]
+    /// Pass as `Query.pageToken` to continue; `nil` when the query has no limit or fewer results came back.
+    public var nextPageToken: String?
+}
+
+extension KuraError {
+    /// 400 `INVALID_QUERY`.
+    public static func invalidQuery(_ message: String) -> KuraError {
+        KuraError(code: "INVALID_QUERY", status: 400, message: message)
+    }
+}

@@ -1,0 +1,162 @@
+import KuraCore
+
+/// A validated query with Firestore's implicit rules applied, ready for an engine to plan:
+/// - all inequality filters (`< <= > >= != not-in`) are on one field, and the first sort key is that field
+///   (added ascending when there is no orderBy);
+/// - the last sort key is `id` (in the direction of the previous key) unless `id` is already ordered on;
+/// - `createTime`/`updateTime` operands are converted from RFC 3339 strings to `.int` microseconds;
+/// - cursor values are checked against the sort keys and a page token becomes an exclusive start position.
+public struct NormalizedQuery: Sendable {
+    /// Where documents come from.
+    public var source: Query.Source
+    /// The filters (operands validated and converted).
+    public var filters: [Filter]
+    /// The complete sort order, ending with `id`.
+    public var orders: [Order]
+    /// Most documents returned.
+    public var limit: Int?
+    /// Start cursor (values converted like filter operands).
+    public var start: Cursor?
+    /// End cursor.
+    public var end: Cursor?
+    /// Resume strictly after this position (from a page token): one value per sort key and the document path.
+    public var after: (values: [JSONValue], path: DocumentPath)?
+    /// Projection.
+    public var select: [FieldPath]?
+
+    /// Most operands of `in`, `not-in` and `array-contains-any`.
+    public static let maxDisjunction = 30
+
+    /// Validates `query`; throws 400 `INVALID_QUERY`.
+    public init(_ query: Query) throws {
+        source = query.source
+        if case .collectionGroup(let id) = query.source {
+            do { try ResourcePath.validateID(id) } catch { throw KuraError.invalidQuery("invalid collection ID") }
+        }
+        filters = try query.filters.map(Self.validate)
+        let inequalities = Set(filters.filter { $0.op.isInequality }.map(\.field))
+        guard inequalities.count <= 1 else {
+            throw KuraError.invalidQuery("inequality filters must all be on the same field")
+        }
+        if filters.filter({ $0.op == .arrayContains || $0.op == .arrayContainsAny }).count > 1 {
+            throw KuraError.invalidQuery("at most one array-contains or array-contains-any filter")
+        }
+        if filters.filter({ $0.op == .notIn }).count > 1
+            || (filters.contains { $0.op == .notIn } && filters.contains { $0.op == .notEqual })
+        {
+            throw KuraError.invalidQuery("not-in cannot be combined with another not-in or with !=")
+        }
+        var orders = query.orderBy
+        if Set(orders.map(\.field)).count != orders.count {
+            throw KuraError.invalidQuery("a field is ordered on more than once")
+        }
+        if let field = inequalities.first {
+            if orders.isEmpty {
+                orders = [Order(field)]
+            } else if orders[0].field != field {
+                throw KuraError.invalidQuery("the first orderBy must be on the inequality field \(field)")
+            }
+        }
+        if !orders.contains(where: { $0.field == .id }) {
+            orders.append(Order(.id, descending: orders.last?.descending ?? false))
+        }
+        self.orders = orders
+        if let limit = query.limit, limit < 0 { throw KuraError.invalidQuery("limit must not be negative") }
+        limit = query.limit
+        start = try query.start.map { try Self.convert($0, orders: orders) }
+        end = try query.end.map { try Self.convert($0, orders: orders) }
+        select = query.select
+        if let token = query.pageToken { after = try PageToken.decode(token, orders: orders) }
+    }
+
+    private static func validate(_ filter: Filter) throws -> Filter {
+        var filter = filter
+        switch filter.op {
+        case .in, .notIn, .arrayContainsAny:
+            guard let values = filter.value.arrayValue, !values.isEmpty, values.count <= maxDisjunction else {
+                throw KuraError.invalidQuery("\(filter.op.rawValue) needs an array of 1 to \(maxDisjunction) values")
+            }
+            filter.value = .array(try values.map { try convert($0, for: filter.field) })
+        case .arrayContains:
+            break
+        default:
+            filter.value = try convert(filter.value, for: filter.field)
+        }
+        if case .field = filter.field {
+        } else if filter.op == .arrayContains || filter.op == .arrayContainsAny {
+            throw KuraError.invalidQuery("\(filter.op.rawValue) cannot be used on \(filter.field)")
+        }
+        return filter
+    }
+
+    /// Metadata operands: `id` takes a string, the times take RFC 3339 strings (converted to microseconds).
+    static func convert(_ value: JSONValue, for field: QueryField) throws -> JSONValue {
+        switch field {
+        case .field: return value
+        case .id:
+            guard case .string = value else { throw KuraError.invalidQuery("id values must be strings") }
+            return value
+        case .createTime, .updateTime:
+            guard case .string(let text) = value, let micros = RFC3339.parse(text) else {
+                throw KuraError.invalidQuery("\(field) values must be RFC 3339 timestamps")
+            }
+            return .int(micros)
+        }
+    }
+
+    private static func convert(_ cursor: Cursor, orders: [Order]) throws -> Cursor {
+        guard !cursor.values.isEmpty, cursor.values.count <= orders.count else {
+            throw KuraError.invalidQuery("a cursor needs 1 to \(orders.count) values, one per orderBy field")
+        }
+        let values = try zip(cursor.values, orders).map { try convert($0, for: $1.field) }
+        return Cursor(values: values, inclusive: cursor.inclusive)
+    }
+}
+
+/// Page tokens: the sort-key values and path of the last document of a page, as hex-encoded JSON
+/// `{"v":[…],"p":"path"}`. Resuming strictly after that position stays correct while documents are added or
+/// removed, because the sort order is total (it ends with `id`).
+enum PageToken {
+    static func encode(_ document: Document, orders: [Order]) -> String {
+        let values: [JSONValue] = orders.map { order in
+            switch order.field {
+            case .id: .string(document.id)
+            case .createTime: .string(Timestamp.rfc3339(document.createTime))
+            case .updateTime: .string(Timestamp.rfc3339(document.updateTime))
+            case .field(let path): document.fields.value(at: path) ?? .null
+            }
+        }
+        let token: JSONValue = .object(JSONObject([("v", .array(values)), ("p", .string(document.path.description))]))
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in token.jsonBytes {
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func decode(_ token: String, orders: [Order]) throws -> (values: [JSONValue], path: DocumentPath) {
+        let invalid = KuraError.invalidQuery("the page token is invalid or belongs to a different query")
+        let digits = Array(token.utf8)
+        guard digits.count % 2 == 0 else { throw invalid }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        func nibble(_ c: UInt8) throws -> UInt8 {
+            switch c {
+            case 48...57: return c - 48
+            case 97...102: return c - 87
+            default: throw invalid
+            }
+        }
+        for position in stride(from: 0, to: digits.count, by: 2) {
+            bytes.append(try nibble(digits[position]) << 4 | nibble(digits[position + 1]))
+        }
+        guard case .object(let object)? = try? JSONValue.parse(bytes),
+            case .array(let values)? = object["v"], values.count == orders.count,
+            case .string(let pathText)? = object["p"], let path = try? DocumentPath(pathText)
+        else { throw invalid }
+        let converted = try zip(values, orders).map { try NormalizedQuery.convert($0, for: $1.field) }
+        return (converted, path)
+    }
+}

@@ -1,0 +1,65 @@
+/// Parses RFC 3339 timestamps (`2026-01-02T03:04:05.123456Z`, any fraction length, `Z` or `±hh:mm`).
+enum RFC3339 {
+    /// Microseconds since the Unix epoch (fractions beyond microseconds are truncated), or `nil` if malformed.
+    static func parse(_ text: String) -> Int64? {
+        let b = Array(text.utf8)
+        var i = 0
+        func number(_ width: Int) -> Int64? {
+            guard i + width <= b.count else { return nil }
+            var value: Int64 = 0
+            for _ in 0..<width {
+                guard b[i] >= 48 && b[i] <= 57 else { return nil }
+                value = value * 10 + Int64(b[i] - 48)
+                i += 1
+            }
+            return value
+        }
+        func expect(_ characters: String) -> Bool {
+            guard i < b.count, characters.utf8.contains(b[i]) else { return false }
+            i += 1
+            return true
+        }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
+            expect("Tt "), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
+            let second = number(2)
+        else { return nil }
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var micros: Int64 = 0
+        if i < b.count && b[i] == UInt8(ascii: ".") {
+            i += 1
+            var digits = 0
+            while i < b.count && b[i] >= 48 && b[i] <= 57 {
+                if digits < 6 { micros = micros * 10 + Int64(b[i] - 48) }
+                digits += 1
+                i += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<max(digits, 6) { micros *= 10 }
+        }
+        var offset: Int64 = 0
+        if expect("Zz") {
+        } else if i < b.count && (b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-")) {
+            let sign: Int64 = b[i] == UInt8(ascii: "-") ? -1 : 1
+            i += 1
+            guard let oh = number(2), expect(":"), let om = number(2), oh < 24, om < 60 else { return nil }
+            offset = sign * (oh * 3600 + om * 60)
+        } else {
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return seconds * 1_000_000 + micros
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

@@ -1,0 +1,115 @@
+import KuraCore
+
+/// Validation shared by `DocumentPath` and `CollectionPath`: segments alternate collection ID / document ID,
+/// `users/u1/todos/t9`.
+///
+/// An ID is 1–1500 bytes of UTF-8, contains no `/`, is not `.` or `..`, and does not match `__.*__`.
+/// A path has at most 100 segments. Violations are 400 `INVALID_PATH`.
+public enum ResourcePath {
+    /// Longest ID in UTF-8 bytes.
+    public static let maxIDBytes = 1500
+    /// Most segments in a path.
+    public static let maxSegments = 100
+
+    static func invalid(_ message: String) -> KuraError {
+        KuraError(code: "INVALID_PATH", status: 400, message: message)
+    }
+
+    /// Throws unless `id` is a valid collection or document ID.
+    public static func validateID(_ id: String) throws {
+        let bytes = id.utf8
+        if bytes.isEmpty { throw invalid("path segments must not be empty") }
+        if bytes.count > maxIDBytes { throw invalid("IDs are at most \(maxIDBytes) bytes") }
+        if id == "." || id == ".." { throw invalid("'.' and '..' are not valid IDs") }
+        if bytes.contains(UInt8(ascii: "/")) { throw invalid("IDs must not contain '/'") }
+        if bytes.count >= 4 && id.hasPrefix("__") && id.hasSuffix("__") {
+            throw invalid("IDs matching __.*__ are reserved")
+        }
+    }
+
+    /// Splits and validates `string`; a single leading or trailing `/` is tolerated.
+    static func segments(_ string: String) throws -> [String] {
+        var trimmed = Substring(string)
+        if trimmed.hasPrefix("/") { trimmed = trimmed.dropFirst() }
+        if trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        if trimmed.isEmpty { throw invalid("the path is empty") }
+        let segments = trimmed.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if segments.count > maxSegments { throw invalid("paths have at most \(maxSegments) segments") }
+        for segment in segments { try validateID(segment) }
+        return segments
+    }
+}
+
+/// The path of a document: an even number of valid segments, e.g. `users/u1`. Valid by construction.
+public struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The segments, alternating collection ID and document ID.
+    public let segments: [String]
+
+    /// Parses and validates a document path; throws 400 `INVALID_PATH`.
+    public init(_ string: String) throws {
+        let segments = try ResourcePath.segments(string)
+        guard segments.count % 2 == 0 else {
+            throw ResourcePath.invalid("'\(string.prefix(200))' is a collection path, not a document path")
+        }
+        self.segments = segments
+    }
+
+    /// The document `id` in `collection`.
+    public init(collection: CollectionPath, id: String) throws {
+        try ResourcePath.validateID(id)
+        guard collection.segments.count + 1 <= ResourcePath.maxSegments else {
+            throw ResourcePath.invalid("paths have at most \(ResourcePath.maxSegments) segments")
+        }
+        segments = collection.segments + [id]
+    }
+
+    /// The document ID (last segment).
+    public var id: String { segments[segments.count - 1] }
+    /// The collection holding this document.
+    public var collection: CollectionPath { CollectionPath(validated: Array(segments.dropLast())) }
+    /// `users/u1`.
+    public var description: String { segments.joined(separator: "/") }
+
+    /// Segment-by-segment order (a parent sorts before its descendants), IDs compared by UTF-8 bytes.
+    public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool {
+        ResourcePath.segmentsPrecede(lhs.segments, rhs.segments)
+    }
+}
+
+/// The path of a collection: an odd number of valid segments, e.g. `users` or `users/u1/todos`.
+public struct CollectionPath: Sendable, Hashable, CustomStringConvertible {
+    /// The segments; the last one is the collection ID.
+    public let segments: [String]
+
+    /// Parses and validates a collection path; throws 400 `INVALID_PATH`.
+    public init(_ string: String) throws {
+        let segments = try ResourcePath.segments(string)
+        guard segments.count % 2 == 1 else {
+            throw ResourcePath.invalid("'\(string.prefix(200))' is a document path, not a collection path")
+        }
+        self.segments = segments
+    }
+
+    init(validated segments: [String]) { self.segments = segments }
+
+    /// The collection ID (last segment), which collection-group queries match on.
+    public var collectionID: String { segments[segments.count - 1] }
+    /// The document this collection is nested under, if any.
+    public var parent: DocumentPath? {
+        segments.count > 1 ? try? DocumentPath(segments.dropLast().joined(separator: "/")) : nil
+    }
+    /// `users/u1/todos`.
+    public var description: String { segments.joined(separator: "/") }
+
+    /// The document `id` in this collection.
+    public func document(_ id: String) throws -> DocumentPath { try DocumentPath(collection: self, id: id) }
+}
+
+extension ResourcePath {
+    static func segmentsPrecede(_ lhs: [String], _ rhs: [String]) -> Bool {
+        for (l, r) in zip(lhs, rhs) where l != r {
+            return l.utf8.lexicographicallyPrecedes(r.utf8)
+        }
+        return lhs.count < rhs.count
+    }
+}

@@ -1,0 +1,180 @@
+import CSQLite
+import KuraCore
+
+/// An SQLite failure. Not a `KuraError`: the server answers it as an opaque 500 and logs the details.
+public struct SQLiteError: Error, CustomStringConvertible {
+    /// The SQLite result code.
+    public var code: Int32
+    /// SQLite's message plus what was being done.
+    public var message: String
+    public var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// A value bound to or read from a statement.
+enum SQLiteValue {
+    case null
+    case int(Int64)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// One open `sqlite3*` connection, owned by this object and closed in `deinit`. Not thread-safe: each
+/// connection is used by one thread at a time (the writer thread, or a reader checked out of the pool).
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if needed) the database file at `path`.
+    init(path: String, readOnly: Bool = false) throws {
+        var db: OpaquePointer?
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: "opening \(path): \(message)")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5000)
+        try SQLiteFunctions.register(on: db)
+    }
+
+    deinit {
+        statements.removeAll()  // statements must be finalized before the connection closes
+        sqlite3_close_v2(handle)
+    }
+
+    var raw: OpaquePointer { handle }
+
+    func error(_ rc: Int32, _ doing: String) -> SQLiteError {
+        SQLiteError(code: rc, message: "\(doing): \(String(cString: sqlite3_errmsg(handle)))")
+    }
+
+    /// Runs one or more statements without results.
+    func execute(_ sql: String) throws {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc, "executing \(sql.prefix(80))") }
+    }
+
+    /// A cached prepared statement for `sql`, reset and with bindings cleared.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        if statements.count >= 256 { statements.removeAll() }
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `bindings`, returning every row.
+    func rows(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        var rows: [[SQLiteValue]] = []
+        while try statement.step() { rows.append(statement.row()) }
+        return rows
+    }
+
+    /// Runs `sql` with `bindings` for its side effects.
+    func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        while try statement.step() {}
+    }
+
+    /// Rows changed by the last INSERT/UPDATE/DELETE.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+}
+
+/// A prepared statement, finalized in `deinit`. Owned by its connection's cache.
+final class SQLiteStatement {
+    private let handle: OpaquePointer
+    private unowned let connection: SQLiteConnection
+
+    init(connection: SQLiteConnection, sql: String) throws {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection.raw, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw connection.error(rc, "preparing \(sql.prefix(120))") }
+        self.handle = statement
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func bind(_ values: [SQLiteValue]) throws {
+        for (position, value) in values.enumerated() {
+            let index = Int32(position + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .int(let integer): rc = sqlite3_bind_int64(handle, index, integer)
+            case .text(let text): rc = sqlite3_bind_text(handle, index, text, -1, kura_sqlite_transient())
+            case .blob(let bytes):
+                rc = bytes.withUnsafeBytes { buffer in
+                    // A zero-length blob still needs a non-NULL pointer or SQLite stores NULL.
+                    sqlite3_bind_blob(
+                        handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
+                        kura_sqlite_transient())
+                }
+            }
+            guard rc == SQLITE_OK else { throw connection.error(rc, "binding parameter \(index)") }
+        }
+    }
+
+    /// Advances; `true` while a row is available.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        throw connection.error(rc, "stepping")
+    }
+
+    /// The current row's columns.
+    func row() -> [SQLiteValue] {
+        (0..<sqlite3_column_count(handle)).map { column(Int32($0)) }
+    }
+
+    func column(_ index: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .int(sqlite3_column_int64(handle, index))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, index))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let blob = sqlite3_column_blob(handle, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: blob, count: count)))
+        case SQLITE_FLOAT: return .int(Int64(sqlite3_column_double(handle, index)))
+        default: return .null
+        }
+    }
+
+    /// Virtual-machine steps run so far (a proxy for rows examined), for tests and diagnostics.
+    var vmSteps: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 0)) }
+    /// Rows visited by full-table scans.
+    var fullScanSteps: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)) }
+}
+
+extension SQLiteValue {
+    var int: Int64? { if case .int(let value) = self { value } else { nil } }
+    var text: String? { if case .text(let value) = self { value } else { nil } }
+    var blob: [UInt8]? {
+        switch self {
+        case .blob(let value): value
+        case .text(let value): Array(value.utf8)
+        default: nil
+        }
+    }
+}

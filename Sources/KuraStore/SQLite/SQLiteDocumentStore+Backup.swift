@@ -1,0 +1,37 @@
+import CSQLite
+import KuraCore
+
+extension SQLiteDocumentStore {
+    /// Writes a consistent copy of the whole database to the file at `path` (replacing it) with SQLite's online
+    /// backup API. The copy is taken from one read snapshot in a single step, so writers keep committing
+    /// meanwhile and the copy reflects exactly the commits before it started.
+    public func backup(to path: String) throws {
+        try readers.withConnection { source in
+            let destination = try SQLiteConnection(path: path)
+            let backup = try SQLiteBackup(from: source, to: destination)
+            try backup.copyAll()
+        }
+    }
+}
+
+/// One `sqlite3_backup*`, finished in `deinit`.
+private final class SQLiteBackup {
+    private let handle: OpaquePointer
+    private let destination: SQLiteConnection
+
+    init(from source: SQLiteConnection, to destination: SQLiteConnection) throws {
+        guard let handle = sqlite3_backup_init(destination.raw, "main", source.raw, "main") else {
+            throw destination.error(sqlite3_errcode(destination.raw), "starting the backup")
+        }
+        self.handle = handle
+        self.destination = destination
+    }
+
+    deinit { sqlite3_backup_finish(handle) }
+
+    /// Copies every page in one step (one read snapshot of the source).
+    func copyAll() throws {
+        let rc = sqlite3_backup_step(handle, -1)
+        guard rc == SQLITE_DONE else { throw destination.error(rc, "copying the backup") }
+    }
+}

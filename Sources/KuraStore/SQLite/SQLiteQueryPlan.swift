@@ -1,0 +1,215 @@
+import KuraCore
+
+/// Turns a `NormalizedQuery` into one SQL statement over the index scheme described in `SQLiteSchema`.
+/// Parameters are numbered (`?N`), so SQL text depends only on the query's shape and caches well.
+struct SQLiteQueryPlan {
+    /// The statement selecting `d.id, d.data, d.ctime, d.utime, d.version, c.path` in order.
+    private(set) var sql = ""
+    /// The statement counting matches (cursors and limit apply).
+    private(set) var countSQL = ""
+    /// Parameter values, `?1` first.
+    private(set) var bindings: [SQLiteValue] = []
+
+    private let query: NormalizedQuery
+    /// The field whose index drives the scan (`i0`), if the driver is an index rather than `docs`.
+    private var driverField: FieldPath?
+    /// An `==`/`array-contains` filter used as the driver when ordering by id only.
+    private var driverFilter: Int?
+    private var conditions: [String] = []
+
+    init(_ query: NormalizedQuery) throws {
+        self.query = query
+        chooseDriver()
+        let from = fromClause()
+        try addSourceCondition()
+        try addFilterConditions()
+        addCursorConditions()
+        let keys = query.orders.enumerated().map { sortExpression($0.offset, $0.element) }
+        for (position, order) in query.orders.enumerated() where position > 0 || driverField == nil {
+            if case .field = order.field { conditions.append("\(keys[position]) IS NOT NULL") }
+        }
+        var orderTerms = zip(keys, query.orders).map { "\($0) \($1.descending ? "DESC" : "ASC")" }
+        if case .collectionGroup = query.source {
+            orderTerms.append("c.pkey \(query.orders.last?.descending == true ? "DESC" : "ASC")")
+        }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let limitClause = query.limit.map { " LIMIT \(param(.int(Int64($0))))" } ?? ""
+        sql =
+            "SELECT d.id, d.data, d.ctime, d.utime, d.version, c.path FROM \(from)\(whereClause) ORDER BY "
+            + orderTerms.joined(separator: ", ") + limitClause
+        countSQL = "SELECT count(*) FROM (SELECT 1 FROM \(from)\(whereClause)\(limitClause))"
+    }
+
+    private mutating func param(_ value: SQLiteValue) -> String {
+        bindings.append(value)
+        return "?\(bindings.count)"
+    }
+
+    private mutating func chooseDriver() {
+        switch query.orders[0].field {
+        case .field(let path):
+            driverField = path
+        case .id:
+            driverFilter = query.filters.firstIndex { filter in
+                if case .field = filter.field { return filter.op == .equal || filter.op == .arrayContains }
+                return false
+            }
+        case .createTime, .updateTime:
+            break
+        }
+    }
+
+    private var usesIndexDriver: Bool { driverField != nil || driverFilter != nil }
+
+    private func fromClause() -> String {
+        let docs = "docs d CROSS JOIN collections c ON c.cid = d.cid"
+        return usesIndexDriver
+            ? "idx i0 CROSS JOIN docs d ON d.cid = i0.cid AND d.id = i0.id CROSS JOIN collections c ON c.cid = d.cid"
+            : docs
+    }
+
+    private mutating func addSourceCondition() throws {
+        let column = usesIndexDriver ? "i0.cid" : "d.cid"
+        switch query.source {
+        case .collection(let path):
+            conditions.append(
+                "\(column) = (SELECT cid FROM collections WHERE path = \(param(.text(path.description))))")
+        case .collectionGroup(let id):
+            conditions.append("\(column) IN (SELECT cid FROM collections WHERE group_id = \(param(.text(id))))")
+        }
+        if let driverField {
+            conditions.append("i0.field = \(param(.text(driverField.description))) AND i0.kind = 0")
+        } else if let driverFilter {
+            let filter = query.filters[driverFilter]
+            guard case .field(let path) = filter.field else { return }
+            let kind = filter.op == .arrayContains ? SQLiteSchema.elementKind : SQLiteSchema.valueKind
+            conditions.append(
+                "i0.field = \(param(.text(path.description))) AND i0.kind = \(kind) AND i0.value = "
+                    + param(.blob(IndexKey.encode(filter.value))))
+        }
+    }
+
+    private mutating func addFilterConditions() throws {
+        for (position, filter) in query.filters.enumerated() where position != driverFilter {
+            switch filter.field {
+            case .field(let path) where path == driverField:
+                conditions.append(valueCondition("i0.value", filter))
+            case .field(let path):
+                let kind =
+                    (filter.op == .arrayContains || filter.op == .arrayContainsAny)
+                    ? SQLiteSchema.elementKind : SQLiteSchema.valueKind
+                // Correlate with the driver's columns so the probe runs before the document row is fetched.
+                let row = usesIndexDriver ? "i0" : "d"
+                let probe =
+                    "EXISTS (SELECT 1 FROM idx e WHERE e.cid = \(row).cid AND e.field = \(param(.text(path.description)))"
+                    + " AND e.kind = \(kind) AND \(valueCondition("e.value", filter)) AND e.id = \(row).id)"
+                conditions.append(probe)
+            case .id, .createTime, .updateTime:
+                conditions.append(metadataCondition(filter))
+            }
+        }
+    }
+
+    /// A condition on an encoded value column. Range operators only match the operand's own type.
+    private mutating func valueCondition(_ column: String, _ filter: Filter) -> String {
+        let operand = IndexKey.encode(filter.value)
+        switch filter.op {
+        case .equal, .arrayContains: return "\(column) = \(param(.blob(operand)))"
+        case .notEqual: return "\(column) <> \(param(.blob(operand)))"
+        case .lessThan, .lessThanOrEqual:
+            let op = filter.op == .lessThan ? "<" : "<="
+            return "\(column) \(op) \(param(.blob(operand))) AND \(column) >= "
+                + param(.blob(IndexKey.typeLowerBound(filter.value)))
+        case .greaterThan, .greaterThanOrEqual:
+            let op = filter.op == .greaterThan ? ">" : ">="
+            return "\(column) \(op) \(param(.blob(operand))) AND \(column) < "
+                + param(.blob(IndexKey.typeUpperBound(filter.value)))
+        case .in, .arrayContainsAny, .notIn:
+            let list = (filter.value.arrayValue ?? []).map { param(.blob(IndexKey.encode($0))) }
+            return "\(column) \(filter.op == .notIn ? "NOT IN" : "IN") (\(list.joined(separator: ", ")))"
+        }
+    }
+
+    private mutating func metadataCondition(_ filter: Filter) -> String {
+        let column =
+            switch filter.field {
+            case .createTime: "d.ctime"
+            case .updateTime: "d.utime"
+            default: "d.id"
+            }
+        switch filter.op {
+        case .in, .notIn:
+            let list = (filter.value.arrayValue ?? []).map { param(Self.metadataValue($0)) }
+            return "\(column) \(filter.op == .notIn ? "NOT IN" : "IN") (\(list.joined(separator: ", ")))"
+        default:
+            let op = filter.op == .equal ? "=" : filter.op == .notEqual ? "<>" : filter.op.rawValue
+            return "\(column) \(op) \(param(Self.metadataValue(filter.value)))"
+        }
+    }
+
+    private static func metadataValue(_ value: JSONValue) -> SQLiteValue {
+        switch value {
+        case .int(let micros): .int(micros)
+        case .string(let id): .text(id)
+        default: .null
+        }
+    }
+
+    private func sortExpression(_ position: Int, _ order: Order) -> String {
+        switch order.field {
+        case .id: usesIndexDriver ? "i0.id" : "d.id"
+        case .createTime: "d.ctime"
+        case .updateTime: "d.utime"
+        case .field(let path):
+            position == 0 && driverField == path
+                ? "i0.value" : "kura_field(d.data, '\(path.description.replacingOccurrences(of: "'", with: "''"))')"
+        }
+    }
+
+    /// The SQL key value of a cursor value for `order`.
+    private static func keyValue(_ value: JSONValue, _ order: Order) -> SQLiteValue {
+        if case .field = order.field { return .blob(IndexKey.encode(value)) }
+        return metadataValue(value)
+    }
+
+    private mutating func addCursorConditions() {
+        let keys = query.orders.enumerated().map { sortExpression($0.offset, $0.element) }
+        var orders = query.orders
+        var allKeys = keys
+        if let start = query.start { addCursor(start.values, inclusive: start.inclusive, after: true, keys, orders) }
+        if let end = query.end { addCursor(end.values, inclusive: end.inclusive, after: false, keys, orders) }
+        if let after = query.after {
+            var values = after.values.enumerated().map { Self.keyValue($0.element, orders[$0.offset]) }
+            if case .collectionGroup = query.source {
+                allKeys.append("c.pkey")
+                orders.append(Order(.id, descending: orders.last?.descending ?? false))
+                values.append(.blob(SQLiteRows.pathKey(after.path.collection.segments)))
+            }
+            addKeyCondition(values, inclusive: false, after: true, allKeys, orders)
+        }
+    }
+
+    private mutating func addCursor(
+        _ values: [JSONValue], inclusive: Bool, after: Bool, _ keys: [String], _ orders: [Order]
+    ) {
+        let converted = values.enumerated().map { Self.keyValue($0.element, orders[$0.offset]) }
+        addKeyCondition(converted, inclusive: inclusive, after: after, keys, orders)
+    }
+
+    /// `(keys…) > (values…)` (or `<`, `>=`, `<=`) in the query's mixed directions, as nested ORs, plus a plain
+    /// bound on the first key so SQLite can seek the driver index to the cursor.
+    private mutating func addKeyCondition(
+        _ values: [SQLiteValue], inclusive: Bool, after: Bool, _ keys: [String], _ orders: [Order]
+    ) {
+        let params = values.map { param($0) }
+        func build(_ k: Int) -> String {
+            if k == params.count { return inclusive ? "1" : "0" }
+            let forward = after != orders[k].descending
+            let op = forward ? ">" : "<"
+            return "(\(keys[k]) \(op) \(params[k]) OR (\(keys[k]) = \(params[k]) AND \(build(k + 1))))"
+        }
+        let forward = after != orders[0].descending
+        conditions.append("\(keys[0]) \(forward ? ">=" : "<=") \(params[0])")
+        conditions.append(build(0))
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Read connections for any thread. In WAL mode readers never wait for the writer (and vice versa); each
+/// connection is used by one thread at a time and returned to the pool afterwards, so there are at most as many
+/// as there were concurrent readers.
+final class SQLiteReaderPool: @unchecked Sendable {
+    private let path: String
+    private let lock = NSLock()
+    private var idle: [SQLiteConnection] = []
+    private var closed = false
+
+    init(path: String) { self.path = path }
+
+    /// Runs `body` with a connection of its own.
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        lock.lock()
+        let reused = idle.popLast()
+        lock.unlock()
+        let connection = try reused ?? open()
+        defer {
+            lock.lock()
+            if !closed && idle.count < 64 { idle.append(connection) }
+            lock.unlock()
+        }
+        return try body(connection)
+    }
+
+    /// Runs `body` inside one read transaction, so every statement sees the same snapshot.
+    func withSnapshot<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            try connection.execute("BEGIN")
+            defer { try? connection.execute("COMMIT") }
+            return try body(connection)
+        }
+    }
+
+    private func open() throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        try connection.execute("PRAGMA query_only = 1")
+        return connection
+    }
+
+    /// Closes idle connections; connections in use close when returned.
+    func close() {
+        lock.lock()
+        closed = true
+        idle.removeAll()
+        lock.unlock()
+    }
+}

@@ -1,0 +1,59 @@
+/// The SQLite schema and its index scheme.
+///
+/// ## Tables
+/// - `collections(cid, path, group_id, pkey)`: every collection path ever written gets a small integer `cid`
+///   (keeps index rows short). `group_id` is the last segment (collection-group queries), `pkey` an
+///   order-preserving encoding of the path's segments.
+/// - `docs(rid, cid, id, data, ctime, utime, version)`: one row per live document; `data` is the compact JSON of
+///   the fields; times are microseconds. Unique on `(cid, id)`, which also gives the `id` order; `(cid, ctime, id)`
+///   and `(cid, utime, id)` index the metadata times.
+/// - `idx(cid, field, kind, value, id)` WITHOUT ROWID, primary key = all columns: Firestore-style automatic
+///   single-field indexes. For every field path `p` of a document (nested objects are indexed at every level) there
+///   is a `kind = 0` row whose `value` is `IndexKey.encode(value at p)`; for arrays, one `kind = 1` row per distinct
+///   element (for array-contains). `IndexKey` bytes compare with `memcmp` exactly like Firestore's cross-type value
+///   order, so `value` ranges are type ranges and ORDER BY value is Firestore's order. `field` is the canonical
+///   dotted field path. Rows are diffed on every write (only changed entries are deleted/inserted).
+/// - `changes(seq, path, kind, version, time)`: the change log, appended in the same transaction as the write;
+///   AUTOINCREMENT so a sequence is never reused even after pruning.
+///
+/// ## Query evaluation
+/// Every query becomes one SQL statement that walks an index in the requested order and stops at the limit:
+/// - The *driver* is the index of the first orderBy key: `idx` rows of that field (inequality / `==` / `in` on
+///   that field become bounds on `value`), or `docs` by `id` / `ctime` / `utime`. When ordering only by `id` and
+///   there is an `==` or `array-contains` filter, that filter's index range (sorted by `id` within one value) is
+///   the driver instead.
+/// - Other `==`, `in`, `array-contains`, `array-contains-any` filters are `EXISTS` probes on the full `idx` primary
+///   key (one B-tree lookup per candidate). Firestore's rule that all inequalities are on the first orderBy field
+///   guarantees inequalities are always driver bounds, never probes.
+/// - Secondary orderBy keys are computed by `kura_field(data, field)`; SQLite sorts only within runs of equal
+///   driver values ("USE TEMP B-TREE FOR RIGHT PART OF ORDER BY") and still stops at the limit.
+/// - Cursors and page tokens are row-value conditions on the sort keys, plus a plain bound on the driver so the
+///   seek starts at the cursor.
+///
+/// So `where a == x orderBy b limit 20` scans `b`'s index from the start and probes `a` per row: the rows examined
+/// are about `20 / selectivity(a == x)` — cheap for common values, a long walk for a value that (almost) no
+/// document has. Firestore answers that case with a declared composite index; that is the next step here.
+/// Collection-group queries drive over every collection of the group and sort the union (cost ∝ matches).
+enum SQLiteSchema {
+    static let statements = """
+        CREATE TABLE IF NOT EXISTS collections(
+            cid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, group_id TEXT NOT NULL, pkey BLOB NOT NULL);
+        CREATE INDEX IF NOT EXISTS collections_group ON collections(group_id, pkey);
+        CREATE TABLE IF NOT EXISTS docs(
+            rid INTEGER PRIMARY KEY, cid INTEGER NOT NULL, id TEXT NOT NULL, data BLOB NOT NULL,
+            ctime INTEGER NOT NULL, utime INTEGER NOT NULL, version INTEGER NOT NULL, UNIQUE(cid, id));
+        CREATE INDEX IF NOT EXISTS docs_ctime ON docs(cid, ctime, id);
+        CREATE INDEX IF NOT EXISTS docs_utime ON docs(cid, utime, id);
+        CREATE TABLE IF NOT EXISTS idx(
+            cid INTEGER NOT NULL, field TEXT NOT NULL, kind INTEGER NOT NULL, value BLOB NOT NULL, id TEXT NOT NULL,
+            PRIMARY KEY(cid, field, kind, value, id)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS changes(
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL, kind INTEGER NOT NULL,
+            version INTEGER NOT NULL, time INTEGER NOT NULL);
+        """
+
+    /// Index kind of a row holding a field's whole value.
+    static let valueKind: Int64 = 0
+    /// Index kind of a row holding one element of an array field.
+    static let elementKind: Int64 = 1
+}

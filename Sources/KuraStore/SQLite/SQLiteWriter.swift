@@ -1,0 +1,123 @@
+import Foundation
+import KuraCore
+
+/// The single writer: one thread, one connection, group commit.
+///
+/// Callers `submit` a commit and block. The writer thread takes everything queued (up to `maxBatchWrites`
+/// writes), runs it in one `BEGIN IMMEDIATE … COMMIT` — each caller's commit inside its own SAVEPOINT, so one
+/// failing commit rolls back alone — and wakes all callers after the single fsync of that transaction. While
+/// one batch is being committed the next one queues up, so durability costs one fsync per batch, not per write.
+final class SQLiteWriter: @unchecked Sendable {
+    /// A queued unit of work and its outcome. `@unchecked`: fields are written by the writer thread before
+    /// `done.signal()` and read by the caller after `done.wait()`.
+    private final class Job: @unchecked Sendable {
+        let work: (SQLiteWriteTransaction) throws -> Any
+        let size: Int
+        var result: Result<Any, any Error> = .failure(KuraError.unavailable("the store is closed"))
+        let done = DispatchSemaphore(value: 0)
+        init(size: Int, work: @escaping (SQLiteWriteTransaction) throws -> Any) {
+            self.size = size
+            self.work = work
+        }
+    }
+
+    static let maxBatchWrites = 2000
+
+    private let condition = NSCondition()
+    private var queue: [Job] = []
+    private var stopped = false
+    private var thread: Thread?
+    private let transaction: SQLiteWriteTransaction
+    private let maintenance: (SQLiteWriteTransaction) -> Void
+
+    /// Starts the writer thread on `connection`. `maintenance` runs between batches (change-log pruning).
+    init(connection: SQLiteConnection, maintenance: @escaping (SQLiteWriteTransaction) -> Void) {
+        self.transaction = SQLiteWriteTransaction(connection: connection)
+        self.maintenance = maintenance
+        let thread = Thread { [unowned self] in self.run() }
+        thread.name = "kura-store-writer"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Runs `work` inside the next group-committed transaction and returns its result once that transaction is
+    /// durable. If `work` throws, only its own changes are rolled back and the error is rethrown here.
+    func submit<T>(size: Int, _ work: @escaping (SQLiteWriteTransaction) throws -> T) throws -> T {
+        let job = Job(size: size) { try work($0) }
+        condition.lock()
+        guard !stopped else {
+            condition.unlock()
+            throw KuraError.unavailable("the store is closed")
+        }
+        queue.append(job)
+        condition.signal()
+        condition.unlock()
+        job.done.wait()
+        // The job's closure returned a T, so the cast cannot fail.
+        return try job.result.get() as! T
+    }
+
+    /// Finishes queued work and stops the thread; later submits fail with 503.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+        while thread?.isFinished == false { usleep(1000) }
+    }
+
+    private func run() {
+        while let batch = nextBatch() {
+            commit(batch)
+            maintenance(transaction)
+        }
+    }
+
+    private func nextBatch() -> [Job]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !stopped { condition.wait() }
+        if queue.isEmpty { return nil }
+        var size = 0
+        var taken = 0
+        while taken < queue.count && (taken == 0 || size + queue[taken].size <= Self.maxBatchWrites) {
+            size += queue[taken].size
+            taken += 1
+        }
+        let batch = Array(queue.prefix(taken))
+        queue.removeFirst(taken)
+        return batch
+    }
+
+    private func commit(_ batch: [Job]) {
+        do {
+            try transaction.begin()
+        } catch {
+            for job in batch {
+                job.result = .failure(error)
+                job.done.signal()
+            }
+            return
+        }
+        for job in batch {
+            do {
+                try transaction.savepoint()
+                let value = try job.work(transaction)
+                try transaction.release()
+                job.result = .success(value)
+            } catch {
+                transaction.rollbackToSavepoint()
+                job.result = .failure(error)
+            }
+        }
+        do {
+            try transaction.commit()
+        } catch {
+            transaction.rollback()
+            for job in batch {
+                if case .success = job.result { job.result = .failure(error) }
+            }
+        }
+        for job in batch { job.done.signal() }
+    }
+}

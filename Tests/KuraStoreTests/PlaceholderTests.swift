@@ -1,7 +1,0 @@
-import Testing
-
-@testable import KuraStore
-
-@Test func storeModuleBuilds() {
-    #expect(Bool(true))
-}
