@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraHTTP
+import KuraStore
 
 /// A configured Kura server: data directory, admin key, routes and the HTTP engine, wired together.
 public final class Kura: Sendable {
@@ -11,6 +12,8 @@ public final class Kura: Sendable {
     public let adminKey: AdminKey
     public let logger: Logger
     public let http: HTTPServer
+    /// The document database, in `<data>/documents.db`, behind the in-memory cache of hot documents.
+    public let store: CachedDocumentStore
 
     /// Prepares the data directory and routes; `extraRoutes` lets tests add their own.
     public init(
@@ -29,8 +32,16 @@ public final class Kura: Sendable {
         let (key, created) = try AdminKey.loadOrCreate(dataDirectory: configuration.dataDirectory)
         adminKey = key
         if created { logger.info("created admin API key at \(key.path) (mode 0600)") }
+        let storePath = (configuration.dataDirectory as NSString).appendingPathComponent("documents.db")
+        let database = try SQLiteDocumentStore(
+            .init(path: storePath, changeRetention: configuration.changeRetentionSeconds * 1_000_000))
+        store = CachedDocumentStore(base: database, cache: DocumentCache(capacityBytes: configuration.cacheBytes))
+        let access = AdminAccess(adminKey: key)
         let router = Router<KuraContext>()
         SystemRoutes.register(on: router)
+        DocumentRoutes(store: store, cache: store.cache, access: access, pages: configuration.pages).register(
+            on: router)
+        QueryRoutes(store: store, access: access, pages: configuration.pages).register(on: router)
         extraRoutes(router)
         http = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
     }

@@ -9,6 +9,11 @@ public struct KuraConfiguration: Sendable {
     /// Directory holding the admin key, databases and rules; created if missing.
     public var dataDirectory = "./kura_data"
     public var logLevel = LogLevel.info
+    /// Change-log entries older than this are pruned (realtime listeners resume from the log).
+    public var changeRetentionSeconds: Int64 = 86_400
+    var pages = PageLimits()
+    /// Memory for hot documents served without touching the database (0 turns the cache off).
+    public var cacheBytes = 64 << 20
 
     public init() {}
 
@@ -45,6 +50,20 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "logLevel", help: "debug, info (with access log), warn or error (default info)") {
             guard let level = LogLevel(name: $1) else { throw ConfigurationError("logLevel: unknown level '\($1)'") }
             $0.logLevel = level
+        },
+        Setting(key: "store.changeRetentionSeconds", help: "how long the change log keeps entries (default 86400)") {
+            $0.changeRetentionSeconds = Int64(try integer($1, "store.changeRetentionSeconds", 60...31_536_000))
+        },
+        Setting(key: "store.cacheBytes", help: "memory for hot documents served from RAM (default 67108864)") {
+            $0.cacheBytes = try integer($1, "store.cacheBytes", 0...(1 << 40))
+        },
+        Setting(
+            key: "docs.defaultPageSize", help: "documents per page when a list or query gives no limit (default 100)"
+        ) {
+            $0.pages.defaultPageSize = try integer($1, "docs.defaultPageSize", 1...100_000)
+        },
+        Setting(key: "docs.maxPageSize", help: "largest limit a list or query may ask for (default 1000)") {
+            $0.pages.maxPageSize = try integer($1, "docs.maxPageSize", 1...100_000)
         },
         Setting(key: "http.eventLoops", help: "event loop threads (default: one per core)") {
             $0.http.eventLoops = try integer($1, "http.eventLoops", 1...256)

@@ -1,0 +1,165 @@
+import KuraCore
+import KuraHTTP
+import KuraStore
+
+/// `/api/docs/{path}`: one document (even number of segments) or one collection (odd). Every store call runs on
+/// the worker pool; the handlers only route and check access on the loop.
+struct DocumentRoutes {
+    let store: any DocumentStore
+    /// Hot documents; a hit is answered on the event loop.
+    let cache: DocumentCache
+    let access: AdminAccess
+    let pages: PageLimits
+
+    func register(on router: Router<KuraContext>) {
+        router.get("/api/docs/*path") { request, context in
+            try access.require(request)
+            if let path = try? DocumentPath(try request.parameter("path")), let entry = cache.lookup(path) {
+                return documentResponse(body: entry.body, version: entry.version)
+            }
+            return context.environment.offload { try read(request) }
+        }
+        router.post("/api/docs/*path") { request, context in
+            try access.require(request)
+            return context.environment.offload { try create(request) }
+        }
+        router.put("/api/docs/*path") { request, context in
+            try access.require(request)
+            return context.environment.offload { try set(request) }
+        }
+        router.patch("/api/docs/*path") { request, context in
+            try access.require(request)
+            return context.environment.offload { try update(request) }
+        }
+        router.delete("/api/docs/*path") { request, context in
+            try access.require(request)
+            return context.environment.offload { try delete(request) }
+        }
+    }
+
+    // MARK: Handlers (worker pool)
+
+    private func read(_ request: Request) throws -> Response {
+        let raw = try request.parameter("path")
+        if raw.split(separator: "/", omittingEmptySubsequences: false).count % 2 == 1 {
+            return try list(CollectionPath(raw), request)
+        }
+        let path = try DocumentPath(raw)
+        guard let document = try store.get(path) else { throw KuraError.notFound("no document at \(path)") }
+        return documentResponse(document)
+    }
+
+    /// `GET /api/docs/{collection}?limit=&orderBy=field [desc],…&pageToken=`.
+    private func list(_ collection: CollectionPath, _ request: Request) throws -> Response {
+        var query = Query(.collection(collection))
+        let limit = try request.query("limit").map { text -> Int64 in
+            guard let n = Int64(text) else { throw KuraError.invalidQuery("'limit' must be an integer") }
+            return n
+        }
+        query.limit = try QueryDecoding.limit(limit, pages)
+        if let orderBy = request.query("orderBy") {
+            query.orderBy = try orderBy.split(separator: ",").map { clause in
+                let words = clause.split(separator: " ")
+                guard let field = words.first, words.count <= 2 else {
+                    throw KuraError.invalidQuery("orderBy takes 'field' or 'field desc', comma-separated")
+                }
+                switch words.count == 2 ? words[1].lowercased() : "asc" {
+                case "asc": return Order(try QueryField(String(field)))
+                case "desc": return Order(try QueryField(String(field)), descending: true)
+                default: throw KuraError.invalidQuery("orderBy direction must be asc or desc")
+                }
+            }
+        }
+        query.pageToken = request.query("pageToken")
+        return QueryRoutes.resultResponse(try store.query(query))
+    }
+
+    private func create(_ request: Request) throws -> Response {
+        let collection = try CollectionPath(try request.parameter("path"))
+        let document = try store.create(in: collection, try dataObject(request))
+        return documentResponse(document, status: 201)
+    }
+
+    /// `PUT`: create or replace; `?merge=true` deep-merges; `?exists=false` creates only; `If-Match` checks the version.
+    private func set(_ request: Request) throws -> Response {
+        let path = try DocumentPath(try request.parameter("path"))
+        let merge = try flag(request, "merge") ?? false
+        var precondition = try versionPrecondition(request)
+        if let exists = try flag(request, "exists") {
+            guard precondition == nil else {
+                throw KuraError.badRequest("use either If-Match or ?exists, not both")
+            }
+            precondition = .exists(exists)
+        }
+        try store.set(path, try dataObject(request), merge: merge, precondition: precondition)
+        return try written(path)
+    }
+
+    /// `PATCH`: sets the named field paths (`{"data":{"a.b":1}}`); 404 if the document is missing.
+    private func update(_ request: Request) throws -> Response {
+        let path = try DocumentPath(try request.parameter("path"))
+        let fields = try WriteDecoding.fieldUpdates(try dataObject(request))
+        try store.update(path, fields, precondition: try versionPrecondition(request))
+        return try written(path)
+    }
+
+    private func delete(_ request: Request) throws -> Response {
+        let path = try DocumentPath(try request.parameter("path"))
+        try store.delete(path, precondition: try versionPrecondition(request))
+        return .noContent
+    }
+
+    // MARK: Helpers
+
+    /// The `data` object of `{"data":{…}}`.
+    private func dataObject(_ request: Request) throws -> JSONObject {
+        let body = try JSONBody(request)
+        try body.allowOnly(["data"])
+        guard let data = try body.object("data") else {
+            throw KuraError.badRequest("the body needs 'data' (an object)")
+        }
+        return data
+    }
+
+    /// `If-Match: 3` or `If-Match: "3"` (the document's version, as its ETag).
+    private func versionPrecondition(_ request: Request) throws -> Precondition? {
+        guard var value = request.headers["If-Match"] else { return nil }
+        if value.hasPrefix("W/") { value.removeFirst(2) }
+        value = value.replacingOccurrences(of: "\"", with: "")
+        guard let version = Int64(value) else {
+            throw KuraError.badRequest("If-Match takes the document version, e.g. If-Match: \"3\"")
+        }
+        return .version(version)
+    }
+
+    private func flag(_ request: Request, _ name: String) throws -> Bool? {
+        switch request.query(name) {
+        case nil: return nil
+        case "true", "1", "": return true
+        case "false", "0": return false
+        case let other?: throw KuraError.badRequest("?\(name) must be true or false, not '\(other)'")
+        }
+    }
+
+    /// The document as it is after a write (read back, so createTime and transforms are exact).
+    private func written(_ path: DocumentPath) throws -> Response {
+        guard let document = try store.get(path) else { throw KuraError.notFound("no document at \(path)") }
+        return documentResponse(document)
+    }
+
+    private func documentResponse(_ document: Document, status: Int = 200) -> Response {
+        documentResponse(body: document.json.jsonBytes, version: document.version, status: status)
+    }
+
+    private func documentResponse(body: [UInt8], version: Int64, status: Int = 200) -> Response {
+        var response = Response.json(body, status: status)
+        response.headers.add("ETag", "\"\(version)\"")
+        return response
+    }
+}
+
+extension String {
+    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
+        split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,62 @@
+import KuraCore
+import KuraHTTP
+import KuraStore
+
+/// `POST /api/query`, `POST /api/query/count` and `POST /api/commit`.
+struct QueryRoutes {
+    let store: any DocumentStore
+    let access: AdminAccess
+    let pages: PageLimits
+
+    func register(on router: Router<KuraContext>) {
+        router.post("/api/query") { request, context in
+            try access.require(request)
+            return context.environment.offload {
+                let query = try QueryDecoding.decode(try JSONValue.parse(request.body), limits: pages)
+                return Self.resultResponse(try store.query(query))
+            }
+        }
+        router.post("/api/query/count") { request, context in
+            try access.require(request)
+            return context.environment.offload {
+                let query = try QueryDecoding.decode(try JSONValue.parse(request.body), limits: pages, paged: false)
+                let count = try store.count(query)
+                return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
+            }
+        }
+        router.post("/api/commit") { request, context in
+            try access.require(request)
+            return context.environment.offload { try commit(request) }
+        }
+    }
+
+    /// `{"writes":[…]}` → all or nothing; `{"writeResults":[{"path","version","updateTime"}],"commitTime"}`.
+    private func commit(_ request: Request) throws -> Response {
+        let body = try JSONBody(request)
+        try body.allowOnly(["writes"])
+        guard let writes = try body.array("writes"), !writes.isEmpty else {
+            throw KuraError.badRequest("a commit needs a non-empty 'writes' array")
+        }
+        guard writes.count <= CommitLimits.maxWrites else {
+            throw KuraError.badRequest("a commit holds at most \(CommitLimits.maxWrites) writes, not \(writes.count)")
+        }
+        let results = try store.commit(try writes.map(WriteDecoding.decode))
+        let items: [JSONValue] = results.map { result in
+            .object([
+                "path": .string(result.path.description), "version": .int(result.version),
+                "updateTime": .string(Timestamp.rfc3339(result.updateTime)),
+            ])
+        }
+        let commitTime = results.first.map { JSONValue.string(Timestamp.rfc3339($0.updateTime)) } ?? .null
+        return .json(JSONValue.object(["writeResults": .array(items), "commitTime": commitTime]).jsonBytes)
+    }
+
+    /// `{"documents":[…],"nextPageToken":…}`.
+    static func resultResponse(_ result: QueryResult) -> Response {
+        let body: JSONValue = .object([
+            "documents": .array(result.documents.map(\.json)),
+            "nextPageToken": result.nextPageToken.map(JSONValue.string) ?? .null,
+        ])
+        return .json(body.jsonBytes)
+    }
+}
