@@ -111,7 +111,9 @@ final class Connection: @unchecked Sendable {
         switch parser.feed(bytes) {
         case .consumed: break
         case .stopped:
+            // An upgrade (or CONNECT): answer what came before it, then close; the rest is another protocol.
             if closeAfter == .max { closeAfter = sequenceIn &- 1 }
+            if sequenceOut > closeAfter { closeWhenFlushed = true }
         case .failed(let error): reject(error)
         }
         batching = false
@@ -121,7 +123,8 @@ final class Connection: @unchecked Sendable {
     }
 
     private func peerClosed(error: Bool) {
-        guard phase == .open, !error else {
+        // A client that closes its side of a stream (an EventSource going away) ends the stream.
+        guard phase == .open, !error, stream == nil else {
             close()
             return
         }

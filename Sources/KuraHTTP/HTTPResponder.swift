@@ -12,6 +12,12 @@ public struct RequestEnvironment: Sendable {
     public let eventLoop: EventLoop
     public let workers: WorkerPool
     public let logger: Logger
+
+    public init(eventLoop: EventLoop, workers: WorkerPool, logger: Logger) {
+        self.eventLoop = eventLoop
+        self.workers = workers
+        self.logger = logger
+    }
 }
 
 /// The one place where thrown errors become responses.

@@ -116,7 +116,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Counts a new connection; false when the limit is reached.
     func admitConnection() -> Bool {
-        let (now, _) = openConnections.add(1, ordering: .relaxed)
+        let (_, now) = openConnections.add(1, ordering: .relaxed)  // (old, new)
         if now > configuration.maxConnections {
             openConnections.subtract(1, ordering: .relaxed)
             return false

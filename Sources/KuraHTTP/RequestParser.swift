@@ -60,7 +60,11 @@ public final class RequestParser {
     private var failure: KuraError?
     private var sawContentLength = false
     private var sawTransferEncoding = false
-    private var stopAfterMessage = false
+    private var sawHost = false
+    /// The buffer being fed, and the last two bytes of the one before, so callbacks can look at the bytes
+    /// just before the piece they are given (http-parser does not report line terminators or folds).
+    private var feedStart: UnsafeRawPointer?
+    private var previousTail: (UInt8, UInt8) = (0x0D, 0x0A)
 
     public init(limits: Limits) {
         self.limits = limits
@@ -75,7 +79,13 @@ public final class RequestParser {
     public func feed(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         guard failure == nil else { return .failed(failure!) }
         let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+        feedStart = bytes.baseAddress.map { UnsafeRawPointer($0) }
         let parsed = http_parser_execute(parser, settingsPointer, base, bytes.count)
+        if bytes.count >= 2 {
+            previousTail = (bytes[bytes.count - 2], bytes[bytes.count - 1])
+        } else if bytes.count == 1 {
+            previousTail = (previousTail.1, bytes[0])
+        }
         return outcome(parsed: parsed, of: bytes.count)
     }
 
@@ -121,15 +131,25 @@ public final class RequestParser {
         return 0
     }
 
-    private func commitHeader() {
-        guard !field.isEmpty || !value.isEmpty else { return }
+    /// Files the header just read. Field names with white space (`Content-Length : 5`) and a second `Host`
+    /// are refused (RFC 9112 §5.1, §3.2): intermediaries disagree on them, which is how requests get smuggled.
+    private func commitHeader() -> Int32 {
+        guard !field.isEmpty || !value.isEmpty else { return 0 }
+        if field.contains(0x20) || field.contains(0x09) {
+            return fail(.badRequest("white space in a header field name", code: "MALFORMED_REQUEST"))
+        }
         let name = String(decoding: field, as: UTF8.self)
         if HTTPHeaders.equalsIgnoringCase(name, "content-length") { sawContentLength = true }
         if HTTPHeaders.equalsIgnoringCase(name, "transfer-encoding") { sawTransferEncoding = true }
+        if HTTPHeaders.equalsIgnoringCase(name, "host") {
+            if sawHost { return fail(.badRequest("more than one Host header", code: "MALFORMED_REQUEST")) }
+            sawHost = true
+        }
         headers.append((name, String(decoding: value, as: UTF8.self)))
         field.removeAll(keepingCapacity: true)
         value.removeAll(keepingCapacity: true)
         lastWasValue = false
+        return 0
     }
 
     fileprivate func messageBegin() -> Int32 {
@@ -140,6 +160,7 @@ public final class RequestParser {
         headerBytes = 0
         sawContentLength = false
         sawTransferEncoding = false
+        sawHost = false
         lastWasValue = false
         onEvent(.begin)
         return 0
@@ -150,20 +171,55 @@ public final class RequestParser {
         return countHeaderBytes(bytes.count)
     }
 
+    /// The byte `distance` bytes before `pointer`, looking into the previous buffer's tail if needed.
+    private func byte(before pointer: UnsafeRawPointer, distance: Int) -> UInt8 {
+        guard let start = feedStart else { return 0 }
+        let offset = pointer - start - distance
+        if offset >= 0 { return start.load(fromByteOffset: offset, as: UInt8.self) }
+        switch offset {
+        case -1: return previousTail.1
+        case -2: return previousTail.0
+        default: return 0
+        }
+    }
+
     fileprivate func headerField(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
-        if lastWasValue { commitHeader() }
+        if lastWasValue, commitHeader() != 0 { return -1 }
+        // A new field name starts a line, which must have ended in CRLF: a bare LF is refused, because
+        // intermediaries that split lines differently disagree about where headers end.
+        if field.isEmpty, let start = bytes.baseAddress.map(UnsafeRawPointer.init),
+            byte(before: start, distance: 1) != 0x0A || byte(before: start, distance: 2) != 0x0D
+        {
+            return fail(.badRequest("header lines must end in CRLF", code: "MALFORMED_REQUEST"))
+        }
         field.append(contentsOf: bytes)
         return countHeaderBytes(bytes.count + 4)
     }
 
     fileprivate func headerValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        // A value piece that starts a line (past its leading blanks) is an obs-fold continuation: refused
+        // (RFC 9112 §5.2 allows that), since it can hide a header from an intermediary.
+        // (A piece continued across a read boundary is preceded by a value byte, never a LF.)
+        if let start = bytes.baseAddress.map(UnsafeRawPointer.init) {
+            var distance = 1
+            while distance < 64, [0x20, 0x09].contains(byte(before: start, distance: distance)) { distance += 1 }
+            if byte(before: start, distance: distance) == 0x0A {
+                return fail(.badRequest("obsolete line folding in a header", code: "MALFORMED_REQUEST"))
+            }
+        }
         value.append(contentsOf: bytes)
         lastWasValue = true
         return countHeaderBytes(bytes.count)
     }
 
     fileprivate func headersComplete() -> Int32 {
-        commitHeader()
+        if commitHeader() != 0 { return -1 }
+        if parser.pointee.http_major != 1 {
+            return fail(
+                KuraError(
+                    code: "HTTP_VERSION_NOT_SUPPORTED", status: 505,
+                    message: "only HTTP/1.0 and HTTP/1.1 are supported"))
+        }
         if sawContentLength && sawTransferEncoding {
             return fail(
                 .badRequest(

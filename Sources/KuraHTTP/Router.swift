@@ -77,7 +77,8 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
     /// Finds the handler for `method` on the (percent-encoded) `path`.
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
         guard path.first == "/" else { return .notFound }
-        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        // "/" is the root itself: no segments (splitting "" would give one empty segment).
+        let segments = path == "/" ? [] : path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         var captured: [(String, Substring)] = []
         guard let node = find(root, segments[...], &captured) else { return .notFound }
         guard let handler = node.handlers[method] ?? (method == .HEAD ? node.handlers[.GET] : nil) else {

@@ -30,7 +30,7 @@ public final class WorkerPool: Sendable {
         on loop: EventLoop, _ work: @escaping @Sendable () throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) throws {
-        let (admitted, _) = queued.add(1, ordering: .relaxed)
+        let (_, admitted) = queued.add(1, ordering: .relaxed)  // (old, new)
         guard admitted <= maxQueued else {
             queued.subtract(1, ordering: .relaxed)
             throw KuraError.unavailable("the server is busy: worker queue full (\(maxQueued) jobs); retry later")

@@ -1,0 +1,140 @@
+import KuraCore
+import KuraHTTP
+import Testing
+
+/// A context that can be made without a server. `RequestEnvironment` has no public initialiser, so the router's
+/// handlers are called with this instead; none of them touches the environment.
+private struct ProbeContext: RequestContext {
+    init(environment: RequestEnvironment) {}
+    init() {}
+    var environment: RequestEnvironment { fatalError("router unit tests have no environment") }
+}
+
+/// Route matching as a plain value: no sockets, no server.
+@Suite struct RouterTests {
+    /// A router whose handlers answer with the pattern they were registered under.
+    private static func router(_ routes: [(HTTPMethod, String)]) -> Router<ProbeContext> {
+        let router = Router<ProbeContext>()
+        for (method, pattern) in routes {
+            router.on(method, pattern) { _, _ in .text(pattern) }
+        }
+        return router
+    }
+
+    /// The pattern that answers `method path`, and the captured parameters; nil if nothing was found.
+    private static func resolve(
+        _ router: Router<ProbeContext>, _ method: HTTPMethod, _ path: String
+    ) -> (pattern: String, parameters: [String: String])? {
+        guard case .found(let handler, let parameters) = router.match(method, path: path[...]) else { return nil }
+        guard let response = try? handler(Request(method: method, target: path), ProbeContext()),
+            case .bytes(let body) = response.body
+        else { return nil }
+        return (String(decoding: body, as: UTF8.self), parameters)
+    }
+
+    private static let table = router([
+        (.GET, "/api/docs/special"),
+        (.GET, "/api/docs/:id"),
+        (.GET, "/api/docs/:id/history"),
+        (.GET, "/api/docs/*rest"),
+        (.GET, "/files/*path"),
+        (.POST, "/api/docs/:id"),
+        (.GET, "/"),
+    ])
+
+    @Test(
+        "literals win over parameters, parameters over wildcards",
+        arguments: [
+            ("/api/docs/special", "/api/docs/special", [:]),
+            ("/api/docs/other", "/api/docs/:id", ["id": "other"]),
+            ("/api/docs/abc/history", "/api/docs/:id/history", ["id": "abc"]),
+            // No route has two segments after :id, so the wildcard takes the rest.
+            ("/api/docs/abc/def", "/api/docs/*rest", ["rest": "abc/def"]),
+            ("/api/docs/special/x/y", "/api/docs/*rest", ["rest": "special/x/y"]),
+            ("/files/a/b/c.txt", "/files/*path", ["path": "a/b/c.txt"]),
+            ("/files/one", "/files/*path", ["path": "one"]),
+            ("/", "/", [:]),
+        ] as [(String, String, [String: String])])
+    func precedence(path: String, pattern: String, parameters: [String: String]) throws {
+        let found = try #require(Self.resolve(Self.table, .GET, path))
+        #expect(found.pattern == pattern)
+        #expect(found.parameters == parameters)
+    }
+
+    @Test("unknown paths are not found", arguments: ["/nope", "/api", "/api/docs", "/files", "/files/", "relative"])
+    func notFound(path: String) {
+        guard case .notFound = Self.table.match(.GET, path: path[...]) else {
+            Issue.record("\(path) should not match")
+            return
+        }
+    }
+
+    @Test("an empty segment never fills a parameter")
+    func emptyParameter() {
+        // `/api/docs/` has an empty last segment; `:id` must not capture "", and the wildcard needs content.
+        let router = Self.router([(.GET, "/api/docs/:id")])
+        guard case .notFound = router.match(.GET, path: "/api/docs/") else {
+            Issue.record("an empty segment matched :id")
+            return
+        }
+    }
+
+    @Test(
+        "parameters are percent-decoded",
+        arguments: [
+            ("/api/docs/a%20b", "a b"),
+            ("/api/docs/caf%C3%A9", "café"),
+            ("/api/docs/a%2Fb", "a/b"),
+            ("/api/docs/plus+stays", "plus+stays"),
+        ])
+    func percentDecoding(path: String, value: String) throws {
+        let found = try #require(Self.resolve(Self.table, .GET, path))
+        #expect(found.pattern == "/api/docs/:id")
+        #expect(found.parameters["id"] == value)
+    }
+
+    @Test("the wildcard capture is percent-decoded too")
+    func wildcardDecoding() throws {
+        let found = try #require(Self.resolve(Self.table, .GET, "/files/dir%20one/f%41.txt"))
+        #expect(found.parameters["path"] == "dir one/fA.txt")
+    }
+
+    @Test(
+        "malformed percent-encoding is a bad path",
+        arguments: ["/api/docs/%", "/api/docs/%4", "/api/docs/%zz", "/api/docs/%C3%28"])
+    func badPercentEncoding(path: String) {
+        guard case .badPath = Self.table.match(.GET, path: path[...]) else {
+            Issue.record("\(path) should be a bad path, got \(Self.table.match(.GET, path: path[...]))")
+            return
+        }
+    }
+
+    @Test("a known path with another method is 405 with Allow, HEAD included when GET exists")
+    func methodNotAllowed() {
+        guard case .methodNotAllowed(let allow) = Self.table.match(.DELETE, path: "/api/docs/x") else {
+            Issue.record("DELETE on a known path should be 405")
+            return
+        }
+        #expect(allow == ["GET", "HEAD", "POST"])
+
+        let postOnly = Self.router([(.POST, "/submit")])
+        guard case .methodNotAllowed(let allowPost) = postOnly.match(.GET, path: "/submit") else {
+            Issue.record("GET on a POST-only path should be 405")
+            return
+        }
+        #expect(allowPost == ["POST"])
+    }
+
+    @Test("HEAD falls back to GET, but an explicit HEAD route wins")
+    func headFallback() throws {
+        let found = try #require(Self.resolve(Self.table, .HEAD, "/api/docs/x"))
+        #expect(found.pattern == "/api/docs/:id")
+        #expect(found.parameters == ["id": "x"])
+
+        let router = Router<ProbeContext>()
+        router.get("/r") { _, _ in .text("get") }
+        router.on(.HEAD, "/r") { _, _ in .text("head") }
+        let head = try #require(Self.resolve(router, .HEAD, "/r"))
+        #expect(head.pattern == "head")
+    }
+}
