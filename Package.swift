@@ -26,6 +26,8 @@ let package = Package(
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
         .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),
         .testTarget(name: "KuraServerTests", dependencies: ["KuraServer", "KuraHTTP", "KuraStore"]),
+        // Runs the real `kura` binary as a child process (crash and restart tests).
+        .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
