@@ -19,7 +19,8 @@ let package = Package(
 
         .target(name: "KuraCore", dependencies: ["CSodium"]),
         .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
-        .target(name: "KuraStore", dependencies: ["KuraCore", "CSQLite"]),
+        .target(name: "KuraSQLite", dependencies: ["CSQLite"]),
+        .target(name: "KuraStore", dependencies: ["KuraCore", "KuraSQLite", "CSQLite"]),
         .target(name: "KuraServer", dependencies: ["KuraCore", "KuraHTTP", "KuraStore"]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
 

@@ -1,5 +1,6 @@
 import CSQLite
 import KuraCore
+import KuraSQLite
 
 extension SQLiteDocumentStore {
     /// Writes a consistent copy of the whole database to the file at `path` (replacing it) with SQLite's online

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraSQLite
 
 /// The SQLite engine of `DocumentStore`: one database file in WAL mode, one group-committing writer thread, and
 /// pooled read connections that never wait for writes. See `SQLiteSchema` for tables and the index scheme.
@@ -36,11 +37,11 @@ public final class SQLiteDocumentStore: DocumentStore, @unchecked Sendable {
     /// Opens (creating if needed) the database at `configuration.path`.
     public init(_ configuration: Configuration) throws {
         self.configuration = configuration
-        let connection = try SQLiteConnection(path: configuration.path)
+        let connection = try SQLiteConnection(path: configuration.path, configure: SQLiteFunctions.register(on:))
         try connection.execute("PRAGMA journal_mode = WAL")
         try connection.execute("PRAGMA synchronous = FULL")
         try connection.execute(SQLiteSchema.statements)
-        readers = SQLiteReaderPool(path: configuration.path)
+        readers = SQLiteReaderPool(path: configuration.path, configure: SQLiteFunctions.register(on:))
         let pruner = ChangeLogPruner(retention: configuration.changeRetention, interval: configuration.pruneInterval)
         writer = SQLiteWriter(connection: connection) { pruner.run($0) }
     }

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraSQLite
 
 /// Turns a `NormalizedQuery` into one SQL statement over the index scheme described in `SQLiteSchema`.
 /// Parameters are numbered (`?N`), so SQL text depends only on the query's shape and caches well.

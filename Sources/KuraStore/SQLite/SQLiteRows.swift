@@ -1,4 +1,5 @@
 import KuraCore
+import KuraSQLite
 
 /// Conversions between SQLite rows and store values.
 enum SQLiteRows {

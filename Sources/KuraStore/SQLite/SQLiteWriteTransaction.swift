@@ -1,4 +1,5 @@
 import KuraCore
+import KuraSQLite
 
 /// The writer connection's view of the current transaction: transaction control plus the row-level operations
 /// commits are made of (documents, index entries, change log). Used only on the writer thread.

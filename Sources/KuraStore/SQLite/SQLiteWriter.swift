@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraSQLite
 
 /// The single writer: one thread, one connection, group commit.
 ///

@@ -3,16 +3,22 @@ import Foundation
 /// Read connections for any thread. In WAL mode readers never wait for the writer (and vice versa); each
 /// connection is used by one thread at a time and returned to the pool afterwards, so there are at most as many
 /// as there were concurrent readers.
-final class SQLiteReaderPool: @unchecked Sendable {
+public final class SQLiteReaderPool: @unchecked Sendable {
     private let path: String
     private let lock = NSLock()
     private var idle: [SQLiteConnection] = []
     private var closed = false
 
-    init(path: String) { self.path = path }
+    private let configure: @Sendable (OpaquePointer) throws -> Void
+
+    /// Readers of the database at `path`; `configure` runs on each new connection.
+    public init(path: String, configure: @escaping @Sendable (OpaquePointer) throws -> Void = { _ in }) {
+        self.path = path
+        self.configure = configure
+    }
 
     /// Runs `body` with a connection of its own.
-    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    public func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         lock.lock()
         let reused = idle.popLast()
         lock.unlock()
@@ -26,7 +32,7 @@ final class SQLiteReaderPool: @unchecked Sendable {
     }
 
     /// Runs `body` inside one read transaction, so every statement sees the same snapshot.
-    func withSnapshot<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    public func withSnapshot<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try withConnection { connection in
             try connection.execute("BEGIN")
             defer { try? connection.execute("COMMIT") }
@@ -35,13 +41,13 @@ final class SQLiteReaderPool: @unchecked Sendable {
     }
 
     private func open() throws -> SQLiteConnection {
-        let connection = try SQLiteConnection(path: path, readOnly: true)
+        let connection = try SQLiteConnection(path: path, readOnly: true, configure: configure)
         try connection.execute("PRAGMA query_only = 1")
         return connection
     }
 
     /// Closes idle connections; connections in use close when returned.
-    func close() {
+    public func close() {
         lock.lock()
         closed = true
         idle.removeAll()

@@ -1,5 +1,4 @@
 import CSQLite
-import KuraCore
 
 /// An SQLite failure. Not a `KuraError`: the server answers it as an opaque 500 and logs the details.
 public struct SQLiteError: Error, CustomStringConvertible {
@@ -8,10 +7,15 @@ public struct SQLiteError: Error, CustomStringConvertible {
     /// SQLite's message plus what was being done.
     public var message: String
     public var description: String { "SQLite error \(code): \(message)" }
+
+    public init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
 }
 
 /// A value bound to or read from a statement.
-enum SQLiteValue {
+public enum SQLiteValue: Sendable {
     case null
     case int(Int64)
     case text(String)
@@ -20,12 +24,15 @@ enum SQLiteValue {
 
 /// One open `sqlite3*` connection, owned by this object and closed in `deinit`. Not thread-safe: each
 /// connection is used by one thread at a time (the writer thread, or a reader checked out of the pool).
-final class SQLiteConnection {
+public final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 
-    /// Opens (creating if needed) the database file at `path`.
-    init(path: String, readOnly: Bool = false) throws {
+    /// Opens (creating if needed) the database file at `path`; `configure` runs on the new handle
+    /// (to register SQL functions, say) before the connection is used.
+    public init(
+        path: String, readOnly: Bool = false, configure: (OpaquePointer) throws -> Void = { _ in }
+    ) throws {
         var db: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
@@ -38,7 +45,7 @@ final class SQLiteConnection {
         handle = db
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
-        try SQLiteFunctions.register(on: db)
+        try configure(db)
     }
 
     deinit {
@@ -46,20 +53,20 @@ final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
-    var raw: OpaquePointer { handle }
+    public var raw: OpaquePointer { handle }
 
-    func error(_ rc: Int32, _ doing: String) -> SQLiteError {
+    public func error(_ rc: Int32, _ doing: String) -> SQLiteError {
         SQLiteError(code: rc, message: "\(doing): \(String(cString: sqlite3_errmsg(handle)))")
     }
 
     /// Runs one or more statements without results.
-    func execute(_ sql: String) throws {
+    public func execute(_ sql: String) throws {
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw error(rc, "executing \(sql.prefix(80))") }
     }
 
     /// A cached prepared statement for `sql`, reset and with bindings cleared.
-    func statement(_ sql: String) throws -> SQLiteStatement {
+    public func statement(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] {
             cached.reset()
             return cached
@@ -71,7 +78,7 @@ final class SQLiteConnection {
     }
 
     /// Runs `sql` with `bindings`, returning every row.
-    func rows(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+    public func rows(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(bindings)
@@ -81,7 +88,7 @@ final class SQLiteConnection {
     }
 
     /// Runs `sql` with `bindings` for its side effects.
-    func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws {
+    public func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(bindings)
@@ -89,11 +96,11 @@ final class SQLiteConnection {
     }
 
     /// Rows changed by the last INSERT/UPDATE/DELETE.
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
 }
 
 /// A prepared statement, finalized in `deinit`. Owned by its connection's cache.
-final class SQLiteStatement {
+public final class SQLiteStatement {
     private let handle: OpaquePointer
     private unowned let connection: SQLiteConnection
 
@@ -107,12 +114,12 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
-    func reset() {
+    public func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
-    func bind(_ values: [SQLiteValue]) throws {
+    public func bind(_ values: [SQLiteValue]) throws {
         for (position, value) in values.enumerated() {
             let index = Int32(position + 1)
             let rc: Int32
@@ -133,7 +140,7 @@ final class SQLiteStatement {
     }
 
     /// Advances; `true` while a row is available.
-    func step() throws -> Bool {
+    public func step() throws -> Bool {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
@@ -141,11 +148,11 @@ final class SQLiteStatement {
     }
 
     /// The current row's columns.
-    func row() -> [SQLiteValue] {
+    public func row() -> [SQLiteValue] {
         (0..<sqlite3_column_count(handle)).map { column(Int32($0)) }
     }
 
-    func column(_ index: Int32) -> SQLiteValue {
+    public func column(_ index: Int32) -> SQLiteValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .int(sqlite3_column_int64(handle, index))
         case SQLITE_TEXT:
@@ -162,15 +169,15 @@ final class SQLiteStatement {
     }
 
     /// Virtual-machine steps run so far (a proxy for rows examined), for tests and diagnostics.
-    var vmSteps: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 0)) }
+    public var vmSteps: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 0)) }
     /// Rows visited by full-table scans.
-    var fullScanSteps: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)) }
+    public var fullScanSteps: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)) }
 }
 
 extension SQLiteValue {
-    var int: Int64? { if case .int(let value) = self { value } else { nil } }
-    var text: String? { if case .text(let value) = self { value } else { nil } }
-    var blob: [UInt8]? {
+    public var int: Int64? { if case .int(let value) = self { value } else { nil } }
+    public var text: String? { if case .text(let value) = self { value } else { nil } }
+    public var blob: [UInt8]? {
         switch self {
         case .blob(let value): value
         case .text(let value): Array(value.utf8)
