@@ -16,16 +16,21 @@ let package = Package(
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "KuraCore", dependencies: ["CSodium"]),
         .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
         .target(name: "KuraSQLite", dependencies: ["CSQLite"]),
         .target(name: "KuraStore", dependencies: ["KuraCore", "KuraSQLite", "CSQLite"]),
-        .target(name: "KuraServer", dependencies: ["KuraCore", "KuraHTTP", "KuraStore"]),
+        .target(name: "KuraAuth", dependencies: ["KuraCore", "KuraSQLite", "CSodium"]),
+        .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
+        .target(name: "KuraServer", dependencies: ["KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail"]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
 
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
         .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),
+        .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth"]),
+        .testTarget(name: "KuraMailTests", dependencies: ["KuraMail"]),
         .testTarget(name: "KuraServerTests", dependencies: ["KuraServer", "KuraHTTP", "KuraStore"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore"]),

@@ -1,0 +1,5 @@
+import Testing
+
+@testable import KuraAuth
+
+@Test func authModuleBuilds() { #expect(Bool(true)) }

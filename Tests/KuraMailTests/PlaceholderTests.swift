@@ -1,0 +1,5 @@
+import Testing
+
+@testable import KuraMail
+
+@Test func mailModuleBuilds() { #expect(Bool(true)) }
