@@ -14,6 +14,8 @@ final class Connection: @unchecked Sendable {
     private let parser: RequestParser
     /// Position in `loop.connections`.
     var slot = -1
+    /// The peer's IP address, read once at accept.
+    private lazy var remoteAddress: String = peerAddress()
 
     /// Sequence number the next parsed request gets.
     private var sequenceIn: UInt64 = 0
@@ -161,9 +163,10 @@ final class Connection: @unchecked Sendable {
             sequence: sequence, method: parsed.method, target: parsed.target, requestID: requestID,
             startedNanos: Timestamp.monotonicNanos(), keepAlive: parsed.keepAlive,
             http10: parsed.version.major == 1 && parsed.version.minor == 0)
-        let request = Request(
+        var request = Request(
             method: parsed.method, target: parsed.target, headers: parsed.headers, body: parsed.body,
             requestID: requestID, httpVersion: parsed.version)
+        request.remoteAddress = remoteAddress
         deliver(loop.responder.respond(to: request, environment: loop.environment), for: exchange)
     }
 
@@ -176,6 +179,25 @@ final class Connection: @unchecked Sendable {
             sequence: sequence, method: .other("-"), target: "-", requestID: loop.nextRequestID(), startedNanos: 0,
             keepAlive: false, http10: false)
         deliver(Response(error: error), for: exchange)
+    }
+
+    private func peerAddress() -> String {
+        var storage = sockaddr_storage()
+        var length = Int32(MemoryLayout<sockaddr_storage>.size)
+        let rc = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_getpeername(handle, $0, &length) }
+        }
+        guard rc == 0 else { return "" }
+        var text = [CChar](repeating: 0, count: 64)
+        let family = Int32(storage.ss_family)
+        withUnsafePointer(to: &storage) { pointer in
+            if family == AF_INET6 {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { _ = uv_ip6_name($0, &text, 64) }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { _ = uv_ip4_name($0, &text, 64) }
+            }
+        }
+        return String(cString: text)
     }
 
     /// A client-supplied request id is kept if it is short and plain; otherwise the server makes one.

@@ -12,6 +12,8 @@ public struct Request: Sendable {
     public let httpVersion: (major: Int, minor: Int)
     /// Route parameters filled in by the router (percent-decoded).
     public var parameters: [String: String] = [:]
+    /// The peer's IP address (no port), for rate limits and logs.
+    public var remoteAddress: String = ""
 
     public init(
         method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],

@@ -14,6 +14,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
         Response(status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body)
     }
     router.get("/boom") { _, _ in throw SecretFailure() }
+    router.get("/whoami") { request, _ in .text(request.remoteAddress) }
     router.get("/teapot") { _, _ in throw KuraError(code: "TEAPOT", status: 418, message: "short and stout") }
     // Answers after `ms` milliseconds from another thread, through the deferred-response promise.
     router.get("/later/:ms") { request, _ in
@@ -28,6 +29,13 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 }
 
 @Suite struct ServerProtocolTests {
+    @Test("handlers see the client's IP address")
+    func remoteAddress() throws {
+        try withTestServer(routes: protocolRoutes) { server in
+            #expect(try server.get("/whoami").text == "127.0.0.1")
+        }
+    }
+
     @Test("several requests share one keep-alive connection")
     func keepAlive() throws {
         try withTestServer(routes: protocolRoutes) { server in
