@@ -32,7 +32,8 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
     @Test("handlers see the client's IP address")
     func remoteAddress() throws {
         try withTestServer(routes: protocolRoutes) { server in
-            #expect(try server.get("/whoami").text == "127.0.0.1")
+            let response = try server.get("/whoami")
+            #expect(response.text == "127.0.0.1")
         }
     }
 
