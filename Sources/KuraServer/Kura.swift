@@ -32,9 +32,10 @@ public final class Kura: Sendable {
         let (key, created) = try AdminKey.loadOrCreate(dataDirectory: configuration.dataDirectory)
         adminKey = key
         if created { logger.info("created admin API key at \(key.path) (mode 0600)") }
-        let storePath = (configuration.dataDirectory as NSString).appendingPathComponent("documents.db")
         let database = try SQLiteDocumentStore(
-            .init(path: storePath, changeRetention: configuration.changeRetentionSeconds * 1_000_000))
+            .init(
+                path: Self.databasePath(configuration),
+                changeRetention: configuration.changeRetentionSeconds * 1_000_000))
         store = CachedDocumentStore(base: database, cache: DocumentCache(capacityBytes: configuration.cacheBytes))
         let access = AdminAccess(adminKey: key)
         let router = Router<KuraContext>()
@@ -44,6 +45,16 @@ public final class Kura: Sendable {
         QueryRoutes(store: store, access: access, pages: configuration.pages).register(on: router)
         extraRoutes(router)
         http = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
+    }
+
+    /// The document database file: `<data>/documents.db`.
+    public static func databasePath(_ configuration: KuraConfiguration) -> String {
+        (configuration.dataDirectory as NSString).appendingPathComponent("documents.db")
+    }
+
+    /// `kura backup FILE`: a consistent copy of the document database, safe while a server is writing to it.
+    public static func backup(configuration: KuraConfiguration, to file: String) throws {
+        try SQLiteDocumentStore.backup(databaseAt: databasePath(configuration), to: file)
     }
 
     /// Starts listening; returns once the port is bound.

@@ -7,12 +7,16 @@ let usage = """
     Kura \(Kura.version): a self-hosted backend for app developers.
 
     Usage:
-      kura serve [--host ADDR] [--port N] [--data DIR] [--config FILE] [--log-level LEVEL] [--set KEY=VALUE]...
+      kura serve [OPTIONS]          serve the API (default http://127.0.0.1:8090, data in ./kura_data)
+      kura backup FILE [OPTIONS]    write a consistent copy of the document database to FILE, even while serving
       kura --version
       kura --help
 
+    Options:
+      --host ADDR  --port N  --data DIR  --log-level LEVEL  --config FILE  --set KEY=VALUE (any setting below)
+
     Settings (config file key / environment variable):
-    \(KuraConfiguration.settings.map { "  \($0.key.padding(toLength: 26, withPad: " ", startingAt: 0)) \($0.environmentName.padding(toLength: 34, withPad: " ", startingAt: 0)) \($0.help)" }.joined(separator: "\n"))
+    \(KuraConfiguration.settings.map { "  \($0.key.padding(toLength: 28, withPad: " ", startingAt: 0)) \($0.environmentName.padding(toLength: 36, withPad: " ", startingAt: 0)) \($0.help)" }.joined(separator: "\n"))
 
     Precedence: flags > environment > config file (--config or KURA_CONFIG) > defaults.
     """
@@ -22,21 +26,22 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-func serve(_ arguments: ArraySlice<String>) {
+/// Parses the shared options into a configuration; positional arguments are returned in order.
+func configuration(from arguments: ArraySlice<String>) -> (KuraConfiguration, [String]) {
     var flags: [(String, String)] = []
+    var positional: [String] = []
     var configPath = ProcessInfo.processInfo.environment["KURA_CONFIG"]
     var rest = arguments
     let flagKeys = ["--host": "host", "--port": "port", "--data": "data", "--log-level": "logLevel"]
     while let argument = rest.popFirst() {
-        let (name, inline) =
-            argument.contains("=") && argument.hasPrefix("--")
-            ? (
-                String(argument.split(separator: "=", maxSplits: 1)[0]),
-                String(argument.split(separator: "=", maxSplits: 1)[1])
-            )
-            : (argument, nil)
+        guard argument.hasPrefix("--") else {
+            positional.append(argument)
+            continue
+        }
+        let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+        let name = parts[0]
         func value() -> String {
-            if let inline { return inline }
+            if parts.count == 2 { return parts[1] }
             guard let next = rest.popFirst() else { fail("\(name) needs a value") }
             return next
         }
@@ -56,6 +61,16 @@ func serve(_ arguments: ArraySlice<String>) {
         if let configPath { try configuration.applyFile(at: configPath) }
         try configuration.applyEnvironment(ProcessInfo.processInfo.environment)
         for (key, value) in flags { try configuration.set(key, value) }
+    } catch {
+        fail("\(error)")
+    }
+    return (configuration, positional)
+}
+
+func serve(_ arguments: ArraySlice<String>) {
+    let (configuration, positional) = configuration(from: arguments)
+    guard positional.isEmpty else { fail("serve takes no arguments: \(positional.joined(separator: " "))") }
+    do {
         let kura = try Kura(configuration: configuration)
         try kura.start()
         kura.http.installSignalHandlers()
@@ -66,9 +81,21 @@ func serve(_ arguments: ArraySlice<String>) {
     }
 }
 
+func backup(_ arguments: ArraySlice<String>) {
+    let (configuration, positional) = configuration(from: arguments)
+    guard positional.count == 1, let file = positional.first else { fail("usage: kura backup FILE [OPTIONS]") }
+    do {
+        try Kura.backup(configuration: configuration, to: file)
+        print("kura: backed up \(Kura.databasePath(configuration)) to \(file)")
+    } catch {
+        fail("backup failed: \(error)")
+    }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "serve": serve(arguments.dropFirst())
+case "backup": backup(arguments.dropFirst())
 case "--version", "version": print("kura \(Kura.version)")
 case "--help", "-h", "help", nil: print(usage)
 default: fail("unknown command '\(arguments.first!)'; see kura --help")

@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import KuraCore
 import KuraSQLite
 
@@ -7,11 +8,27 @@ extension SQLiteDocumentStore {
     /// backup API. The copy is taken from one read snapshot in a single step, so writers keep committing
     /// meanwhile and the copy reflects exactly the commits before it started.
     public func backup(to path: String) throws {
-        try readers.withConnection { source in
-            let destination = try SQLiteConnection(path: path)
-            let backup = try SQLiteBackup(from: source, to: destination)
-            try backup.copyAll()
+        try readers.withConnection { source in try Self.copy(from: source, to: path) }
+    }
+
+    /// Backs up the database file at `database` from another process (`kura backup`) while a server may be
+    /// writing to it: a read-only connection sees one WAL snapshot, so the copy is consistent. The copy is
+    /// written beside `path` and renamed into place, so `path` is never a half-written file.
+    public static func backup(databaseAt database: String, to path: String) throws {
+        guard FileManager.default.fileExists(atPath: database) else {
+            throw KuraError.notFound("no database at \(database)")
         }
+        let source = try SQLiteConnection(path: database, readOnly: true)
+        let partial = path + ".partial"
+        try? FileManager.default.removeItem(atPath: partial)
+        try copy(from: source, to: partial)
+        guard rename(partial, path) == 0 else { throw KuraError.unavailable("cannot move the backup to \(path)") }
+    }
+
+    private static func copy(from source: SQLiteConnection, to path: String) throws {
+        let destination = try SQLiteConnection(path: path)
+        let backup = try SQLiteBackup(from: source, to: destination)
+        try backup.copyAll()
     }
 }
 
