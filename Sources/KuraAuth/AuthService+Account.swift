@@ -1,0 +1,114 @@
+import KuraCore
+
+/// The signed-in user's own account, email verification and password reset.
+extension AuthService {
+    /// The caller's account. Throws `INVALID_ID_TOKEN` when it no longer exists.
+    public func currentUser(_ claims: AuthClaims) throws -> AuthUser {
+        AuthUser(try liveAccount(claims))
+    }
+
+    /// Changes the caller's display name, password and/or email. Password and email changes need a sign-in within
+    /// `recentLoginWindow` (`CREDENTIAL_TOO_OLD_LOGIN_AGAIN`). A password change signs out every *other* session;
+    /// an email change is only prepared: the returned code, mailed to the new address, applies it via
+    /// `confirmEmailChange(code:)`. Also `INVALID_EMAIL`, `EMAIL_EXISTS`, `WEAK_PASSWORD`, `MISSING_PASSWORD`.
+    public func updateProfile(_ claims: AuthClaims, _ update: ProfileUpdate) throws -> ProfileUpdateResult {
+        var account = try liveAccount(claims)
+        if update.password != nil || update.email != nil { try requireRecentLogin(claims) }
+        if let password = update.password { try validateNewPassword(password) }
+        let newAddress = try update.email.map(EmailAddress.init)
+        if let newAddress, newAddress.key != account.emailKey, try store.account(emailKey: newAddress.key) != nil {
+            throw KuraError.emailExists
+        }
+        if let displayName = update.displayName {
+            try validateDisplayName(displayName)
+            account.displayName = displayName
+        }
+        if let password = update.password { account.passwordHash = try hasher.hash(password) }
+        try store.updateAccount(account)
+        if update.password != nil {
+            try store.revokeSessions(uid: account.uid, except: claims.sessionID)
+            cache.invalidate(uid: account.uid)
+        }
+        var result = ProfileUpdateResult(user: AuthUser(account))
+        if let newAddress, newAddress.value != account.email {
+            result.emailChangeCode = try makeActionCode(.changeEmail, uid: account.uid, email: newAddress.value)
+            result.pendingEmail = newAddress.value
+        }
+        return result
+    }
+
+    /// Deletes the caller's account and sessions; needs a recent sign-in (`CREDENTIAL_TOO_OLD_LOGIN_AGAIN`), as in
+    /// Firebase.
+    public func deleteAccount(_ claims: AuthClaims) throws {
+        try requireRecentLogin(claims)
+        _ = try liveAccount(claims)
+        try store.deleteAccount(uid: claims.uid)
+        cache.invalidate(uid: claims.uid)
+    }
+
+    /// A new email-verification code for the caller's current address (to mail to `currentUser(_:).email`).
+    public func sendEmailVerification(_ claims: AuthClaims) throws -> String {
+        let account = try liveAccount(claims)
+        return try makeActionCode(.verifyEmail, uid: account.uid, email: account.email)
+    }
+
+    /// Applies an email-verification code. Throws `INVALID_OOB_CODE` (unknown, used, other kind, or the address
+    /// changed since), `EXPIRED_OOB_CODE`.
+    public func confirmEmailVerification(code: String) throws -> AuthUser {
+        let record = try consumeActionCode(code, kind: .verifyEmail)
+        guard var account = try store.account(uid: record.uid), account.email == record.email else {
+            throw KuraError.invalidOOBCode
+        }
+        account.emailVerified = true
+        try store.updateAccount(account)
+        return AuthUser(account)
+    }
+
+    /// Applies an email-change code: the account takes the new address, verified. Sessions stay; new ID tokens carry
+    /// the new address. Throws `INVALID_OOB_CODE`, `EXPIRED_OOB_CODE`, `EMAIL_EXISTS`.
+    public func confirmEmailChange(code: String) throws -> AuthUser {
+        let record = try consumeActionCode(code, kind: .changeEmail)
+        guard var account = try store.account(uid: record.uid) else { throw KuraError.invalidOOBCode }
+        let address = try EmailAddress(record.email)
+        account.email = address.value
+        account.emailKey = address.key
+        account.emailVerified = true
+        try store.updateAccount(account)
+        return AuthUser(account)
+    }
+
+    /// A password-reset code for `email`, or `nil` when no enabled account has that address (the route answers
+    /// 200 either way, so addresses cannot be probed). Throws `INVALID_EMAIL`.
+    public func requestPasswordReset(email: String) throws -> String? {
+        let address = try EmailAddress(email)
+        guard let account = try store.account(emailKey: address.key), !account.disabled else { return nil }
+        return try makeActionCode(.passwordReset, uid: account.uid, email: account.email)
+    }
+
+    /// Sets a new password with a reset code, marks the address verified (the code proved it) and revokes every
+    /// session. Throws `WEAK_PASSWORD`, `MISSING_PASSWORD` (checked before the code is spent), `INVALID_OOB_CODE`,
+    /// `EXPIRED_OOB_CODE`, `USER_DISABLED`.
+    @discardableResult
+    public func confirmPasswordReset(code: String, newPassword: String) throws -> AuthUser {
+        try validateNewPassword(newPassword)
+        let record = try consumeActionCode(code, kind: .passwordReset)
+        guard var account = try store.account(uid: record.uid), account.email == record.email else {
+            throw KuraError.invalidOOBCode
+        }
+        guard !account.disabled else { throw KuraError.userDisabled }
+        account.passwordHash = try hasher.hash(newPassword)
+        account.emailVerified = true
+        try store.updateAccount(account)
+        try store.revokeSessions(uid: account.uid, except: nil)
+        cache.invalidate(uid: account.uid)
+        return AuthUser(account)
+    }
+
+    private func liveAccount(_ claims: AuthClaims) throws -> AccountRecord {
+        guard let account = try store.account(uid: claims.uid) else {
+            throw KuraError.invalidIDToken("the account no longer exists")
+        }
+        guard !account.disabled else { throw KuraError.userDisabled }
+        return account
+    }
+}

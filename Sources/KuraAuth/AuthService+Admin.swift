@@ -1,0 +1,95 @@
+import KuraCore
+
+/// Administrator operations (the routes check the admin key or an `admin` claim first).
+extension AuthService {
+    /// Creates an account without signing it in (`kura admin create-user`). The address is marked verified unless
+    /// told otherwise (an administrator vouches for it); `admin` sets the custom claim `admin: true`.
+    public func createUser(
+        email: String, password: String, displayName: String? = nil, admin: Bool = false, emailVerified: Bool = true
+    ) throws -> AuthUser {
+        let address = try EmailAddress(email)
+        try validateNewPassword(password)
+        let account = try insertAccount(
+            address: address, password: password, displayName: displayName, emailVerified: emailVerified,
+            customClaims: admin ? ["admin": true] : JSONObject())
+        return AuthUser(account)
+    }
+
+    /// Accounts ordered by uid, `pageSize` (1–1000) at a time; pass `nextPageToken` back for the next page.
+    public func listUsers(pageToken: String? = nil, pageSize: Int = 100) throws -> UserPage {
+        let size = min(max(pageSize, 1), 1000)
+        var after: String? = nil
+        if let pageToken, !pageToken.isEmpty {
+            guard let bytes = Base64URL.decode(pageToken), let uid = String(validating: bytes, as: UTF8.self) else {
+                throw KuraError.badRequest("invalid page token")
+            }
+            after = uid
+        }
+        var records = try store.listAccounts(afterUID: after, limit: size + 1)
+        var next: String? = nil
+        if records.count > size {
+            records.removeLast()
+            next = Base64URL.encode(Array(records.last!.uid.utf8))
+        }
+        return UserPage(users: records.map(AuthUser.init), nextPageToken: next)
+    }
+
+    /// One account. Throws `USER_NOT_FOUND`.
+    public func user(uid: String) throws -> AuthUser {
+        guard let account = try store.account(uid: uid) else { throw KuraError.userNotFound }
+        return AuthUser(account)
+    }
+
+    /// Changes an account. Disabling takes effect immediately in this process (the user's cached tokens re-check);
+    /// a password change revokes every session; claims apply to ID tokens issued from now on (next refresh).
+    /// Throws `USER_NOT_FOUND`, `INVALID_CLAIMS`, `INVALID_EMAIL`, `EMAIL_EXISTS`, `WEAK_PASSWORD`.
+    public func updateUser(uid: String, _ update: AdminUserUpdate) throws -> AuthUser {
+        guard var account = try store.account(uid: uid) else { throw KuraError.userNotFound }
+        if let claims = update.customClaims {
+            try Self.validateCustomClaims(claims)
+            account.customClaims = claims
+        }
+        if let disabled = update.disabled { account.disabled = disabled }
+        if let verified = update.emailVerified { account.emailVerified = verified }
+        if let displayName = update.displayName {
+            try validateDisplayName(displayName)
+            account.displayName = displayName
+        }
+        if let email = update.email {
+            let address = try EmailAddress(email)
+            account.email = address.value
+            account.emailKey = address.key
+        }
+        if let password = update.password {
+            try validateNewPassword(password)
+            account.passwordHash = try hasher.hash(password)
+        }
+        guard try store.updateAccount(account) else { throw KuraError.userNotFound }
+        if update.password != nil { try store.revokeSessions(uid: uid, except: nil) }
+        cache.invalidate(uid: uid)
+        return AuthUser(account)
+    }
+
+    /// Deletes an account with its sessions and codes. Throws `USER_NOT_FOUND`.
+    public func deleteUser(uid: String) throws {
+        guard try store.deleteAccount(uid: uid) else { throw KuraError.userNotFound }
+        cache.invalidate(uid: uid)
+    }
+
+    /// Signs the user out everywhere. Throws `USER_NOT_FOUND`.
+    public func revokeSessions(uid: String) throws {
+        guard try store.account(uid: uid) != nil else { throw KuraError.userNotFound }
+        try store.revokeSessions(uid: uid, except: nil)
+        cache.invalidate(uid: uid)
+    }
+
+    /// Custom claims: at most 1000 bytes of JSON (Firebase's limit), none of `AuthClaims.reservedNames`.
+    static func validateCustomClaims(_ claims: JSONObject) throws {
+        if let reserved = claims.keys.first(where: AuthClaims.reservedNames.contains) {
+            throw KuraError.badRequest("the claim name \(reserved) is reserved", code: "INVALID_CLAIMS")
+        }
+        guard JSONValue.object(claims).jsonBytes.count <= 1000 else {
+            throw KuraError.badRequest("custom claims exceed 1000 bytes", code: "INVALID_CLAIMS")
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import CSodium
+import KuraCore
+
+/// Argon2id password hashing with libsodium's `crypto_pwhash_str_alg`: the stored value is the self-describing
+/// encoded string (`$argon2id$v=19$m=…,t=…,p=1$salt$hash`), so parameters can change without a migration.
+struct PasswordHasher: Sendable {
+    let opsLimit: UInt64
+    let memLimit: Int
+    /// A hash of a random password with the current parameters: verified against when the email is unknown, so
+    /// that case costs the same time as a wrong password.
+    let dummyHash: String
+
+    init(opsLimit: UInt64, memLimit: Int) throws {
+        self.opsLimit = opsLimit
+        self.memLimit = memLimit
+        dummyHash = try Self.hash(SecureRandom.hex(16), opsLimit: opsLimit, memLimit: memLimit)
+    }
+
+    /// The encoded argon2id hash of `password`.
+    func hash(_ password: String) throws -> String {
+        try Self.hash(password, opsLimit: opsLimit, memLimit: memLimit)
+    }
+
+    private static func hash(_ password: String, opsLimit: UInt64, memLimit: Int) throws -> String {
+        var out = [CChar](repeating: 0, count: Int(crypto_pwhash_strbytes()))
+        let bytes = Array(password.utf8)
+        let rc = Self.withChars(bytes) { chars, count in
+            crypto_pwhash_str_alg(&out, chars, UInt64(count), opsLimit, memLimit, crypto_pwhash_alg_argon2id13())
+        }
+        // Fails only when memory cannot be allocated; that is a server fault, not the caller's.
+        guard rc == 0 else { throw KuraError.unavailable("password hashing failed (out of memory)") }
+        return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Whether `password` matches the encoded `hash`.
+    func verify(_ password: String, against hash: String) -> Bool {
+        Self.withChars(Array(password.utf8)) { chars, count in
+            crypto_pwhash_str_verify(hash, chars, UInt64(count)) == 0
+        }
+    }
+
+    /// Passes the bytes as a non-NULL C string pointer (a NUL is appended, so even "" has an address) and length.
+    private static func withChars<T>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>, Int) -> T) -> T {
+        let terminated = bytes + [0]
+        return terminated.withUnsafeBufferPointer { input in
+            input.withMemoryRebound(to: CChar.self) { body($0.baseAddress!, bytes.count) }
+        }
+    }
+
+    /// Whether `hash` was made with other parameters than the current ones (and should be replaced).
+    func needsRehash(_ hash: String) -> Bool {
+        crypto_pwhash_str_needs_rehash(hash, opsLimit, memLimit) != 0
+    }
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@testable import KuraAuth
-
-@Test func authModuleBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,94 @@
+import KuraCore
+import Testing
+
+@testable import KuraAuth
+
+@Suite struct SessionTests {
+    @Test func refreshRotatesTheRefreshToken() throws {
+        let f = try Fixture()
+        let first = try f.signUp()
+        f.clock.advance(100)
+        let second = try f.auth.refresh(refreshToken: first.refreshToken)
+        #expect(second.refreshToken != first.refreshToken)
+        let claims = try f.auth.verifyIDToken(second.idToken)
+        let firstClaims = try f.auth.verifyIDToken(first.idToken)
+        #expect(claims.sessionID == firstClaims.sessionID)
+        #expect(claims.authTime == firstClaims.authTime && claims.issuedAt == firstClaims.issuedAt + 100)
+        let third = try f.auth.refresh(refreshToken: second.refreshToken)
+        _ = try f.auth.verifyIDToken(third.idToken)
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: "bogus") }
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: "") }
+    }
+
+    @Test func reuseOfARotatedTokenRevokesTheFamily() throws {
+        let f = try Fixture()
+        let first = try f.signUp()
+        let other = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
+        let second = try f.auth.refresh(refreshToken: first.refreshToken)
+        _ = try f.auth.verifyIDToken(second.idToken)  // cached
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: first.refreshToken) }
+        // The whole family is dead: the current refresh token and the cached ID tokens.
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: second.refreshToken) }
+        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(second.idToken) }
+        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(first.idToken) }
+        // Other sessions are untouched.
+        _ = try f.auth.verifyIDToken(other.idToken)
+        _ = try f.auth.refresh(refreshToken: other.refreshToken)
+    }
+
+    @Test func signOutRevokesImmediatelyThoughCached() throws {
+        let f = try Fixture()
+        let a = try f.signUp()
+        let b = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
+        let claims = try f.auth.verifyIDToken(a.idToken)
+        _ = try f.auth.verifyIDToken(b.idToken)
+        try f.auth.signOut(claims)
+        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(a.idToken) }
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: a.refreshToken) }
+        let bClaims = try f.auth.verifyIDToken(b.idToken)
+        try f.auth.signOut(bClaims, allSessions: false)
+        let c = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
+        let d = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
+        try f.auth.signOut(try f.auth.verifyIDToken(c.idToken), allSessions: true)
+        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(d.idToken) }
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: d.refreshToken) }
+    }
+
+    @Test func disablingRejectsTokensAndRefresh() throws {
+        let f = try Fixture()
+        let result = try f.signUp()
+        _ = try f.auth.verifyIDToken(result.idToken)
+        _ = try f.auth.updateUser(uid: result.user.uid, AdminUserUpdate(disabled: true))
+        expectError("USER_DISABLED", 403) { _ = try f.auth.verifyIDToken(result.idToken) }
+        expectError("USER_DISABLED", 403) { _ = try f.auth.refresh(refreshToken: result.refreshToken) }
+        _ = try f.auth.updateUser(uid: result.user.uid, AdminUserUpdate(disabled: false))
+        _ = try f.auth.verifyIDToken(result.idToken)
+    }
+
+    @Test func disablingInAnotherProcessIsSeenWithinAMinute() throws {
+        let f = try Fixture()
+        let result = try f.signUp()
+        _ = try f.auth.verifyIDToken(result.idToken)
+        _ = try f.reopen().updateUser(uid: result.user.uid, AdminUserUpdate(disabled: true))
+        f.clock.advance(59)
+        _ = try f.auth.verifyIDToken(result.idToken)  // still cached
+        f.clock.advance(2)
+        expectError("USER_DISABLED", 403) { _ = try f.auth.verifyIDToken(result.idToken) }
+    }
+
+    @Test func passwordResetRevokesEverySession() throws {
+        let f = try Fixture()
+        let a = try f.signUp()
+        _ = try f.auth.verifyIDToken(a.idToken)
+        let code = try #require(try f.auth.requestPasswordReset(email: "ANN@example.com"))
+        let user = try f.auth.confirmPasswordReset(code: code, newPassword: "new-secret")
+        #expect(user.emailVerified)
+        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(a.idToken) }
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: a.refreshToken) }
+        expectError("INVALID_LOGIN_CREDENTIALS", 400) {
+            _ = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
+        }
+        _ = try f.auth.signIn(email: "ann@example.com", password: "new-secret")
+        #expect(try f.auth.requestPasswordReset(email: "nobody@example.com") == nil)
+    }
+}

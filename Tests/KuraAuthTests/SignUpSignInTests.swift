@@ -1,0 +1,110 @@
+import KuraCore
+import Testing
+
+@testable import KuraAuth
+
+@Suite struct SignUpSignInTests {
+    @Test func signUpReturnsUserTokensAndVerificationCode() throws {
+        let f = try Fixture()
+        let result = try f.auth.signUp(email: "  Ann@Example.COM ", password: "secret-pw", displayName: "Ann")
+        #expect(result.user.email == "Ann@example.com")
+        #expect(result.user.displayName == "Ann")
+        #expect(!result.user.emailVerified && !result.user.disabled)
+        #expect(result.expiresIn == 3600)
+        #expect(result.refreshToken.utf8.count >= 43)
+        #expect(result.verificationCode != nil)
+        let json = result.json.objectValue!
+        #expect(Set(json.keys) == ["user", "idToken", "refreshToken", "expiresIn"])
+        #expect(
+            Set(json["user"]!.objectValue!.keys)
+                == ["uid", "email", "emailVerified", "displayName", "createTime", "disabled", "customClaims"])
+        let claims = try f.auth.verifyIDToken(result.idToken)
+        #expect(claims.uid == result.user.uid && claims.email == "Ann@example.com" && !claims.emailVerified)
+    }
+
+    @Test func signUpWithoutVerificationCodeWhenConfiguredOff() throws {
+        let f = try Fixture { $0.sendVerificationOnSignUp = false }
+        #expect(try f.signUp().verificationCode == nil)
+    }
+
+    @Test func signUpErrors() throws {
+        let f = try Fixture()
+        try f.signUp("ann@example.com")
+        expectError("EMAIL_EXISTS", 400) { try f.signUp("ANN@EXAMPLE.com") }
+        expectError("INVALID_EMAIL", 400) { try f.signUp("not-an-email") }
+        expectError("WEAK_PASSWORD", 400) { try f.signUp("bob@example.com", "12345") }
+        expectError("MISSING_PASSWORD", 400) { try f.signUp("bob@example.com", "") }
+        expectError("INVALID_ARGUMENT", 400) {
+            try f.signUp("bob@example.com", String(repeating: "x", count: 4097))
+        }
+        #expect(try f.signUp("bob@example.com", "123456").user.email == "bob@example.com")
+    }
+
+    @Test func signInAndItsErrors() throws {
+        let f = try Fixture()
+        let created = try f.signUp()
+        let signedIn = try f.auth.signIn(email: "ANN@example.com", password: "secret-pw")
+        #expect(signedIn.user.uid == created.user.uid)
+        #expect(
+            try f.auth.verifyIDToken(signedIn.idToken).sessionID
+                != (try f.auth.verifyIDToken(created.idToken)).sessionID)
+        expectError("INVALID_LOGIN_CREDENTIALS", 400) {
+            _ = try f.auth.signIn(email: "ann@example.com", password: "wrong-pw")
+        }
+        expectError("INVALID_LOGIN_CREDENTIALS", 400) {
+            _ = try f.auth.signIn(email: "nobody@example.com", password: "secret-pw")
+        }
+        expectError("MISSING_PASSWORD", 400) { _ = try f.auth.signIn(email: "ann@example.com", password: "") }
+        expectError("INVALID_EMAIL", 400) { _ = try f.auth.signIn(email: "ann", password: "secret-pw") }
+        _ = try f.auth.updateUser(uid: created.user.uid, AdminUserUpdate(disabled: true))
+        expectError("USER_DISABLED", 403) { _ = try f.auth.signIn(email: "ann@example.com", password: "secret-pw") }
+        // A disabled account still answers INVALID_LOGIN_CREDENTIALS to a wrong password: no state leaks.
+        expectError("INVALID_LOGIN_CREDENTIALS", 400) {
+            _ = try f.auth.signIn(email: "ann@example.com", password: "nope-nope")
+        }
+    }
+
+    @Test func requireVerifiedEmail() throws {
+        let f = try Fixture { $0.requireVerifiedEmail = true }
+        let result = try f.signUp()
+        expectError("EMAIL_NOT_VERIFIED", 403) {
+            _ = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
+        }
+        _ = try f.auth.confirmEmailVerification(code: result.verificationCode!)
+        #expect(try f.auth.signIn(email: "ann@example.com", password: "secret-pw").user.emailVerified)
+    }
+
+    @Test func passwordHashIsArgon2idAndUpgradedOnSignIn() throws {
+        let f = try Fixture()
+        let uid = try f.signUp().user.uid
+        let hash = try #require(try f.auth.store.account(uid: uid)).passwordHash
+        #expect(hash.hasPrefix("$argon2id$"))
+        var stronger = AuthConfiguration.lowCostForTesting
+        stronger.passwordOpsLimit += 1
+        let upgraded = try f.reopen(stronger)
+        _ = try upgraded.signIn(email: "ann@example.com", password: "secret-pw")
+        let newHash = try #require(try f.auth.store.account(uid: uid)).passwordHash
+        #expect(newHash != hash && newHash.contains("t=\(stronger.passwordOpsLimit)"))
+    }
+
+    @Test func unknownEmailTakesAboutAsLongAsWrongPassword() throws {
+        // Enough argon2id work (a few ms) that it dominates the measurement, as it does in production.
+        let f = try Fixture {
+            $0.passwordOpsLimit = 2
+            $0.passwordMemLimit = 4 * 1024 * 1024
+        }
+        try f.signUp()
+        var wrong: UInt64 = 0
+        var unknown: UInt64 = 0
+        for _ in 0..<6 {
+            var start = Timestamp.monotonicNanos()
+            _ = try? f.auth.signIn(email: "ann@example.com", password: "wrong-pw")
+            wrong += Timestamp.monotonicNanos() - start
+            start = Timestamp.monotonicNanos()
+            _ = try? f.auth.signIn(email: "zed@example.com", password: "wrong-pw")
+            unknown += Timestamp.monotonicNanos() - start
+        }
+        let ratio = Double(unknown) / Double(wrong)
+        #expect(ratio > 0.5 && ratio < 2, "unknown/wrong = \(ratio)")
+    }
+}
