@@ -16,4 +16,13 @@ typedef size_t (*kura_curl_read_callback)(char *buffer, size_t size, size_t coun
 static inline CURLcode kura_curl_setopt_read_function(CURL *curl, kura_curl_read_callback callback) {
     return curl_easy_setopt(curl, CURLOPT_READFUNCTION, callback);
 }
+typedef int (*kura_curl_xferinfo_callback)(void *context, curl_off_t download_total, curl_off_t downloaded,
+                                          curl_off_t upload_total, curl_off_t uploaded);
+static inline CURLcode kura_curl_setopt_xferinfo_function(CURL *curl, kura_curl_xferinfo_callback callback) {
+    return curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, callback);
+}
+// curl_easy_getinfo is variadic too.
+static inline CURLcode kura_curl_getinfo_long(CURL *curl, CURLINFO info, long *value) {
+    return curl_easy_getinfo(curl, info, value);
+}
 #endif

@@ -1,0 +1,228 @@
+import Foundation
+import KuraCore
+import Synchronization
+
+/// The mail module's entry point: a durable outbox plus the worker thread that delivers it.
+///
+/// `enqueue` returns once the mail is committed to `<directory>/mail.db`; the worker then sends it and retries with
+/// backoff until the relay accepts it. Delivery is at-least-once: a mail is marked `sent` right after the relay's
+/// 250 reply to the data, so the only duplicate comes from a crash (or a failed disk write) between that reply and
+/// the commit; the retry then carries the same `Message-ID`. With no SMTP relay configured every mail is stored as
+/// `held`, never sent, and its action link is logged.
+public final class Mailer: Sendable {
+    /// The configuration the mailer was started with.
+    public let configuration: MailConfiguration
+    let outbox: Outbox
+    private let logger: Logger
+    private let sender: MailAddress
+    private let worker: DeliveryWorker?
+
+    /// Opens (creating if needed) the outbox in `directory` and, when an SMTP relay is configured and
+    /// `startWorker` is `true`, starts the delivery worker, which first picks up whatever an earlier run left pending.
+    public init(
+        directory: String, configuration: MailConfiguration = .held, logger: Logger, startWorker: Bool = true
+    ) throws {
+        guard let sender = MailAddress(parsing: configuration.from) else {
+            throw KuraError.badRequest("smtp.from is not a valid mailbox: \(configuration.from)")
+        }
+        if let smtp = configuration.smtp {
+            let scheme = smtp.url.prefix { $0 != ":" }.lowercased()
+            guard scheme == "smtp" || scheme == "smtps", smtp.url.contains("://") else {
+                throw KuraError.badRequest("smtp.url must start with smtp:// or smtps://")
+            }
+        }
+        self.configuration = configuration
+        self.sender = sender
+        self.logger = logger
+        outbox = try Outbox(directory: directory)
+        if let smtp = configuration.smtp, startWorker {
+            worker = DeliveryWorker(
+                outbox: outbox, transport: SMTPTransport(configuration: smtp),
+                retry: RetryPolicy(base: configuration.retryBase, max: configuration.retryMax),
+                maxAttempts: max(1, configuration.maxAttempts), pollInterval: configuration.pollInterval,
+                logger: logger)
+            worker?.start()
+        } else {
+            worker = nil
+        }
+    }
+
+    /// `true` when no relay is configured: mails are kept as `held`.
+    public var isHolding: Bool { configuration.smtp == nil }
+
+    /// Stores `message` durably and returns its id; the worker sends it soon after. Throws 400 `INVALID_ARGUMENT`
+    /// for an invalid recipient, 503 `UNAVAILABLE` after `shutdown`, or an `SQLiteError`.
+    @discardableResult
+    public func enqueue(_ message: MailMessage) throws -> MailID {
+        try message.validate()
+        let id = MailID.random()
+        let now = Timestamp.nowMicros()
+        let domain = sender.address.split(separator: "@").last.map(String.init) ?? "localhost"
+        let rendered = message.rfc5322(
+            from: sender, dateSeconds: now / 1_000_000, messageID: "\(id.rawValue).\(SecureRandom.hex(4))@\(domain)",
+            boundary: "=_kura_\(SecureRandom.hex(12))")
+        let status: OutboxStatus = isHolding ? .held : .pending
+        try outbox.insert(
+            id: id, status: status, sender: sender.address, message: message, rendered: Array(rendered.utf8), now: now)
+        if isHolding {
+            // The embedded default: a developer follows the link from the log, as with Firebase's emulator.
+            logger.info(
+                "mail \(id) held (no SMTP relay configured) to=\(message.to) subject=\(message.subject)"
+                    + " link=\(message.actionLink ?? "-")")
+        } else {
+            logger.debug("mail \(id) queued to=\(message.to)")
+            worker?.wake()
+        }
+        return id
+    }
+
+    /// Outbox entries, newest first, at most `limit` (capped at 1000), optionally only those with `status`.
+    public func list(limit: Int = 100, status: OutboxStatus? = nil) throws -> [OutboxEntry] {
+        try outbox.list(limit: limit, status: status)
+    }
+
+    /// One outbox entry, `nil` if there is none with `id`.
+    public func entry(_ id: MailID) throws -> OutboxEntry? {
+        try outbox.entry(id)
+    }
+
+    /// The stored RFC 5322 text of a mail (what is or was sent), `nil` if there is none with `id`.
+    public func renderedMessage(_ id: MailID) throws -> String? {
+        try outbox.renderedMessage(id).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Stops the worker (aborting a delivery in progress, which stays pending and is retried by the next run) and
+    /// closes the outbox. Idempotent.
+    public func shutdown() {
+        worker?.stop()
+        outbox.close()
+    }
+
+    deinit { shutdown() }
+}
+
+/// The thread that sends pending mail: claims the mail due soonest, sends it, records the outcome, and sleeps until
+/// the next mail is due, `pollInterval` passes, or `wake` is called.
+final class DeliveryWorker: Sendable {
+    private let outbox: Outbox
+    private let transport: SMTPTransport
+    private let retry: RetryPolicy
+    private let maxAttempts: Int
+    private let pollInterval: Duration
+    private let logger: Logger
+    private let condition = NSCondition()
+    private let state = Mutex(State())
+    private let cancel = CancellationFlag()
+
+    private struct State {
+        var wakeRequested = false
+        var stopping = false
+        var finished = false
+        var started = false
+    }
+
+    init(
+        outbox: Outbox, transport: SMTPTransport, retry: RetryPolicy, maxAttempts: Int, pollInterval: Duration,
+        logger: Logger
+    ) {
+        self.outbox = outbox
+        self.transport = transport
+        self.retry = retry
+        self.maxAttempts = maxAttempts
+        self.pollInterval = pollInterval
+        self.logger = logger
+    }
+
+    func start() {
+        state.withLock { $0.started = true }
+        let thread = Thread { [self] in
+            run()
+            condition.lock()
+            state.withLock { $0.finished = true }
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.name = "kura-mail"
+        thread.start()
+    }
+
+    /// Makes the worker look for due mail now.
+    func wake() {
+        condition.lock()
+        state.withLock { $0.wakeRequested = true }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Stops the thread and waits for it to finish.
+    func stop() {
+        cancel.set()
+        condition.lock()
+        let started = state.withLock { state in
+            state.stopping = true
+            return state.started
+        }
+        condition.broadcast()
+        while started && !state.withLock({ $0.finished }) { condition.wait() }
+        condition.unlock()
+    }
+
+    private var stopping: Bool { state.withLock { $0.stopping } }
+
+    private func run() {
+        while !stopping {
+            state.withLock { $0.wakeRequested = false }
+            var waitMicros = pollInterval.milliseconds * 1000
+            do {
+                while !stopping, let mail = try outbox.claimNext(now: Timestamp.nowMicros()) { deliver(mail) }
+                if let due = try outbox.nextDue() { waitMicros = min(waitMicros, due - Timestamp.nowMicros()) }
+            } catch {
+                logger.error("mail outbox: \(error)")
+            }
+            guard waitMicros > 0 else { continue }
+            condition.lock()
+            if !state.withLock({ $0.stopping || $0.wakeRequested }) {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(waitMicros) / 1_000_000))
+            }
+            condition.unlock()
+        }
+    }
+
+    private func deliver(_ mail: ClaimedMail) {
+        do {
+            try transport.send(sender: mail.sender, recipients: [mail.recipient], data: mail.message, cancel: cancel)
+        } catch {
+            recordFailure(mail, error)
+            return
+        }
+        // The at-least-once window: the relay has the mail; a crash before this commit sends it again.
+        do {
+            try outbox.markSent(mail.id, now: Timestamp.nowMicros())
+            logger.info("mail \(mail.id) sent to=\(mail.recipient) attempts=\(mail.attempts)")
+        } catch {
+            logger.error(
+                "mail \(mail.id) was accepted by the relay but not marked sent, so it may be sent again: \(error)")
+        }
+    }
+
+    private func recordFailure(_ mail: ClaimedMail, _ error: SMTPError) {
+        if cancel.isSet {
+            // Shutdown aborted it: due again at once for the next run, and the attempt is not held against it.
+            try? outbox.markAttemptFailed(mail.id, error: "aborted by shutdown", retryAt: Timestamp.nowMicros())
+            return
+        }
+        let giveUp = error.isPermanent || mail.attempts >= maxAttempts
+        let delay = retry.delay(afterAttempt: mail.attempts, jitter: Double.random(in: 0..<1))
+        let retryAt = giveUp ? nil : Timestamp.nowMicros() + delay.milliseconds * 1000
+        do {
+            try outbox.markAttemptFailed(mail.id, error: error.description, retryAt: retryAt)
+        } catch {
+            logger.error("mail \(mail.id): recording a failed attempt: \(error)")
+        }
+        if giveUp {
+            logger.error("mail \(mail.id) failed for good after \(mail.attempts) attempts: \(error)")
+        } else {
+            logger.warn("mail \(mail.id) attempt \(mail.attempts) failed, retry in \(delay.milliseconds) ms: \(error)")
+        }
+    }
+}

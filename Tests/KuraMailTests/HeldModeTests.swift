@@ -1,0 +1,73 @@
+import Foundation
+import KuraCore
+import Testing
+
+@testable import KuraMail
+
+@Suite struct HeldModeTests {
+    @Test func withoutSMTPMailsAreHeldListedAndTheirLinksLogged() throws {
+        let directory = try TestEnvironment.temporaryDirectory()
+        let logPath = directory + "/log.txt"
+        let fd = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let mailer = try Mailer(directory: directory, logger: Logger(level: .info, fd: fd))
+        #expect(mailer.isHolding)
+
+        let link = "https://kura.test/action?oobCode=HELD1"
+        let first = try mailer.enqueue(
+            MailTemplates.verification(to: "a@example.com", link: link, appName: "Kura", language: .english))
+        let second = try mailer.enqueue(
+            MailTemplates.passwordReset(to: "b@example.com", link: link + "2", appName: "Kura", language: .japanese))
+
+        let entries = try mailer.list()
+        #expect(entries.map(\.id) == [second, first])  // newest first
+        #expect(entries.allSatisfy { $0.status == .held && $0.attempts == 0 && $0.nextAttemptAt == nil })
+        #expect(entries[1].actionLink == link)
+        #expect(entries[1].recipient == "a@example.com")
+        #expect(entries[0].subject == "Kura のパスワードの再設定")
+        #expect(try mailer.list(limit: 1).map(\.id) == [second])
+        #expect(try mailer.list(status: .held).count == 2)
+        #expect(try mailer.list(status: .pending).isEmpty)
+
+        let json = try #require(entries[1].json.objectValue)
+        #expect(json["status"] == "held")
+        #expect(json["actionLink"]?.stringValue == link)
+        #expect(json["to"] == "a@example.com")
+        #expect(json["sentAt"] == nil)
+
+        let log = try String(contentsOfFile: logPath, encoding: .utf8)
+        #expect(log.contains("link=\(link)"))
+        #expect(log.contains("mail \(first) held"))
+
+        // Held mails survive a restart and are not sent by it.
+        mailer.shutdown()
+        let reopened = try Mailer(directory: directory, logger: Logger(level: .error))
+        defer { reopened.shutdown() }
+        #expect(try reopened.list(status: .held).count == 2)
+        #expect(try reopened.entry(first)?.actionLink == link)
+        #expect(try reopened.entry(MailID(rawValue: "missing")) == nil)
+    }
+
+    @Test func invalidRecipientIsRejectedBeforeStoring() throws {
+        let directory = try TestEnvironment.temporaryDirectory()
+        let mailer = try Mailer(directory: directory, logger: Logger(level: .error))
+        defer { mailer.shutdown() }
+        #expect(throws: KuraError.self) {
+            try mailer.enqueue(MailMessage(to: "a@b.c\r\nBcc: x@y.z", subject: "s", text: "t", html: "h"))
+        }
+        #expect(try mailer.list().isEmpty)
+    }
+
+    @Test func invalidConfigurationIsRejected() throws {
+        let directory = try TestEnvironment.temporaryDirectory()
+        #expect(throws: KuraError.self) {
+            try Mailer(directory: directory, configuration: MailConfiguration(from: "not an address"), logger: Logger())
+        }
+        #expect(throws: KuraError.self) {
+            try Mailer(
+                directory: directory, configuration: MailConfiguration(smtp: SMTPConfiguration(url: "http://x")),
+                logger: Logger())
+        }
+    }
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@testable import KuraMail
-
-@Test func mailModuleBuilds() { #expect(Bool(true)) }
