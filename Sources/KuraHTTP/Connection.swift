@@ -19,6 +19,12 @@ final class Connection: @unchecked Sendable {
 
     /// Sequence number the next parsed request gets.
     private var sequenceIn: UInt64 = 0
+    /// Requests that arrived (with their sequence numbers) but are not handed to the responder yet.
+    private var waiting: [(Waiting, Exchange)] = []
+    /// Requests handed to the responder: sequence numbers below this.
+    private var dispatched: UInt64 = 0
+    /// Whether the request running now is unsafe (it then runs alone).
+    private var runningUnsafe = false
     /// Sequence number whose response is written next.
     private var sequenceOut: UInt64 = 0
     /// Responses completed ahead of an earlier one that is still pending.
@@ -41,6 +47,12 @@ final class Connection: @unchecked Sendable {
     private enum Deadline { case none, idle, request, linger }
     private var deadlineKind = Deadline.idle
     private var deadline: UInt64 = 0
+
+    private enum Waiting {
+        case request(Request)
+        /// An answer the engine made itself (a refused or timed-out request).
+        case answer(Response)
+    }
 
     private enum Outgoing {
         case bytes([UInt8])
@@ -167,7 +179,31 @@ final class Connection: @unchecked Sendable {
             method: parsed.method, target: parsed.target, headers: parsed.headers, body: parsed.body,
             requestID: requestID, httpVersion: parsed.version)
         request.remoteAddress = remoteAddress
-        deliver(loop.responder.respond(to: request, environment: loop.environment), for: exchange)
+        waiting.append((.request(request), exchange))
+        runWaiting()
+    }
+
+    /// Hands waiting requests to the responder in order. Safe requests (GET, HEAD, OPTIONS) may run side by side;
+    /// an unsafe one runs alone, after everything before it is answered and before anything after it starts
+    /// (RFC 9112 §9.3.2), so a pipelined GET never overtakes the PUT sent before it.
+    private func runWaiting() {
+        while phase != .closed, let (item, exchange) = waiting.first {
+            var safe = true
+            if case .request(let request) = item {
+                safe = request.method == .GET || request.method == .HEAD || request.method == .OPTIONS
+            }
+            let running = dispatched - sequenceOut
+            guard running == 0 || (safe && !runningUnsafe) else { return }
+            waiting.removeFirst()
+            dispatched += 1
+            runningUnsafe = !safe
+            switch item {
+            case .request(let request):
+                deliver(loop.responder.respond(to: request, environment: loop.environment), for: exchange)
+            case .answer(let response):
+                deliver(response, for: exchange)
+            }
+        }
     }
 
     /// Answers a request the parser refused, then closes.
@@ -178,7 +214,8 @@ final class Connection: @unchecked Sendable {
         let exchange = Exchange(
             sequence: sequence, method: .other("-"), target: "-", requestID: loop.nextRequestID(), startedNanos: 0,
             keepAlive: false, http10: false)
-        deliver(Response(error: error), for: exchange)
+        waiting.append((.answer(Response(error: error)), exchange))
+        runWaiting()
     }
 
     private func peerAddress() -> String {
@@ -276,6 +313,7 @@ final class Connection: @unchecked Sendable {
                 emitStream(response, writer, start)
             }
         }
+        runWaiting()
         updateDeadline()
         updateReading()
     }
@@ -402,6 +440,7 @@ final class Connection: @unchecked Sendable {
         guard phase != .closed else { return }
         phase = .closed
         parked.removeAll()
+        waiting.removeAll()
         out = []
         loop.remove(self)
         if let stream {

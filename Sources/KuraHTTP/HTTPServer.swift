@@ -80,6 +80,13 @@ public final class HTTPServer: @unchecked Sendable {
     /// Shuts down on SIGINT or SIGTERM; a second signal exits at once.
     public func installSignalHandlers() {
         guard let first = loops.first else { return }
+        // A process may inherit these signals blocked (from a test runner, say); a blocked SIGTERM would wait
+        // forever. Unblocked on this thread, they are delivered here and libuv forwards them to the loop.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         first.eventLoop.execute { [self] in
             for signum in [SIGINT, SIGTERM] {
                 let handle = allocateHandle(uv_signal_t.self)

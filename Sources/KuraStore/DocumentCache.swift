@@ -4,13 +4,13 @@ import Synchronization
 /// Encoded documents kept in memory, so that a GET of a hot document is answered on the event loop without a
 /// trip to the worker pool and SQLite.
 ///
-/// Staleness is ruled out with the change-log sequence. Every slot carries the sequence it is valid at:
-/// a write invalidates its paths at a sequence at least that of its commit, *before* the write is acknowledged;
-/// a reader inserts what it read tagged with the latest sequence it saw *before* reading, and an insert never
-/// replaces a slot with a higher sequence. So a read that raced a write can only fail to be cached, never
-/// overwrite the newer state. Evicting a slot raises a floor below which inserts are refused, so forgetting an
-/// invalidation can't let an older read in either. With several server processes (PostgreSQL), invalidation
-/// must also follow other nodes' writes from the change log.
+/// Staleness is ruled out with a generation counter. A reader takes a `readToken()` (the current generation)
+/// *before* it reads from the store. A write, once durable and *before* it is acknowledged, invalidates its
+/// paths with a new, higher generation. An insert is refused when its token is older than the path's slot, so a
+/// read that raced a write can only fail to be cached, never bring back the older state. (A read that already saw
+/// the new data but is inserted before the invalidation is simply dropped by it.) Evicting a slot raises a floor
+/// below which inserts are refused, so forgetting an invalidation can't let an older read in either. With several
+/// server processes (PostgreSQL), invalidation must also follow other nodes' writes from the change log.
 public final class DocumentCache: Sendable {
     /// A cached document: its API JSON and its version (the ETag).
     public struct Entry: Sendable {
@@ -33,6 +33,7 @@ public final class DocumentCache: Sendable {
         var bytes = 0
         var clock: UInt64 = 0
         var floor: Int64 = 0
+        var generation: Int64 = 0
     }
 
     private let state = Mutex(State())
@@ -50,7 +51,10 @@ public final class DocumentCache: Sendable {
         }
     }
 
-    /// Remembers `document` as read by a reader that saw the change log up to `readSequence` before reading.
+    /// The token a reader takes before reading from the store, to pass to `insert`.
+    public func readToken() -> Int64 { state.withLock { $0.generation } }
+
+    /// Remembers `document`, read by a reader that took `readSequence` (its `readToken()`) before reading.
     public func insert(_ document: Document, readSequence: Int64) {
         let entry = Entry(body: document.json.jsonBytes, version: document.version)
         guard entry.body.count + 64 <= capacityBytes / 8 else { return }  // one huge document must not flush the rest
@@ -62,12 +66,13 @@ public final class DocumentCache: Sendable {
         }
     }
 
-    /// Marks `paths` as changed at `sequence`; later lookups miss until a newer read is inserted.
-    public func invalidate(_ paths: [DocumentPath], sequence: Int64) {
+    /// Marks `paths` as changed; later lookups miss, and reads that began before now are not inserted.
+    public func invalidate(_ paths: [DocumentPath]) {
         state.withLock { state in
+            state.generation += 1
             for path in paths {
                 state.clock &+= 1
-                store(Slot(entry: nil, sequence: sequence, lastUsed: state.clock), at: path, in: &state)
+                store(Slot(entry: nil, sequence: state.generation, lastUsed: state.clock), at: path, in: &state)
             }
         }
     }
@@ -93,8 +98,8 @@ public final class DocumentCache: Sendable {
     }
 }
 
-/// A `DocumentStore` that keeps a `DocumentCache` coherent: every commit invalidates the paths it wrote before
-/// returning, and `cachedGet` fills the cache from reads.
+/// A `DocumentStore` that keeps a `DocumentCache` coherent: every commit invalidates the paths it wrote once it is
+/// durable and before it is acknowledged, and `get` fills the cache.
 public final class CachedDocumentStore: DocumentStore {
     public let base: any DocumentStore
     public let cache: DocumentCache
@@ -105,22 +110,26 @@ public final class CachedDocumentStore: DocumentStore {
     }
 
     public func get(_ path: DocumentPath) throws -> Document? {
-        let sequence = try base.latestSequence()
+        let token = cache.readToken()
         let document = try base.get(path)
-        if let document { cache.insert(document, readSequence: sequence) }
+        if let document { cache.insert(document, readSequence: token) }
         return document
     }
 
     public func commit(_ writes: [Write]) throws -> [WriteResult] {
-        do {
-            let results = try base.commit(writes)
-            cache.invalidate(writes.map(\.path), sequence: try base.latestSequence())
-            return results
-        } catch {
-            // A failed commit changed nothing; invalidating anyway costs one re-read and covers an error raised
-            // after the data reached the database.
-            if let sequence = try? base.latestSequence() { cache.invalidate(writes.map(\.path), sequence: sequence) }
-            throw error
+        // Invalidated on failure too: it costs one re-read and covers an error raised after the data was written.
+        defer { cache.invalidate(writes.map(\.path)) }
+        return try base.commit(writes)
+    }
+
+    public func commit(
+        _ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void
+    ) {
+        let cache = self.cache
+        let paths = writes.map(\.path)
+        base.commit(writes) { result in
+            cache.invalidate(paths)
+            completion(result)
         }
     }
 

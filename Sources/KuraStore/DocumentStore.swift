@@ -13,6 +13,10 @@ public protocol DocumentStore: Sendable {
     /// One failing precondition aborts everything with 412 `FAILED_PRECONDITION`.
     func commit(_ writes: [Write]) throws -> [WriteResult]
 
+    /// The same as `commit(_:)`, but returns at once and calls `completion` when the commit is durable or failed,
+    /// so no thread waits for the fsync. Engines should implement it; the default blocks the caller.
+    func commit(_ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void)
+
     /// The documents matching `query`; 400 `INVALID_QUERY` if it is malformed.
     func query(_ query: Query) throws -> QueryResult
 
@@ -31,6 +35,12 @@ public protocol DocumentStore: Sendable {
 }
 
 extension DocumentStore {
+    public func commit(
+        _ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void
+    ) {
+        completion(Result { try commit(writes) })
+    }
+
     /// Creates a document with a random 20-character base62 ID in `collection`.
     @discardableResult
     public func create(in collection: CollectionPath, _ fields: JSONObject) throws -> Document {

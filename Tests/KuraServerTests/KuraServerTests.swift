@@ -28,7 +28,7 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
     func health() throws {
         try withDataDirectory { data in
             try withKura(dataDirectory: data) { kura in
-                let response = try HTTPGet(port: kura.port, path: "/api/health")
+                let response = try HTTPClient.get(port: kura.port, "/api/health")
                 #expect(response.status == 200)
                 #expect(response.header("Content-Type") == "application/json")
                 let json = try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: String]
@@ -42,7 +42,7 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
     func home() throws {
         try withDataDirectory { data in
             try withKura(dataDirectory: data) { kura in
-                let response = try HTTPGet(port: kura.port, path: "/")
+                let response = try HTTPClient.get(port: kura.port, "/")
                 try #require(response.status == 200, "body: \(response.body)")
                 #expect(response.header("Content-Type")?.hasPrefix("text/html") == true)
                 #expect(response.body.hasPrefix("<!doctype html>"))
@@ -55,7 +55,7 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
     func notFound() throws {
         try withDataDirectory { data in
             try withKura(dataDirectory: data) { kura in
-                let response = try HTTPGet(port: kura.port, path: "/api/nope")
+                let response = try HTTPClient.get(port: kura.port, "/api/nope")
                 #expect(response.status == 404)
                 #expect(response.body.contains(#""code":"NOT_FOUND""#))
             }

@@ -33,11 +33,20 @@ enum QueryDecoding {
         if let select = try body.array("select") {
             query.select = try select.map { value in
                 guard let name = value.stringValue else { throw KuraError.invalidQuery("'select' lists field names") }
-                return try FieldPath(name)
+                return try asQueryError { try FieldPath(name) }
             }
         }
         query.pageToken = try body.string("pageToken")
         return query
+    }
+
+    /// A field name in a query; a malformed field path is 400 `INVALID_QUERY` like every other query mistake.
+    static func field(_ name: String) throws -> QueryField { try asQueryError { try QueryField(name) } }
+
+    private static func asQueryError<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as KuraError where error.code == "INVALID_ARGUMENT" {
+            throw KuraError.invalidQuery(error.message)
+        }
     }
 
     /// The effective limit: the asked one within `1...maxPageSize`, else the default page size.
@@ -61,7 +70,7 @@ enum QueryDecoding {
             throw KuraError.invalidQuery("unknown operator '\(name)'; use one of: \(known)")
         }
         guard let operand = body["value"] else { throw KuraError.invalidQuery("a 'where' clause needs 'value'") }
-        return Filter(try QueryField(field), op, operand)
+        return Filter(try Self.field(field), op, operand)
     }
 
     private static func order(_ value: JSONValue) throws -> Order {
@@ -71,8 +80,8 @@ enum QueryDecoding {
             throw KuraError.invalidQuery("'orderBy' entries need 'field'")
         }
         switch try body.string("direction")?.lowercased() {
-        case nil, "asc", "ascending": return Order(try QueryField(field))
-        case "desc", "descending": return Order(try QueryField(field), descending: true)
+        case nil, "asc", "ascending": return Order(try Self.field(field))
+        case "desc", "descending": return Order(try Self.field(field), descending: true)
         case let other?: throw KuraError.invalidQuery("direction '\(other)' must be 'asc' or 'desc'")
         }
     }

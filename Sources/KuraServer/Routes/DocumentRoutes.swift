@@ -2,8 +2,8 @@ import KuraCore
 import KuraHTTP
 import KuraStore
 
-/// `/api/docs/{path}`: one document (even number of segments) or one collection (odd). Every store call runs on
-/// the worker pool; the handlers only route and check access on the loop.
+/// `/api/docs/{path}`: one document or one collection. Reads run on the worker pool unless the document is in the
+/// hot cache; writes go through `DurableCommit`.
 struct DocumentRoutes {
     let store: any DocumentStore
     /// Hot documents; a hit is answered on the event loop.
@@ -19,32 +19,62 @@ struct DocumentRoutes {
             }
             return context.environment.offload { try read(request) }
         }
+        let durable = DurableCommit(store: store)
         router.post("/api/docs/*path") { request, context in
             try access.require(request)
-            return context.environment.offload { try create(request) }
+            let path = try CollectionPath(try request.parameter("path")).document(SecureRandom.base62(20))
+            let fields = Fields()
+            return durable.respond(to: request, context.environment) {
+                fields.value = try dataObject(request)
+                return [Write(path: path, operation: .create(fields.value))]
+            } respond: { results in
+                let time = results.first?.updateTime ?? 0
+                let document = Document(
+                    path: path, fields: fields.value, createTime: time, updateTime: time, version: 1)
+                return documentResponse(document, status: 201)
+            }
         }
         router.put("/api/docs/*path") { request, context in
             try access.require(request)
-            return context.environment.offload { try set(request) }
+            let path = try DocumentPath(try request.parameter("path"))
+            return durable.respond(to: request, context.environment, answer: .onWorkerPool) {
+                [try setWrite(path, request)]
+            } respond: { _ in
+                try written(path)
+            }
         }
         router.patch("/api/docs/*path") { request, context in
             try access.require(request)
-            return context.environment.offload { try update(request) }
+            let path = try DocumentPath(try request.parameter("path"))
+            return durable.respond(to: request, context.environment, answer: .onWorkerPool) {
+                let fields = try WriteDecoding.fieldUpdates(try dataObject(request))
+                return [Write(path: path, operation: .update(fields), precondition: try versionPrecondition(request))]
+            } respond: { _ in
+                try written(path)
+            }
         }
         router.delete("/api/docs/*path") { request, context in
             try access.require(request)
-            return context.environment.offload { try delete(request) }
+            let path = try DocumentPath(try request.parameter("path"))
+            return durable.respond(to: request, context.environment) {
+                [Write(path: path, operation: .delete, precondition: try versionPrecondition(request))]
+            } respond: { _ in
+                .noContent
+            }
         }
+    }
+
+    /// The decoded fields of a create, carried from decoding to the answer.
+    private final class Fields: @unchecked Sendable {
+        var value = JSONObject()
     }
 
     // MARK: Handlers (worker pool)
 
     private func read(_ request: Request) throws -> Response {
         let raw = try request.parameter("path")
-        if raw.split(separator: "/", omittingEmptySubsequences: false).count % 2 == 1 {
-            return try list(CollectionPath(raw), request)
-        }
-        let path = try DocumentPath(raw)
+        // Decide by what parses (the path types accept a trailing slash), not by counting raw segments.
+        guard let path = try? DocumentPath(raw) else { return try list(CollectionPath(raw), request) }
         guard let document = try store.get(path) else { throw KuraError.notFound("no document at \(path)") }
         return documentResponse(document)
     }
@@ -64,8 +94,8 @@ struct DocumentRoutes {
                     throw KuraError.invalidQuery("orderBy takes 'field' or 'field desc', comma-separated")
                 }
                 switch words.count == 2 ? words[1].lowercased() : "asc" {
-                case "asc": return Order(try QueryField(String(field)))
-                case "desc": return Order(try QueryField(String(field)), descending: true)
+                case "asc": return Order(try QueryDecoding.field(String(field)))
+                case "desc": return Order(try QueryDecoding.field(String(field)), descending: true)
                 default: throw KuraError.invalidQuery("orderBy direction must be asc or desc")
                 }
             }
@@ -74,15 +104,8 @@ struct DocumentRoutes {
         return QueryRoutes.resultResponse(try store.query(query))
     }
 
-    private func create(_ request: Request) throws -> Response {
-        let collection = try CollectionPath(try request.parameter("path"))
-        let document = try store.create(in: collection, try dataObject(request))
-        return documentResponse(document, status: 201)
-    }
-
     /// `PUT`: create or replace; `?merge=true` deep-merges; `?exists=false` creates only; `If-Match` checks the version.
-    private func set(_ request: Request) throws -> Response {
-        let path = try DocumentPath(try request.parameter("path"))
+    private func setWrite(_ path: DocumentPath, _ request: Request) throws -> Write {
         let merge = try flag(request, "merge") ?? false
         var precondition = try versionPrecondition(request)
         if let exists = try flag(request, "exists") {
@@ -91,22 +114,7 @@ struct DocumentRoutes {
             }
             precondition = .exists(exists)
         }
-        try store.set(path, try dataObject(request), merge: merge, precondition: precondition)
-        return try written(path)
-    }
-
-    /// `PATCH`: sets the named field paths (`{"data":{"a.b":1}}`); 404 if the document is missing.
-    private func update(_ request: Request) throws -> Response {
-        let path = try DocumentPath(try request.parameter("path"))
-        let fields = try WriteDecoding.fieldUpdates(try dataObject(request))
-        try store.update(path, fields, precondition: try versionPrecondition(request))
-        return try written(path)
-    }
-
-    private func delete(_ request: Request) throws -> Response {
-        let path = try DocumentPath(try request.parameter("path"))
-        try store.delete(path, precondition: try versionPrecondition(request))
-        return .noContent
+        return Write(path: path, operation: .set(try dataObject(request), merge: merge), precondition: precondition)
     }
 
     // MARK: Helpers

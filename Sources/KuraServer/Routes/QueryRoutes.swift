@@ -24,14 +24,19 @@ struct QueryRoutes {
                 return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
             }
         }
+        let durable = DurableCommit(store: store)
         router.post("/api/commit") { request, context in
             try access.require(request)
-            return context.environment.offload { try commit(request) }
+            return durable.respond(to: request, context.environment) {
+                try Self.writes(request)
+            } respond: { results in
+                Self.commitResponse(results)
+            }
         }
     }
 
-    /// `{"writes":[…]}` → all or nothing; `{"writeResults":[{"path","version","updateTime"}],"commitTime"}`.
-    private func commit(_ request: Request) throws -> Response {
+    /// `{"writes":[…]}`: at most `CommitLimits.maxWrites`, all applied or none.
+    private static func writes(_ request: Request) throws -> [Write] {
         let body = try JSONBody(request)
         try body.allowOnly(["writes"])
         guard let writes = try body.array("writes"), !writes.isEmpty else {
@@ -40,7 +45,11 @@ struct QueryRoutes {
         guard writes.count <= CommitLimits.maxWrites else {
             throw KuraError.badRequest("a commit holds at most \(CommitLimits.maxWrites) writes, not \(writes.count)")
         }
-        let results = try store.commit(try writes.map(WriteDecoding.decode))
+        return try writes.map(WriteDecoding.decode)
+    }
+
+    /// `{"writeResults":[{"path","version","updateTime"}],"commitTime"}`.
+    private static func commitResponse(_ results: [WriteResult]) -> Response {
         let items: [JSONValue] = results.map { result in
             .object([
                 "path": .string(result.path.description), "version": .int(result.version),

@@ -81,6 +81,19 @@ public final class SQLiteDocumentStore: DocumentStore, @unchecked Sendable {
         }
     }
 
+    public func commit(
+        _ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void
+    ) {
+        guard writes.count <= CommitLimits.maxWrites else {
+            completion(.failure(KuraError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")))
+            return
+        }
+        if writes.isEmpty { return completion(.success([])) }
+        writer.submit(
+            size: writes.count, { transaction in try SQLiteCommit.apply(writes, in: transaction) },
+            completion: completion)
+    }
+
     public func changes(after sequence: Int64, limit: Int) throws -> [Change] {
         try readers.withConnection { connection in
             try connection.rows(

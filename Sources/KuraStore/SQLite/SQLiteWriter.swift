@@ -4,21 +4,26 @@ import KuraSQLite
 
 /// The single writer: one thread, one connection, group commit.
 ///
-/// Callers `submit` a commit and block. The writer thread takes everything queued (up to `maxBatchWrites`
+/// Callers `submit` a commit and either block or get a completion callback (so a server thread is not held while
+/// the commit waits for its fsync: that is what lets many concurrent writes share one). The writer thread takes everything queued (up to `maxBatchWrites`
 /// writes), runs it in one `BEGIN IMMEDIATE … COMMIT` — each caller's commit inside its own SAVEPOINT, so one
 /// failing commit rolls back alone — and wakes all callers after the single fsync of that transaction. While
 /// one batch is being committed the next one queues up, so durability costs one fsync per batch, not per write.
 final class SQLiteWriter: @unchecked Sendable {
-    /// A queued unit of work and its outcome. `@unchecked`: fields are written by the writer thread before
-    /// `done.signal()` and read by the caller after `done.wait()`.
+    /// A queued unit of work and its outcome. `@unchecked`: `result` is written by the writer thread only, and
+    /// handed to `finish` once the batch is durable (or failed).
     private final class Job: @unchecked Sendable {
         let work: (SQLiteWriteTransaction) throws -> Any
         let size: Int
         var result: Result<Any, any Error> = .failure(KuraError.unavailable("the store is closed"))
-        let done = DispatchSemaphore(value: 0)
-        init(size: Int, work: @escaping (SQLiteWriteTransaction) throws -> Any) {
+        let finish: @Sendable (Result<Any, any Error>) -> Void
+        init(
+            size: Int, work: @escaping (SQLiteWriteTransaction) throws -> Any,
+            finish: @escaping @Sendable (Result<Any, any Error>) -> Void
+        ) {
             self.size = size
             self.work = work
+            self.finish = finish
         }
     }
 
@@ -44,18 +49,39 @@ final class SQLiteWriter: @unchecked Sendable {
     /// Runs `work` inside the next group-committed transaction and returns its result once that transaction is
     /// durable. If `work` throws, only its own changes are rolled back and the error is rethrown here.
     func submit<T>(size: Int, _ work: @escaping (SQLiteWriteTransaction) throws -> T) throws -> T {
-        let job = Job(size: size) { try work($0) }
+        let done = DispatchSemaphore(value: 0)
+        let outcome = OutcomeBox()
+        submit(size: size, work) { result in
+            outcome.result = result.map { $0 as Any }
+            done.signal()
+        }
+        done.wait()
+        // The job's closure returned a T, so the cast cannot fail.
+        return try outcome.result.get() as! T
+    }
+
+    /// Queues `work` for the next group-committed transaction; `completion` runs on the writer thread once that
+    /// transaction is durable (or failed). Keep `completion` short: the next batch waits for it.
+    func submit<T>(
+        size: Int, _ work: @escaping (SQLiteWriteTransaction) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        // The job's closure returned a T, so the cast cannot fail.
+        let job = Job(size: size, work: { try work($0) }) { result in completion(result.map { $0 as! T }) }
         condition.lock()
         guard !stopped else {
             condition.unlock()
-            throw KuraError.unavailable("the store is closed")
+            completion(.failure(KuraError.unavailable("the store is closed")))
+            return
         }
         queue.append(job)
         condition.signal()
         condition.unlock()
-        job.done.wait()
-        // The job's closure returned a T, so the cast cannot fail.
-        return try job.result.get() as! T
+    }
+
+    /// Carries a blocking submit's result from the writer thread to the waiting caller (ordered by the semaphore).
+    private final class OutcomeBox: @unchecked Sendable {
+        var result: Result<Any, any Error> = .failure(KuraError.unavailable("the store is closed"))
     }
 
     /// Finishes queued work and stops the thread; later submits fail with 503.
@@ -94,10 +120,7 @@ final class SQLiteWriter: @unchecked Sendable {
         do {
             try transaction.begin()
         } catch {
-            for job in batch {
-                job.result = .failure(error)
-                job.done.signal()
-            }
+            for job in batch { job.finish(.failure(error)) }
             return
         }
         for job in batch {
@@ -119,6 +142,6 @@ final class SQLiteWriter: @unchecked Sendable {
                 if case .success = job.result { job.result = .failure(error) }
             }
         }
-        for job in batch { job.done.signal() }
+        for job in batch { job.finish(job.result) }
     }
 }

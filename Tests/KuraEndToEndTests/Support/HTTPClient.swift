@@ -1,0 +1,1 @@
+../../KuraServerTests/Support/HTTPClient.swift
