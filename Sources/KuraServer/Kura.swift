@@ -1,6 +1,8 @@
 import Foundation
+import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraMail
 import KuraStore
 
 /// A configured Kura server: data directory, admin key, routes and the HTTP engine, wired together.
@@ -14,6 +16,11 @@ public final class Kura: Sendable {
     public let http: HTTPServer
     /// The document database, in `<data>/documents.db`, behind the in-memory cache of hot documents.
     public let store: CachedDocumentStore
+    /// Accounts, in `<data>/accounts.db` (signing keys beside it).
+    public let auth: AuthService
+    /// The mail outbox (`<data>/mail.db`) and its delivery worker.
+    public let mailer: Mailer
+    private let publicURL: PublicURL
 
     /// Prepares the data directory and routes; `extraRoutes` lets tests add their own.
     public init(
@@ -37,9 +44,25 @@ public final class Kura: Sendable {
                 path: Self.databasePath(configuration),
                 changeRetention: configuration.changeRetentionSeconds * 1_000_000))
         store = CachedDocumentStore(base: database, cache: DocumentCache(capacityBytes: configuration.cacheBytes))
+        if configuration.mail.smtp?.url.isEmpty == true {
+            throw ConfigurationError("smtp.username/password/startTLS are set but smtp.url is not")
+        }
+        auth = try AuthService(directory: configuration.dataDirectory, configuration: configuration.auth)
+        mailer = try Mailer(directory: configuration.dataDirectory, configuration: configuration.mail, logger: logger)
+        let publicURL = PublicURL(
+            configured: configuration.publicURL, host: configuration.http.host, port: configuration.http.port)
+        self.publicURL = publicURL
+        let accountMailer = AccountMailer(mailer: mailer, publicURL: publicURL, appName: configuration.appName)
+        let authenticator = Authenticator(adminKey: key, auth: auth)
         let access = AdminAccess(adminKey: key)
         let router = Router<KuraContext>()
         SystemRoutes.register(on: router)
+        let authRoutes = AuthRoutes(auth: auth, authenticator: authenticator, mailer: accountMailer)
+        authRoutes.register(on: router)
+        AdminUserRoutes(auth: auth, authenticator: authenticator).register(on: router)
+        OutboxRoutes(mailer: mailer, authenticator: authenticator).register(on: router)
+        ActionPageRoutes(auth: auth, confirmEmail: authRoutes.confirmEmail, appName: configuration.appName)
+            .register(on: router)
         DocumentRoutes(store: store, cache: store.cache, access: access, pages: configuration.pages).register(
             on: router)
         QueryRoutes(store: store, access: access, pages: configuration.pages).register(on: router)
@@ -60,6 +83,7 @@ public final class Kura: Sendable {
     /// Starts listening; returns once the port is bound.
     public func start() throws {
         try http.start()
+        publicURL.bound(port: http.port)
         logger.info(
             "Kura \(Kura.version) listening on http://\(configuration.http.host):\(http.port) "
                 + "(data: \(configuration.dataDirectory), admin key: \(adminKey.path))")
@@ -72,5 +96,6 @@ public final class Kura: Sendable {
     public func stop() {
         http.shutdown()
         http.wait()
+        mailer.shutdown()
     }
 }

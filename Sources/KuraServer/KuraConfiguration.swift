@@ -1,5 +1,7 @@
+import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraMail
 
 /// Everything `kura serve` can be told. Each setting has one dotted key used by the config file (JSON, nested
 /// objects allowed), the environment (`KURA_` + the key in upper snake case) and, for the common ones, a flag.
@@ -14,6 +16,12 @@ public struct KuraConfiguration: Sendable {
     var pages = PageLimits()
     /// Memory for hot documents served without touching the database (0 turns the cache off).
     public var cacheBytes = 64 << 20
+    public var auth = AuthConfiguration()
+    public var mail = MailConfiguration()
+    /// The base URL mail links point at; default `http://<host>:<port>`.
+    public var publicURL: String?
+    /// The name mails use for the app.
+    public var appName = "Kura"
 
     public init() {}
 
@@ -65,6 +73,49 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "docs.maxPageSize", help: "largest limit a list or query may ask for (default 1000)") {
             $0.pages.maxPageSize = try integer($1, "docs.maxPageSize", 1...100_000)
         },
+        Setting(key: "auth.sendVerificationOnSignUp", help: "mail a verification link on sign-up (default true)") {
+            $0.auth.sendVerificationOnSignUp = try boolean($1, "auth.sendVerificationOnSignUp")
+        },
+        Setting(key: "auth.requireVerifiedEmail", help: "refuse sign-in until the email is verified (default false)") {
+            $0.auth.requireVerifiedEmail = try boolean($1, "auth.requireVerifiedEmail")
+        },
+        Setting(key: "auth.minPasswordLength", help: "shortest password accepted (default 6)") {
+            $0.auth.minPasswordLength = try integer($1, "auth.minPasswordLength", 1...4096)
+        },
+        Setting(key: "auth.idTokenLifetimeSeconds", help: "ID token lifetime (default 3600)") {
+            $0.auth.idTokenLifetime = Int64(try integer($1, "auth.idTokenLifetimeSeconds", 1...86_400))
+        },
+        Setting(key: "auth.rateLimits", help: "rate-limit sign-in, sign-up, reset and verification (default true)") {
+            $0.auth.rateLimits.enabled = try boolean($1, "auth.rateLimits")
+        },
+        Setting(key: "auth.passwordOpsLimit", help: "argon2id passes (default libsodium INTERACTIVE: 2)") {
+            $0.auth.passwordOpsLimit = UInt64(try integer($1, "auth.passwordOpsLimit", 1...100))
+        },
+        Setting(key: "auth.passwordMemLimit", help: "argon2id memory in bytes (default INTERACTIVE: 67108864)") {
+            $0.auth.passwordMemLimit = try integer($1, "auth.passwordMemLimit", 8192...(1 << 32))
+        },
+        Setting(key: "auth.publicURL", help: "base URL of mail links (default http://HOST:PORT)") { $0.publicURL = $1 },
+        Setting(key: "auth.appName", help: "app name used in mails (default Kura)") { $0.appName = $1 },
+        Setting(key: "smtp.url", help: "smtp://host:port or smtps://host:port; unset keeps mail in the outbox") {
+            $0.mail.smtp = SMTPConfiguration(
+                url: $1, username: $0.mail.smtp?.username, password: $0.mail.smtp?.password)
+        },
+        Setting(key: "smtp.username", help: "SMTP AUTH user (set smtp.url first in files; any order elsewhere)") {
+            $0.mail.smtp = $0.mail.smtp ?? SMTPConfiguration(url: "")
+            $0.mail.smtp?.username = $1
+        },
+        Setting(key: "smtp.password", help: "SMTP AUTH password") {
+            $0.mail.smtp = $0.mail.smtp ?? SMTPConfiguration(url: "")
+            $0.mail.smtp?.password = $1
+        },
+        Setting(key: "smtp.startTLS", help: "required, optional (default) or none") {
+            guard let mode = SMTPConfiguration.StartTLS(rawValue: $1) else {
+                throw ConfigurationError("smtp.startTLS: use required, optional or none")
+            }
+            $0.mail.smtp = $0.mail.smtp ?? SMTPConfiguration(url: "")
+            $0.mail.smtp?.startTLS = mode
+        },
+        Setting(key: "smtp.from", help: "sender, e.g. 'My App <noreply@example.com>'") { $0.mail.from = $1 },
         Setting(key: "http.eventLoops", help: "event loop threads (default: one per core)") {
             $0.http.eventLoops = try integer($1, "http.eventLoops", 1...256)
         },
@@ -113,6 +164,14 @@ public struct KuraConfiguration: Sendable {
                     throw ConfigurationError("\(setting.environmentName): \(error.message)")
                 }
             }
+        }
+    }
+
+    private static func boolean(_ text: String, _ key: String) throws -> Bool {
+        switch text.lowercased() {
+        case "true", "1", "yes", "on": return true
+        case "false", "0", "no", "off": return false
+        default: throw ConfigurationError("\(key): expected true or false, got '\(text)'")
         }
     }
 

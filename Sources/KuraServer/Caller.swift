@@ -1,0 +1,53 @@
+import KuraAuth
+import KuraCore
+import KuraHTTP
+
+/// Who is making a request: the administrator (admin key), a signed-in user (ID token), or nobody.
+enum Caller: Sendable {
+    case admin
+    case user(AuthClaims)
+    case anonymous
+
+    /// The administrator, or a user whose token carries the `admin` claim.
+    var isAdmin: Bool {
+        switch self {
+        case .admin: true
+        case .user(let claims): claims.isAdmin
+        case .anonymous: false
+        }
+    }
+}
+
+/// Turns `Authorization: Bearer …` into a `Caller`. Token checks may read the account database, so this runs on
+/// the worker pool.
+struct Authenticator: Sendable {
+    let adminKey: AdminKey
+    let auth: AuthService
+
+    func caller(_ request: Request) throws -> Caller {
+        guard let token = request.bearerToken else { return .anonymous }
+        if adminKey.matches(token) { return .admin }
+        return .user(try auth.verifyIDToken(token))
+    }
+
+    /// The signed-in user; 401 `UNAUTHENTICATED` for anonymous callers (the admin key is not a user).
+    func user(_ request: Request) throws -> AuthClaims {
+        guard request.bearerToken != nil else {
+            throw KuraError.unauthenticated("this endpoint needs 'Authorization: Bearer <ID token>'")
+        }
+        guard case .user(let claims) = try caller(request) else {
+            throw KuraError.unauthenticated("this endpoint needs a user's ID token, not the admin key")
+        }
+        return claims
+    }
+
+    /// 401 without credentials, 403 for a user without the `admin` claim.
+    func requireAdmin(_ request: Request) throws {
+        let caller = try caller(request)
+        guard case .anonymous = caller else {
+            guard caller.isAdmin else { throw KuraError.permissionDenied("this endpoint is for administrators") }
+            return
+        }
+        throw KuraError.unauthenticated("this endpoint needs 'Authorization: Bearer <admin key or admin ID token>'")
+    }
+}

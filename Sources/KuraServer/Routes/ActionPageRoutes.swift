@@ -1,0 +1,110 @@
+import KuraAuth
+import KuraCore
+import KuraHTTP
+
+/// `/auth/action`: the page a mail's link opens, so verification and password reset work from any mail client
+/// with no app. GET shows a form (it changes nothing, so link scanners that prefetch mail links cannot use up a
+/// code); submitting the form (POST, form-encoded) performs the action and shows the outcome.
+struct ActionPageRoutes {
+    let auth: AuthService
+    let confirmEmail: @Sendable (String) throws -> AuthUser
+    let appName: String
+
+    func register(on router: Router<KuraContext>) {
+        router.get("/auth/action") { request, _ in
+            let code = request.query("code") ?? ""
+            switch request.query("mode") {
+            case "verifyEmail":
+                return page(
+                    "Confirm your email", form(code: code, mode: "verifyEmail", fields: "", button: "Confirm my email"))
+            case "resetPassword":
+                let fields = """
+                    <label>New password <input type="password" name="newPassword" minlength="6" required \
+                    autocomplete="new-password"></label>
+                    """
+                return page(
+                    "Choose a new password", form(code: code, mode: "resetPassword", fields: fields, button: "Save"))
+            default:
+                return page("Unknown action", "<p>This link is not valid.</p>", status: 400)
+            }
+        }
+        router.post("/auth/action") { request, context in
+            context.environment.offload {
+                let form = FormBody(request.body)
+                do {
+                    switch form["mode"] {
+                    case "verifyEmail":
+                        let user = try confirmEmail(form["code"] ?? "")
+                        return page(
+                            "Email confirmed", "<p>\(escape(user.email)) is confirmed. You can go back to the app.</p>")
+                    case "resetPassword":
+                        try auth.confirmPasswordReset(code: form["code"] ?? "", newPassword: form["newPassword"] ?? "")
+                        return page("Password changed", "<p>Your password is changed. Sign in with the new one.</p>")
+                    default:
+                        return page("Unknown action", "<p>This link is not valid.</p>", status: 400)
+                    }
+                } catch let error as KuraError {
+                    return page(
+                        "That did not work", "<p>\(escape(error.message)) (\(error.code))</p>", status: error.status)
+                }
+            }
+        }
+    }
+
+    private func form(code: String, mode: String, fields: String, button: String) -> String {
+        """
+        <form method="post" action="/auth/action">
+        <input type="hidden" name="mode" value="\(escape(mode))">
+        <input type="hidden" name="code" value="\(escape(code))">
+        \(fields)
+        <p><button type="submit">\(escape(button))</button></p>
+        </form>
+        """
+    }
+
+    private func page(_ title: String, _ content: String, status: Int = 200) -> Response {
+        .html(
+            """
+            <!doctype html>
+            <html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+            <title>\(escape(title)) · \(escape(appName))</title>
+            <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}
+            input[type=password]{display:block;width:100%;margin-top:.3rem}</style></head>
+            <body><h1>\(escape(title))</h1>
+            \(content)
+            </body></html>
+            """, status: status)
+    }
+}
+
+/// Escapes text for HTML content and attribute values.
+func escape(_ text: String) -> String {
+    var out = ""
+    for c in text {
+        switch c {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        case "'": out += "&#39;"
+        default: out.append(c)
+        }
+    }
+    return out
+}
+
+/// An `application/x-www-form-urlencoded` body.
+struct FormBody {
+    private var fields: [String: String] = [:]
+
+    init(_ body: [UInt8]) {
+        let text = String(decoding: body, as: UTF8.self)
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = PercentDecoding.decode(parts[0], plusIsSpace: true) else { continue }
+            fields[name] = parts.count > 1 ? PercentDecoding.decode(parts[1], plusIsSpace: true) : ""
+        }
+    }
+
+    subscript(_ name: String) -> String? { fields[name] }
+}

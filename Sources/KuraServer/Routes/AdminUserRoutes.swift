@@ -1,0 +1,61 @@
+import KuraAuth
+import KuraCore
+import KuraHTTP
+
+/// `/api/admin/users`: list, read, update (disable, claims, verified…) and delete accounts. For the admin key or
+/// users with the `admin` claim.
+struct AdminUserRoutes {
+    let auth: AuthService
+    let authenticator: Authenticator
+
+    func register(on router: Router<KuraContext>) {
+        router.get("/api/admin/users") { request, context in
+            context.environment.offload {
+                try authenticator.requireAdmin(request)
+                let size = try request.query("pageSize").map { text -> Int in
+                    guard let n = Int(text) else { throw KuraError.badRequest("pageSize must be an integer") }
+                    return n
+                }
+                let page = try auth.listUsers(pageToken: request.query("pageToken"), pageSize: size ?? 100)
+                return .json(page.json.jsonBytes)
+            }
+        }
+        router.get("/api/admin/users/:uid") { request, context in
+            context.environment.offload {
+                try authenticator.requireAdmin(request)
+                return .json(
+                    JSONValue.object(["user": try auth.user(uid: try request.parameter("uid")).json]).jsonBytes)
+            }
+        }
+        router.patch("/api/admin/users/:uid") { request, context in
+            context.environment.offload {
+                try authenticator.requireAdmin(request)
+                let user = try auth.updateUser(uid: try request.parameter("uid"), try Self.update(request))
+                return .json(JSONValue.object(["user": user.json]).jsonBytes)
+            }
+        }
+        router.delete("/api/admin/users/:uid") { request, context in
+            context.environment.offload {
+                try authenticator.requireAdmin(request)
+                try auth.deleteUser(uid: try request.parameter("uid"))
+                return .noContent
+            }
+        }
+    }
+
+    /// `{"disabled"?, "customClaims"?, "emailVerified"?, "displayName"?, "email"?, "password"?}`.
+    private static func update(_ request: Request) throws -> AdminUserUpdate {
+        let body = try JSONBody(request)
+        try body.allowOnly(["disabled", "customClaims", "emailVerified", "displayName", "email", "password"])
+        var update = AdminUserUpdate()
+        update.disabled = try body.bool("disabled")
+        update.customClaims = try body.object("customClaims")
+        update.emailVerified = try body.bool("emailVerified")
+        if let value = body["displayName"] {
+            update.displayName = value == .null ? .some(nil) : .some(try body.string("displayName"))
+        }
+        update.email = try body.string("email")
+        update.password = try body.string("password")
+        return update
+    }
+}

@@ -1,0 +1,136 @@
+import KuraAuth
+import KuraCore
+import KuraHTTP
+
+/// `/api/auth/*`: sign-up, sign-in, tokens, the current account, verification and password-reset mail.
+/// Everything runs on the worker pool (password hashing, token checks, the account database), except the JWKS.
+struct AuthRoutes {
+    let auth: AuthService
+    let authenticator: Authenticator
+    let mailer: AccountMailer
+
+    func register(on router: Router<KuraContext>) {
+        let keys = auth
+        router.get("/api/auth/keys") { _, _ in .json(keys.jwks().jsonBytes) }
+        post(router, "/api/auth/signup", status: 201) { request in
+            let body = try JSONBody(request)
+            try body.allowOnly(["email", "password", "displayName"])
+            let email = try body.string("email") ?? ""
+            try auth.checkRateLimit(.signUp, ip: request.remoteAddress, email: email)
+            let result = try auth.signUp(
+                email: email, password: try body.string("password") ?? "", displayName: try body.string("displayName"))
+            if let code = result.verificationCode {
+                try mailer.verification(to: result.user.email, code: code, request: request)
+            }
+            return result.json
+        }
+        post(router, "/api/auth/signin") { request in
+            let body = try JSONBody(request)
+            try body.allowOnly(["email", "password"])
+            let email = try body.string("email") ?? ""
+            try auth.checkRateLimit(.signIn, ip: request.remoteAddress, email: email)
+            return try auth.signIn(email: email, password: try body.string("password") ?? "").json
+        }
+        post(router, "/api/auth/refresh") { request in
+            let body = try JSONBody(request)
+            try body.allowOnly(["refreshToken"])
+            try auth.checkRateLimit(.refresh, ip: request.remoteAddress, email: nil)
+            return try auth.refresh(refreshToken: try body.string("refreshToken") ?? "").json
+        }
+        post(router, "/api/auth/signout") { request in
+            let claims = try authenticator.user(request)
+            let all = request.body.isEmpty ? false : (try JSONBody(request).bool("all") ?? false)
+            try auth.signOut(claims, allSessions: all)
+            return .object([:])
+        }
+        router.get("/api/auth/me") { request, context in
+            context.environment.offload {
+                .json(JSONValue.object(["user": try auth.currentUser(try authenticator.user(request)).json]).jsonBytes)
+            }
+        }
+        router.patch("/api/auth/me") { request, context in
+            context.environment.offload { try updateMe(request) }
+        }
+        router.delete("/api/auth/me") { request, context in
+            context.environment.offload {
+                try auth.deleteAccount(try authenticator.user(request))
+                return .noContent
+            }
+        }
+        post(router, "/api/auth/verify-email") { request in
+            let claims = try authenticator.user(request)
+            try auth.checkRateLimit(.verifyEmail, ip: request.remoteAddress, email: claims.email)
+            let code = try auth.sendEmailVerification(claims)
+            try mailer.verification(to: claims.email ?? "", code: code, request: request)
+            return .object([:])
+        }
+        post(router, "/api/auth/verify-email/confirm") { request in
+            .object(["user": try confirmEmail(code: try code(request)).json])
+        }
+        post(router, "/api/auth/password-reset") { request in
+            let body = try JSONBody(request)
+            try body.allowOnly(["email"])
+            let email = try body.string("email") ?? ""
+            try auth.checkRateLimit(.passwordReset, ip: request.remoteAddress, email: email)
+            if let code = try auth.requestPasswordReset(email: email) {
+                try mailer.passwordReset(to: email, code: code, request: request)
+            }
+            return .object([:])  // the same answer for unknown addresses: no account enumeration
+        }
+        post(router, "/api/auth/password-reset/confirm") { request in
+            let body = try JSONBody(request)
+            try body.allowOnly(["code", "newPassword"])
+            try auth.confirmPasswordReset(code: try code(request), newPassword: try body.string("newPassword") ?? "")
+            return .object([:])
+        }
+    }
+
+    /// A verification code confirms either a new account's address or a pending address change.
+    func confirmEmail(code: String) throws -> AuthUser {
+        do {
+            return try auth.confirmEmailVerification(code: code)
+        } catch let error as KuraError where error.code == "INVALID_OOB_CODE" {
+            return try auth.confirmEmailChange(code: code)
+        }
+    }
+
+    private func updateMe(_ request: Request) throws -> Response {
+        let claims = try authenticator.user(request)
+        let body = try JSONBody(request)
+        try body.allowOnly(["displayName", "password", "email"])
+        var update = ProfileUpdate()
+        if let value = body["displayName"] {
+            if value == .null {
+                update.displayName = .some(nil)
+            } else {
+                update.displayName = .some(try body.string("displayName"))
+            }
+        }
+        update.password = try body.string("password")
+        update.email = try body.string("email")
+        let result = try auth.updateProfile(claims, update)
+        if let code = result.emailChangeCode, let pending = result.pendingEmail {
+            try mailer.emailChange(to: pending, code: code, request: request)
+        }
+        var out = JSONObject([("user", result.user.json)])
+        if let pending = result.pendingEmail { out["pendingEmail"] = .string(pending) }
+        return .json(JSONValue.object(out).jsonBytes)
+    }
+
+    private func code(_ request: Request) throws -> String {
+        guard let code = try JSONBody(request).string("code"), !code.isEmpty else {
+            throw KuraError(code: "INVALID_OOB_CODE", status: 400, message: "the request needs 'code'")
+        }
+        return code
+    }
+
+    /// A POST handler that runs on the worker pool and answers with JSON.
+    private func post(
+        _ router: Router<KuraContext>, _ path: String, status: Int = 200,
+        _ body: @escaping @Sendable (Request) throws -> JSONValue
+    ) {
+        router.post(path) { request, context in
+            context.environment.offload { .json(try body(request).jsonBytes, status: status) }
+        }
+    }
+}

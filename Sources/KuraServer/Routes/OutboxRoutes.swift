@@ -1,0 +1,38 @@
+import KuraCore
+import KuraHTTP
+import KuraMail
+
+/// `GET /api/admin/outbox?status=&limit=`: the mails Kura has stored, newest first. With no SMTP relay configured
+/// (the embedded default) this is where a developer finds verification and reset links.
+struct OutboxRoutes {
+    let mailer: Mailer
+    let authenticator: Authenticator
+
+    func register(on router: Router<KuraContext>) {
+        router.get("/api/admin/outbox") { request, context in
+            context.environment.offload {
+                try authenticator.requireAdmin(request)
+                let status = try request.query("status").map { name -> OutboxStatus in
+                    guard let status = OutboxStatus(rawValue: name) else {
+                        let known = OutboxStatus.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw KuraError.badRequest("status must be one of: \(known)")
+                    }
+                    return status
+                }
+                let limit = Int(request.query("limit") ?? "") ?? 100
+                let mails: [JSONValue] = try mailer.list(limit: limit, status: status).map { entry in
+                    var object = JSONObject([
+                        ("id", .string(entry.id.rawValue)), ("status", .string(entry.status.rawValue)),
+                        ("to", .string(entry.recipient)), ("subject", .string(entry.subject)),
+                        ("attempts", .int(Int64(entry.attempts))),
+                        ("createTime", .string(Timestamp.rfc3339(entry.createdAt))),
+                    ])
+                    if let link = entry.actionLink { object["actionLink"] = .string(link) }
+                    if let error = entry.lastError { object["lastError"] = .string(error) }
+                    return .object(object)
+                }
+                return .json(JSONValue.object(["mails": .array(mails)]).jsonBytes)
+            }
+        }
+    }
+}
