@@ -28,8 +28,8 @@ public final class AuthService: Sendable {
         directory: String, configuration: AuthConfiguration = AuthConfiguration(), clock: AuthClock = .system
     ) throws {
         try self.init(
-            directory: directory, store: SQLiteAccountStore(directory: directory), configuration: configuration,
-            clock: clock)
+            directory: directory, store: CachedAccountStore(base: SQLiteAccountStore(directory: directory)),
+            configuration: configuration, clock: clock)
     }
 
     /// Opens the service with another `AccountStore`; signing keys still live in `directory`.
@@ -174,7 +174,8 @@ public final class AuthService: Sendable {
 
     private func checkSessionIsLive(_ claims: AuthClaims) throws {
         guard let session = try store.session(id: claims.sessionID), session.uid == claims.uid, !session.revoked,
-            let account = try store.account(uid: claims.uid)
+            let account = try (store as? CachedAccountStore)?.freshAccount(uid: claims.uid)
+                ?? store.account(uid: claims.uid)
         else { throw KuraError.invalidIDToken("the session has been revoked") }
         guard !account.disabled else { throw KuraError.userDisabled }
     }

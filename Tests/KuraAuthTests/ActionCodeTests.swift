@@ -21,7 +21,7 @@ import Testing
     @Test func codesAreStoredHashed() throws {
         let f = try Fixture()
         let code = try #require(try f.signUp().verificationCode)
-        let store = try #require(f.auth.store as? SQLiteAccountStore)
+        let store = try #require((f.auth.store as? CachedAccountStore)?.base as? SQLiteAccountStore)
         let stored = try store.read { try $0.rows("SELECT hash FROM action_codes") }
         #expect(stored.count == 1 && stored[0][0].blob == Sodium.sha256(code))
     }

@@ -83,7 +83,9 @@ import Testing
         stronger.passwordOpsLimit += 1
         let upgraded = try f.reopen(stronger)
         _ = try upgraded.signIn(email: "ann@example.com", password: "secret-pw")
-        let newHash = try #require(try f.auth.store.account(uid: uid)).passwordHash
+        // Read storage itself: `upgraded` is another instance, whose writes this instance's cache does not see.
+        let storage = (f.auth.store as? CachedAccountStore)?.base ?? f.auth.store
+        let newHash = try #require(try storage.account(uid: uid)).passwordHash
         #expect(newHash != hash && newHash.contains("t=\(stronger.passwordOpsLimit)"))
     }
 

@@ -44,7 +44,11 @@ struct AuthRoutes {
             return .object([:])
         }
         router.get("/api/auth/me") { request, context in
-            context.environment.offload {
+            // The hot path: token and account both in memory, answered on the loop.
+            if let token = request.bearerToken, let user = auth.cachedUser(token: token) {
+                return .json(JSONValue.object(["user": user.json]).jsonBytes)
+            }
+            return context.environment.offload {
                 .json(JSONValue.object(["user": try auth.currentUser(try authenticator.user(request)).json]).jsonBytes)
             }
         }

@@ -1,0 +1,123 @@
+import KuraCore
+import Synchronization
+
+/// An `AccountStore` that keeps account records in memory, so that the hot path of an authenticated request
+/// (`AuthService.cachedUser(token:)`) needs no database read.
+///
+/// Coherence uses generations, as the document cache does: a reader takes the generation *before* reading the
+/// base store; every insert, update or delete of an account bumps the generation and marks that uid; an insert of
+/// a read older than the uid's mark is refused, so a read that raced a write is never cached. Evictions raise a
+/// floor for the same reason. Writes by other processes (a shared PostgreSQL store) are not seen here; the token
+/// cache's periodic re-check bounds how long they take to matter.
+public final class CachedAccountStore: AccountStore {
+    public let base: any AccountStore
+    private let capacity: Int
+    private let state = Mutex(State())
+
+    private struct State {
+        var slots: [String: (record: AccountRecord?, generation: Int64)] = [:]
+        var generation: Int64 = 0
+        var floor: Int64 = 0
+    }
+
+    public init(base: any AccountStore, capacity: Int = 100_000) {
+        self.base = base
+        self.capacity = max(1, capacity)
+    }
+
+    /// The cached record, if any; never touches the base store.
+    public func cachedAccount(uid: String) -> AccountRecord? { state.withLock { $0.slots[uid]?.record } }
+
+    public func account(uid: String) throws -> AccountRecord? {
+        if let cached = cachedAccount(uid: uid) { return cached }
+        return try freshAccount(uid: uid)
+    }
+
+    /// Reads the base store, bypassing the cache, and caches the result: the token re-check calls this, which
+    /// bounds how long another process's change (a disabled account, a new name) can go unseen here.
+    public func freshAccount(uid: String) throws -> AccountRecord? {
+        let token = state.withLock { $0.generation }
+        let record = try base.account(uid: uid)
+        state.withLock { state in
+            guard token >= state.floor, (state.slots[uid]?.generation ?? Int64.min) <= token else { return }
+            if state.slots.count >= capacity { evict(&state) }
+            state.slots[uid] = (record, token)
+        }
+        return record
+    }
+
+    public func insertAccount(_ account: AccountRecord) throws {
+        defer { invalidate(account.uid) }
+        try base.insertAccount(account)
+    }
+
+    @discardableResult public func updateAccount(_ account: AccountRecord) throws -> Bool {
+        defer { invalidate(account.uid) }
+        return try base.updateAccount(account)
+    }
+
+    @discardableResult public func deleteAccount(uid: String) throws -> Bool {
+        defer { invalidate(uid) }
+        return try base.deleteAccount(uid: uid)
+    }
+
+    private func invalidate(_ uid: String) {
+        state.withLock { state in
+            state.generation += 1
+            if state.slots.count >= capacity { evict(&state) }
+            state.slots[uid] = (nil, state.generation)
+        }
+    }
+
+    /// Drops half the slots (arbitrary ones: a dictionary keeps no order worth paying for here).
+    private func evict(_ state: inout State) {
+        var dropped = 0
+        for (uid, slot) in state.slots where dropped < capacity / 2 {
+            state.floor = max(state.floor, slot.generation)
+            state.slots[uid] = nil
+            dropped += 1
+        }
+    }
+
+    public func account(emailKey: String) throws -> AccountRecord? { try base.account(emailKey: emailKey) }
+    public func listAccounts(afterUID: String?, limit: Int) throws -> [AccountRecord] {
+        try base.listAccounts(afterUID: afterUID, limit: limit)
+    }
+    public func insertSession(_ session: SessionRecord, refreshTokenHash: [UInt8]) throws {
+        try base.insertSession(session, refreshTokenHash: refreshTokenHash)
+    }
+    public func session(id: String) throws -> SessionRecord? { try base.session(id: id) }
+    public func rotateRefreshToken(presentedHash: [UInt8], newHash: [UInt8]) throws -> RefreshRotation {
+        try base.rotateRefreshToken(presentedHash: presentedHash, newHash: newHash)
+    }
+    public func revokeSession(id: String) throws { try base.revokeSession(id: id) }
+    public func revokeSessions(uid: String, except exceptID: String?) throws {
+        try base.revokeSessions(uid: uid, except: exceptID)
+    }
+    public func insertActionCode(_ code: ActionCodeRecord) throws { try base.insertActionCode(code) }
+    public func consumeActionCode(hash: [UInt8], kind: ActionCodeKind, now: Int64) throws -> ActionCodeUse {
+        try base.consumeActionCode(hash: hash, kind: kind, now: now)
+    }
+    @discardableResult public func purge(now: Int64) throws -> Int { try base.purge(now: now) }
+}
+
+extension AuthService {
+    /// The claims of `token` if they are in the token cache, unexpired and recently re-checked; `nil` means
+    /// "ask `verifyIDToken` on the worker pool". Memory only: safe on an event loop.
+    public func cachedClaims(token: String) -> AuthClaims? {
+        guard let entry = cache.entry(token) else { return nil }
+        let now = clock.now()
+        guard Double(entry.claims.expiresAt) > now, now - entry.checkedAt < configuration.tokenRecheckInterval else {
+            return nil
+        }
+        return entry.claims
+    }
+
+    /// The caller's account for `GET /api/auth/me` when both the token and the account are cached; memory only.
+    public func cachedUser(token: String) -> AuthUser? {
+        guard let claims = cachedClaims(token: token), let cached = store as? CachedAccountStore,
+            let record = cached.cachedAccount(uid: claims.uid), !record.disabled
+        else { return nil }
+        return AuthUser(record)
+    }
+}
