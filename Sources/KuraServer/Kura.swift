@@ -80,6 +80,16 @@ public final class Kura: Sendable {
         try SQLiteDocumentStore.backup(databaseAt: databasePath(configuration), to: file)
     }
 
+    /// `kura admin create-user`: a verified account, optionally with the `admin` claim, made directly in the data
+    /// directory (works while a server is running: the account database is shared through SQLite).
+    public static func createUser(
+        configuration: KuraConfiguration, email: String, password: String, admin: Bool
+    ) throws -> AuthUser {
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let auth = try AuthService(directory: configuration.dataDirectory, configuration: configuration.auth)
+        return try auth.createUser(email: email, password: password, admin: admin)
+    }
+
     /// Starts listening; returns once the port is bound.
     public func start() throws {
         try http.start()

@@ -9,6 +9,9 @@ let usage = """
     Usage:
       kura serve [OPTIONS]          serve the API (default http://127.0.0.1:8090, data in ./kura_data)
       kura backup FILE [OPTIONS]    write a consistent copy of the document database to FILE, even while serving
+      kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
+                                    create a verified account (a random password is printed if none is given;
+                                    --admin sets the admin claim)
       kura --version
       kura --help
 
@@ -26,8 +29,12 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-/// Parses the shared options into a configuration; positional arguments are returned in order.
-func configuration(from arguments: ArraySlice<String>) -> (KuraConfiguration, [String]) {
+/// Parses the shared options into a configuration; positional arguments are returned in order, and the options
+/// named in `extra` (with their values, or "" for the `switches`) separately.
+func configuration(
+    from arguments: ArraySlice<String>, extra: Set<String> = [], switches: Set<String> = []
+) -> (KuraConfiguration, [String], [String: String]) {
+    var extras: [String: String] = [:]
     var flags: [(String, String)] = []
     var positional: [String] = []
     var configPath = ProcessInfo.processInfo.environment["KURA_CONFIG"]
@@ -44,6 +51,14 @@ func configuration(from arguments: ArraySlice<String>) -> (KuraConfiguration, [S
             if parts.count == 2 { return parts[1] }
             guard let next = rest.popFirst() else { fail("\(name) needs a value") }
             return next
+        }
+        if switches.contains(name) {
+            extras[name] = ""
+            continue
+        }
+        if extra.contains(name) {
+            extras[name] = value()
+            continue
         }
         switch name {
         case "--config": configPath = value()
@@ -64,11 +79,11 @@ func configuration(from arguments: ArraySlice<String>) -> (KuraConfiguration, [S
     } catch {
         fail("\(error)")
     }
-    return (configuration, positional)
+    return (configuration, positional, extras)
 }
 
 func serve(_ arguments: ArraySlice<String>) {
-    let (configuration, positional) = configuration(from: arguments)
+    let (configuration, positional, _) = configuration(from: arguments)
     guard positional.isEmpty else { fail("serve takes no arguments: \(positional.joined(separator: " "))") }
     do {
         let kura = try Kura(configuration: configuration)
@@ -82,7 +97,7 @@ func serve(_ arguments: ArraySlice<String>) {
 }
 
 func backup(_ arguments: ArraySlice<String>) {
-    let (configuration, positional) = configuration(from: arguments)
+    let (configuration, positional, _) = configuration(from: arguments)
     guard positional.count == 1, let file = positional.first else { fail("usage: kura backup FILE [OPTIONS]") }
     do {
         try Kura.backup(configuration: configuration, to: file)
@@ -92,10 +107,30 @@ func backup(_ arguments: ArraySlice<String>) {
     }
 }
 
+func admin(_ arguments: ArraySlice<String>) {
+    guard arguments.first == "create-user" else { fail("usage: kura admin create-user --email ADDRESS [--admin]") }
+    let (configuration, positional, extras) = configuration(
+        from: arguments.dropFirst(), extra: ["--email", "--password"], switches: ["--admin"])
+    guard positional.isEmpty, let email = extras["--email"] else {
+        fail("usage: kura admin create-user --email ADDRESS [--password PASSWORD] [--admin]")
+    }
+    let generated = extras["--password"] == nil
+    let password = extras["--password"] ?? SecureRandom.base62(20)
+    do {
+        let user = try Kura.createUser(
+            configuration: configuration, email: email, password: password, admin: extras["--admin"] != nil)
+        print("kura: created \(user.email) (uid \(user.uid))\(extras["--admin"] != nil ? " with the admin claim" : "")")
+        if generated { print("kura: password: \(password)") }
+    } catch {
+        fail("\(error)")
+    }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "serve": serve(arguments.dropFirst())
 case "backup": backup(arguments.dropFirst())
+case "admin": admin(arguments.dropFirst())
 case "--version", "version": print("kura \(Kura.version)")
 case "--help", "-h", "help", nil: print(usage)
 default: fail("unknown command '\(arguments.first!)'; see kura --help")
