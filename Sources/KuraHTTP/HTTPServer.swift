@@ -19,6 +19,7 @@ public final class HTTPServer: @unchecked Sendable {
     private var loops: [HTTPLoop] = []
     private let openConnections = Atomic<Int>(0)
     private let state = Mutex<State>(.idle)
+    private let joining = Mutex<Bool>(false)
     private var signalHandles: [UnsafeMutablePointer<uv_signal_t>] = []
     /// The port actually bound (useful with port 0).
     public private(set) var port: Int = 0
@@ -71,9 +72,13 @@ public final class HTTPServer: @unchecked Sendable {
         for loop in loops { loop.eventLoop.execute { loop.drain() } }
     }
 
-    /// Blocks until every loop thread has ended.
+    /// Blocks until every loop thread has ended. Idempotent: later calls return at once.
     public func wait() {
-        for loop in loops { loop.eventLoop.join() }
+        joining.withLock { joined in
+            guard !joined else { return }
+            for loop in loops { loop.eventLoop.join() }
+            joined = true
+        }
         state.withLock { $0 = .stopped }
     }
 

@@ -21,6 +21,7 @@ public final class Kura: Sendable {
     /// The mail outbox (`<data>/mail.db`) and its delivery worker.
     public let mailer: Mailer
     private let publicURL: PublicURL
+    private let maintenance: Maintenance
 
     /// Prepares the data directory and routes; `extraRoutes` lets tests add their own.
     public init(
@@ -52,6 +53,15 @@ public final class Kura: Sendable {
         let publicURL = PublicURL(
             configured: configuration.publicURL, host: configuration.http.host, port: configuration.http.port)
         self.publicURL = publicURL
+        let accounts = auth.store
+        maintenance = Maintenance(
+            interval: 3600, logger: logger,
+            tasks: [
+                (
+                    "purge expired action codes and revoked sessions",
+                    { try accounts.purge(now: Timestamp.nowMicros() / 1_000_000) }
+                )
+            ])
         let accountMailer = AccountMailer(mailer: mailer, publicURL: publicURL, appName: configuration.appName)
         let authenticator = Authenticator(adminKey: key, auth: auth)
         let access = AdminAccess(adminKey: key)
@@ -94,6 +104,7 @@ public final class Kura: Sendable {
     public func start() throws {
         try http.start()
         publicURL.bound(port: http.port)
+        maintenance.start()
         logger.info(
             "Kura \(Kura.version) listening on http://\(configuration.http.host):\(http.port) "
                 + "(data: \(configuration.dataDirectory), admin key: \(adminKey.path))")
@@ -105,7 +116,14 @@ public final class Kura: Sendable {
     /// Graceful shutdown; returns when every connection is closed.
     public func stop() {
         http.shutdown()
+        wait()
+    }
+
+    /// Blocks until the server has stopped (after `stop()`, SIGINT or SIGTERM), then stops mail delivery and
+    /// maintenance.
+    public func wait() {
         http.wait()
         mailer.shutdown()
+        maintenance.stop()
     }
 }

@@ -89,7 +89,7 @@ func serve(_ arguments: ArraySlice<String>) {
         let kura = try Kura(configuration: configuration)
         try kura.start()
         kura.http.installSignalHandlers()
-        kura.http.wait()
+        kura.wait()
         kura.logger.info("stopped")
     } catch {
         fail("\(error)")
