@@ -46,8 +46,10 @@ enum IDToken {
         var payload: JSONObject = ["iss": .string(issuer), "aud": .string(audience)]
         for (name, value) in claims.json.objectValue! { payload[name] = value }
         let signingInput =
-            Base64URL.encode(header.jsonBytes) + "." + Base64URL.encode(JSONValue.object(payload).jsonBytes)
-        return signingInput + "." + Base64URL.encode(Sodium.sign(Array(signingInput.utf8), secretKey: key.secretKey))
+            Base64.encode(header.jsonBytes, .urlSafe) + "."
+            + Base64.encode(JSONValue.object(payload).jsonBytes, .urlSafe)
+        return signingInput + "."
+            + Base64.encode(Sodium.sign(Array(signingInput.utf8), secretKey: key.secretKey), .urlSafe)
     }
 
     /// Checks the shape, signature, issuer and audience and returns the claims; expiry is the caller's to check.
@@ -57,8 +59,8 @@ enum IDToken {
     ) throws -> AuthClaims {
         guard token.utf8.count <= 8192 else { throw KuraError.invalidIDToken() }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]),
-            let payloadBytes = Base64URL.decode(parts[1]), let signature = Base64URL.decode(parts[2]),
+        guard parts.count == 3, let headerBytes = Base64.decode(parts[0], .urlSafe),
+            let payloadBytes = Base64.decode(parts[1], .urlSafe), let signature = Base64.decode(parts[2], .urlSafe),
             let header = (try? JSONValue.parse(headerBytes))?.objectValue
         else { throw KuraError.invalidIDToken("the ID token is malformed") }
         guard header["alg"] == "EdDSA", let kid = header["kid"]?.stringValue, let key = lookup(kid) else {

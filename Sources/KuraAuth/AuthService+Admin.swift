@@ -20,7 +20,8 @@ extension AuthService {
         let size = min(max(pageSize, 1), 1000)
         var after: String? = nil
         if let pageToken, !pageToken.isEmpty {
-            guard let bytes = Base64URL.decode(pageToken), let uid = String(validating: bytes, as: UTF8.self) else {
+            guard let bytes = Base64.decode(pageToken, .urlSafe), let uid = String(validating: bytes, as: UTF8.self)
+            else {
                 throw KuraError.badRequest("invalid page token")
             }
             after = uid
@@ -29,7 +30,7 @@ extension AuthService {
         var next: String? = nil
         if records.count > size {
             records.removeLast()
-            next = Base64URL.encode(Array(records.last!.uid.utf8))
+            next = Base64.encode(Array(records.last!.uid.utf8), .urlSafe)
         }
         return UserPage(users: records.map(AuthUser.init), nextPageToken: next)
     }

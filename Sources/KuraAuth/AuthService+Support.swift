@@ -40,7 +40,7 @@ extension AuthService {
 
     /// A new session (refresh-token family) with `auth_time` now, and its first tokens.
     func startSession(for account: AccountRecord) throws -> AuthResult {
-        let refreshToken = Base64URL.encode(SecureRandom.bytes(32))
+        let refreshToken = Base64.encode(SecureRandom.bytes(32), .urlSafe)
         let session = SessionRecord(
             id: SecureRandom.base62(22), uid: account.uid, generation: 0, authTime: nowSeconds(),
             createTime: nowMicros(), revoked: false)
@@ -62,7 +62,7 @@ extension AuthService {
 
     /// Stores a new single-use code of `kind` (by hash) and returns the code itself, 32 random bytes in base64url.
     func makeActionCode(_ kind: ActionCodeKind, uid: String, email: String) throws -> String {
-        let code = Base64URL.encode(SecureRandom.bytes(32))
+        let code = Base64.encode(SecureRandom.bytes(32), .urlSafe)
         let lifetime =
             kind == .passwordReset ? configuration.passwordResetCodeLifetime : configuration.verificationCodeLifetime
         try store.insertActionCode(

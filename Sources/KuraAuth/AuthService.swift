@@ -102,7 +102,7 @@ public final class AuthService: Sendable {
     /// `USER_DISABLED`.
     public func refresh(refreshToken: String) throws -> AuthResult {
         guard !refreshToken.isEmpty, refreshToken.utf8.count <= 256 else { throw KuraError.invalidRefreshToken }
-        let newToken = Base64URL.encode(SecureRandom.bytes(32))
+        let newToken = Base64.encode(SecureRandom.bytes(32), .urlSafe)
         switch try store.rotateRefreshToken(
             presentedHash: Sodium.sha256(refreshToken), newHash: Sodium.sha256(newToken))
         {

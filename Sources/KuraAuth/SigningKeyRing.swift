@@ -16,13 +16,13 @@ struct SigningKey: Sendable {
         self.publicKey = pair.publicKey
         self.secretKey = pair.secretKey
         self.createTime = createTime
-        kid = Base64URL.encode(Sodium.sha256(pair.publicKey).prefix(12))
+        kid = Base64.encode(Sodium.sha256(pair.publicKey).prefix(12), .urlSafe)
     }
 
     /// The public key as a JWK.
     var jwk: JSONValue {
         [
-            "kty": "OKP", "crv": "Ed25519", "kid": .string(kid), "x": .string(Base64URL.encode(publicKey)),
+            "kty": "OKP", "crv": "Ed25519", "kid": .string(kid), "x": .string(Base64.encode(publicKey, .urlSafe)),
             "alg": "EdDSA", "use": "sig",
         ]
     }
@@ -74,7 +74,8 @@ final class SigningKeyRing: Sendable {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let json = try JSONValue.parse(Array(data))
         let keys = json.objectValue?["keys"]?.arrayValue?.compactMap { entry -> SigningKey? in
-            guard let object = entry.objectValue, let seed = object["seed"]?.stringValue.flatMap(Base64URL.decode),
+            guard let object = entry.objectValue,
+                let seed = object["seed"]?.stringValue.flatMap { Base64.decode($0, .urlSafe) },
                 seed.count == 32, case .int(let created)? = object["createTime"]
             else { return nil }
             return SigningKey(seed: seed, createTime: created)
@@ -87,7 +88,7 @@ final class SigningKeyRing: Sendable {
     private static func save(_ keys: [SigningKey], to path: String) throws {
         let json: JSONValue = [
             "keys": .array(
-                keys.map { ["seed": .string(Base64URL.encode($0.seed)), "createTime": .int($0.createTime)] })
+                keys.map { ["seed": .string(Base64.encode($0.seed, .urlSafe)), "createTime": .int($0.createTime)] })
         ]
         let bytes = json.jsonBytes + [0x0A]
         let temporary = path + ".tmp"

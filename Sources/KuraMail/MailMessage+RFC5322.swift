@@ -109,21 +109,4 @@ extension String {
         out += rest
         return out
     }
-
-    /// `self` with `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values.
-    var htmlEscaped: String {
-        var out = ""
-        out.reserveCapacity(utf8.count)
-        for character in self {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
 }

@@ -11,9 +11,11 @@ import Testing
     ) {
         let pieces = token.split(separator: ".").map(String.init)
         try #require(pieces.count == 3)
-        let header = try JSONValue.parse(try #require(Base64URL.decode(pieces[0]))).objectValue!
-        let payload = try JSONValue.parse(try #require(Base64URL.decode(pieces[1]))).objectValue!
-        return (header, payload, Array((pieces[0] + "." + pieces[1]).utf8), try #require(Base64URL.decode(pieces[2])))
+        let header = try JSONValue.parse(try #require(Base64.decode(pieces[0], .urlSafe))).objectValue!
+        let payload = try JSONValue.parse(try #require(Base64.decode(pieces[1], .urlSafe))).objectValue!
+        return (
+            header, payload, Array((pieces[0] + "." + pieces[1]).utf8), try #require(Base64.decode(pieces[2], .urlSafe))
+        )
     }
 
     @Test func tokenShapeAndSignatureVerifiesWithJWKS() throws {
@@ -33,7 +35,7 @@ import Testing
         let jwk = try #require(keys.first?.objectValue)
         #expect(jwk["kty"] == "OKP" && jwk["crv"] == "Ed25519" && jwk["alg"] == "EdDSA" && jwk["use"] == "sig")
         #expect(jwk["kid"] == header["kid"])
-        let x = try #require(jwk["x"]?.stringValue.flatMap(Base64URL.decode))
+        let x = try #require(jwk["x"]?.stringValue.flatMap { Base64.decode($0, .urlSafe) })
         #expect(crypto_sign_verify_detached(signature, input, UInt64(input.count), x) == 0)
         let claims = try f.auth.verifyIDToken(token)
         #expect(claims.isAdmin && claims.customClaims == ["admin": true])
@@ -55,9 +57,9 @@ import Testing
         let f = try Fixture()
         let token = try f.signUp().idToken
         var pieces = token.split(separator: ".").map(String.init)
-        var payload = try JSONValue.parse(Base64URL.decode(pieces[1])!).objectValue!
+        var payload = try JSONValue.parse(Base64.decode(pieces[1], .urlSafe)!).objectValue!
         payload["admin"] = true
-        pieces[1] = Base64URL.encode(JSONValue.object(payload).jsonBytes)
+        pieces[1] = Base64.encode(JSONValue.object(payload).jsonBytes, .urlSafe)
         expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(pieces.joined(separator: ".")) }
         for garbage in ["", "abc", "a.b.c", token + "x", String(token.dropLast(2))] {
             expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(garbage) }

@@ -1,3 +1,4 @@
+import KuraCore
 import Testing
 
 @testable import KuraMail
@@ -118,7 +119,7 @@ private func decodeHeader(_ value: String) -> String? {
             let (partHead, partBody) = try #require(section.splitOnce("\r\n\r\n"))
             #expect(partHead.contains("Content-Type: \(type); charset=UTF-8"))
             #expect(partHead.contains("Content-Transfer-Encoding: base64"))
-            let decoded = try #require(Base64.decode(partBody))
+            let decoded = try #require(Base64.decode(partBody, ignoring: "\r\n"))
             #expect(String(decoding: decoded, as: UTF8.self) == content)
         }
     }

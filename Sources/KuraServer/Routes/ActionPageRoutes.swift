@@ -36,7 +36,8 @@ struct ActionPageRoutes {
                     case "verifyEmail":
                         let user = try confirmEmail(form["code"] ?? "")
                         return page(
-                            "Email confirmed", "<p>\(escape(user.email)) is confirmed. You can go back to the app.</p>")
+                            "Email confirmed",
+                            "<p>\(user.email.htmlEscaped) is confirmed. You can go back to the app.</p>")
                     case "resetPassword":
                         try auth.confirmPasswordReset(code: form["code"] ?? "", newPassword: form["newPassword"] ?? "")
                         return page("Password changed", "<p>Your password is changed. Sign in with the new one.</p>")
@@ -45,7 +46,8 @@ struct ActionPageRoutes {
                     }
                 } catch let error as KuraError {
                     return page(
-                        "That did not work", "<p>\(escape(error.message)) (\(error.code))</p>", status: error.status)
+                        "That did not work", "<p>\(error.message.htmlEscaped) (\(error.code))</p>", status: error.status
+                    )
                 }
             }
         }
@@ -54,10 +56,10 @@ struct ActionPageRoutes {
     private func form(code: String, mode: String, fields: String, button: String) -> String {
         """
         <form method="post" action="/auth/action">
-        <input type="hidden" name="mode" value="\(escape(mode))">
-        <input type="hidden" name="code" value="\(escape(code))">
+        <input type="hidden" name="mode" value="\(mode.htmlEscaped)">
+        <input type="hidden" name="code" value="\(code.htmlEscaped)">
         \(fields)
-        <p><button type="submit">\(escape(button))</button></p>
+        <p><button type="submit">\(button.htmlEscaped)</button></p>
         </form>
         """
     }
@@ -67,30 +69,14 @@ struct ActionPageRoutes {
             """
             <!doctype html>
             <html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-            <title>\(escape(title)) · \(escape(appName))</title>
+            <title>\(title.htmlEscaped) · \(appName.htmlEscaped)</title>
             <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}
             input[type=password]{display:block;width:100%;margin-top:.3rem}</style></head>
-            <body><h1>\(escape(title))</h1>
+            <body><h1>\(title.htmlEscaped)</h1>
             \(content)
             </body></html>
             """, status: status)
     }
-}
-
-/// Escapes text for HTML content and attribute values.
-func escape(_ text: String) -> String {
-    var out = ""
-    for c in text {
-        switch c {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&#39;"
-        default: out.append(c)
-        }
-    }
-    return out
 }
 
 /// An `application/x-www-form-urlencoded` body.
