@@ -80,9 +80,15 @@ extension AuthService {
     /// A password-reset code for `email`, or `nil` when no enabled account has that address (the route answers
     /// 200 either way, so addresses cannot be probed). Throws `INVALID_EMAIL`.
     public func requestPasswordReset(email: String) throws -> String? {
+        try passwordResetMail(email: email)?.code
+    }
+
+    /// Like `requestPasswordReset(email:)`, with the address to mail it to: the account's own, however the
+    /// request spelled it (case, surrounding spaces).
+    public func passwordResetMail(email: String) throws -> (code: String, email: String)? {
         let address = try EmailAddress(email)
         guard let account = try store.account(emailKey: address.key), !account.disabled else { return nil }
-        return try makeActionCode(.passwordReset, uid: account.uid, email: account.email)
+        return (try makeActionCode(.passwordReset, uid: account.uid, email: account.email), account.email)
     }
 
     /// Sets a new password with a reset code, marks the address verified (the code proved it) and revokes every

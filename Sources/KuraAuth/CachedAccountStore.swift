@@ -14,8 +14,15 @@ public final class CachedAccountStore: AccountStore {
     private let capacity: Int
     private let state = Mutex(State())
 
+    private struct Slot {
+        var record: AccountRecord?
+        var generation: Int64
+        /// `AuthUser(record).json` encoded, made on first use by `cachedUserJSON`.
+        var userJSON: [UInt8]? = nil
+    }
+
     private struct State {
-        var slots: [String: (record: AccountRecord?, generation: Int64)] = [:]
+        var slots: [String: Slot] = [:]
         var generation: Int64 = 0
         var floor: Int64 = 0
     }
@@ -27,6 +34,24 @@ public final class CachedAccountStore: AccountStore {
 
     /// The cached record, if any; never touches the base store.
     public func cachedAccount(uid: String) -> AccountRecord? { state.withLock { $0.slots[uid]?.record } }
+
+    /// The cached account of an enabled user as encoded `AuthUser` JSON, kept with the record so the hot
+    /// `GET /api/auth/me` encodes nothing; never touches the base store.
+    func cachedUserJSON(uid: String) -> [UInt8]? {
+        if let ready = state.withLock({ state -> [UInt8]?? in
+            guard let slot = state.slots[uid], let record = slot.record, !record.disabled else { return .some(nil) }
+            return slot.userJSON.map { .some($0) } ?? nil
+        }) {
+            return ready
+        }
+        guard let record = cachedAccount(uid: uid) else { return nil }
+        let encoded = AuthUser(record).json.jsonBytes
+        state.withLock { state in
+            // Only if the slot still holds the record this was made from.
+            if state.slots[uid]?.record == record { state.slots[uid]?.userJSON = encoded }
+        }
+        return record.disabled ? nil : encoded
+    }
 
     public func account(uid: String) throws -> AccountRecord? {
         if let cached = cachedAccount(uid: uid) { return cached }
@@ -41,7 +66,7 @@ public final class CachedAccountStore: AccountStore {
         state.withLock { state in
             guard token >= state.floor, (state.slots[uid]?.generation ?? Int64.min) <= token else { return }
             if state.slots.count >= capacity { evict(&state) }
-            state.slots[uid] = (record, token)
+            state.slots[uid] = Slot(record: record, generation: token)
         }
         return record
     }
@@ -65,7 +90,7 @@ public final class CachedAccountStore: AccountStore {
         state.withLock { state in
             state.generation += 1
             if state.slots.count >= capacity { evict(&state) }
-            state.slots[uid] = (nil, state.generation)
+            state.slots[uid] = Slot(record: nil, generation: state.generation)
         }
     }
 
@@ -113,11 +138,10 @@ extension AuthService {
         return entry.claims
     }
 
-    /// The caller's account for `GET /api/auth/me` when both the token and the account are cached; memory only.
-    public func cachedUser(token: String) -> AuthUser? {
-        guard let claims = cachedClaims(token: token), let cached = store as? CachedAccountStore,
-            let record = cached.cachedAccount(uid: claims.uid), !record.disabled
-        else { return nil }
-        return AuthUser(record)
+    /// The caller's account for `GET /api/auth/me`, as encoded `AuthUser` JSON, when both the token and the
+    /// account are cached; memory only.
+    public func cachedUserJSON(token: String) -> [UInt8]? {
+        guard let claims = cachedClaims(token: token), let cached = store as? CachedAccountStore else { return nil }
+        return cached.cachedUserJSON(uid: claims.uid)
     }
 }

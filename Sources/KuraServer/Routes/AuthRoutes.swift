@@ -45,8 +45,13 @@ struct AuthRoutes {
         }
         router.get("/api/auth/me") { request, context in
             // The hot path: token and account both in memory, answered on the loop.
-            if let token = request.bearerToken, let user = auth.cachedUser(token: token) {
-                return .json(JSONValue.object(["user": user.json]).jsonBytes)
+            if let token = request.bearerToken, let user = auth.cachedUserJSON(token: token) {
+                var body: [UInt8] = []
+                body.reserveCapacity(user.count + 10)
+                body.append(contentsOf: #"{"user":"#.utf8)
+                body.append(contentsOf: user)
+                body.append(UInt8(ascii: "}"))
+                return .json(body)
             }
             return context.environment.offload {
                 .json(JSONValue.object(["user": try auth.currentUser(try authenticator.user(request)).json]).jsonBytes)
@@ -76,8 +81,8 @@ struct AuthRoutes {
             try body.allowOnly(["email"])
             let email = try body.string("email") ?? ""
             try auth.checkRateLimit(.passwordReset, ip: request.remoteAddress, email: email)
-            if let code = try auth.requestPasswordReset(email: email) {
-                try mailer.passwordReset(to: email, code: code, request: request)
+            if let reset = try auth.passwordResetMail(email: email) {
+                try mailer.passwordReset(to: reset.email, code: reset.code, request: request)
             }
             return .object([:])  // the same answer for unknown addresses: no account enumeration
         }

@@ -1,0 +1,1 @@
+../../KuraMailTests/Support/SMTPSink.swift
