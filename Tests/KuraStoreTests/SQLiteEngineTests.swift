@@ -37,16 +37,7 @@ import Testing
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }
         let statuses = ["open", "closed", "pending", "archived", "draft", "review", "done", "blocked", "new", "old"]
-        let total = 50_000
-        var writes: [Write] = []
-        for i in 0..<total {
-            let fields = object(["status": .string(statuses[i % 10]), "rank": .int(Int64((i * 7919) % total))])
-            writes.append(Write(path: try doc("big/d\(i)"), operation: .set(fields, merge: false)))
-            if writes.count == 500 {
-                _ = try store.commit(writes)
-                writes = []
-            }
-        }
+        try Self.loadBig(store) { statuses[$0 % 10] }
         let query = Query(
             .collection(try col("big")), filters: [Filter(.field(try field("status")), .equal, "open")],
             orderBy: [Order(.field(try field("rank")), descending: true)], limit: 20)
@@ -65,6 +56,57 @@ import Testing
             .collection(try col("big")), filters: [Filter(.field(try field("status")), .equal, "done")], limit: 20)
         let idDiagnostics = try store.diagnose(byID)
         #expect(idDiagnostics.fullScanSteps == 0 && idDiagnostics.vmSteps < 20_000, "\(idDiagnostics)")
+    }
+
+    /// 50,000 documents in `big` with `status` from `status(i)` and a scattered integer `rank`.
+    static func loadBig(_ store: SQLiteDocumentStore, total: Int = 50_000, status: (Int) -> String) throws {
+        var writes: [Write] = []
+        for i in 0..<total {
+            let fields = object(["status": .string(status(i)), "rank": .int(Int64((i * 7919) % total))])
+            writes.append(Write(path: try doc("big/d\(i)"), operation: .set(fields, merge: false)))
+            if writes.count == 500 {
+                _ = try store.commit(writes)
+                writes = []
+            }
+        }
+    }
+
+    /// Walking `rank`'s index for a value almost no document has would examine the whole collection; the planner
+    /// counts the value's matches first (index-only, capped) and drives by them when they are few.
+    @Test(arguments: [("rare", 30), ("absent", 0)])
+    func rareEqualityValueDoesNotScan(value: String, expected: Int) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
+        defer { store.close() }
+        try Self.loadBig(store) { $0 % 1000 == 7 && $0 < 30_000 ? "rare" : "common" }
+        for limit in [20, 5] {
+            let query = Query(
+                .collection(try col("big")), filters: [Filter(.field(try field("status")), .equal, .string(value))],
+                orderBy: [Order(.field(try field("rank")), descending: true)], limit: limit)
+            let diagnostics = try store.diagnose(query)
+            #expect(diagnostics.documents == min(expected, limit))
+            #expect(diagnostics.fullScanSteps == 0, "\(diagnostics.plan)")
+            #expect(diagnostics.vmSteps < 20_000, "\(diagnostics.vmSteps) steps: \(diagnostics.plan)")
+            let documents = try store.query(query).documents
+            #expect(documents.allSatisfy { $0.fields["status"] == .string(value) })
+            let ranks = documents.compactMap { $0.fields["rank"] }
+            #expect(ranks == ranks.sorted { ValueOrdering.compare($0, $1) > 0 })
+            // Paging through the sorted matches yields each exactly once, in order.
+            var seen: [String] = []
+            var page = query
+            repeat {
+                let result = try store.query(page)
+                seen += result.documents.map(\.id)
+                page.pageToken = result.nextPageToken
+            } while page.pageToken != nil
+            #expect(seen.count == expected && Set(seen).count == expected)
+        }
+        #expect(
+            try store.count(
+                Query(
+                    .collection(try col("big")), filters: [Filter(.field(try field("status")), .equal, .string(value))],
+                    orderBy: [Order(.field(try field("rank")))])) == Int64(expected))
     }
 
     @Test func pruningKeepsSequencesIncreasing() throws {

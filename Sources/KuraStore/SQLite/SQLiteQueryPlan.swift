@@ -18,9 +18,11 @@ struct SQLiteQueryPlan {
     private var driverFilter: Int?
     private var conditions: [String] = []
 
-    init(_ query: NormalizedQuery) throws {
+    /// With `equalityDriver`, that `==`/`array-contains` filter's index range drives the scan and SQLite sorts
+    /// its matches, instead of walking the first orderBy field's index (see `equalityDriverCandidate`).
+    init(_ query: NormalizedQuery, equalityDriver: Int? = nil) throws {
         self.query = query
-        chooseDriver()
+        if let equalityDriver { driverFilter = equalityDriver } else { chooseDriver() }
         let from = fromClause()
         try addSourceCondition()
         try addFilterConditions()
@@ -39,6 +41,39 @@ struct SQLiteQueryPlan {
             "SELECT d.id, d.data, d.ctime, d.utime, d.version, c.path FROM \(from)\(whereClause) ORDER BY "
             + orderTerms.joined(separator: ", ") + limitClause
         countSQL = "SELECT count(*) FROM (SELECT 1 FROM \(from)\(whereClause)\(limitClause))"
+    }
+
+    /// Walking the first orderBy field's index with an `==` filter on another field examines about
+    /// `limit / selectivity` rows: a long walk (a scan, when nothing matches) for a rare value. This is that
+    /// filter, whose matches can instead be counted (up to a cap, index-only) and, if few, driven and sorted.
+    static func equalityDriverCandidate(_ query: NormalizedQuery) -> Int? {
+        guard case .field(let orderPath) = query.orders[0].field else { return nil }
+        return query.filters.firstIndex { filter in
+            guard case .field(let path) = filter.field, path != orderPath else { return false }
+            return filter.op == .equal || filter.op == .arrayContains
+        }
+    }
+
+    /// SQL counting at most `cap` index entries of filter `index`: cheap, it reads only the index range.
+    static func matchCountSQL(_ query: NormalizedQuery, filter index: Int, cap: Int) -> (String, [SQLiteValue]) {
+        let filter = query.filters[index]
+        guard case .field(let path) = filter.field else { return ("SELECT 0", []) }
+        let kind = filter.op == .arrayContains ? SQLiteSchema.elementKind : SQLiteSchema.valueKind
+        let source: String
+        var bindings: [SQLiteValue]
+        switch query.source {
+        case .collection(let collection):
+            source = "cid = (SELECT cid FROM collections WHERE path = ?1)"
+            bindings = [.text(collection.description)]
+        case .collectionGroup(let id):
+            source = "cid IN (SELECT cid FROM collections WHERE group_id = ?1)"
+            bindings = [.text(id)]
+        }
+        bindings += [.text(path.description), .int(kind), .blob(IndexKey.encode(filter.value)), .int(Int64(cap))]
+        return (
+            "SELECT count(*) FROM (SELECT 1 FROM idx WHERE \(source) AND field = ?2 AND kind = ?3 AND value = ?4 LIMIT ?5)",
+            bindings
+        )
     }
 
     private mutating func param(_ value: SQLiteValue) -> String {
