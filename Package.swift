@@ -26,11 +26,13 @@ let package = Package(
         .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
         .target(name: "KuraServer", dependencies: ["KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail"]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
+        .target(name: "KuraRules", dependencies: ["KuraCore"]),
 
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
         .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),
         .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth"]),
         .testTarget(name: "KuraMailTests", dependencies: ["KuraMail"]),
+        .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules"]),
         .testTarget(name: "KuraServerTests", dependencies: ["KuraServer", "KuraHTTP", "KuraStore"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore"]),
