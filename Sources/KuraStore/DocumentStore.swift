@@ -41,10 +41,10 @@ extension DocumentStore {
         completion(Result { try commit(writes) })
     }
 
-    /// Creates a document with a random 20-character base62 ID in `collection`.
+    /// Creates a document with an automatic 20-character base62 ID (`DocumentID`) in `collection`.
     @discardableResult
     public func create(in collection: CollectionPath, _ fields: JSONObject) throws -> Document {
-        let path = try collection.document(SecureRandom.base62(20))
+        let path = try collection.document(DocumentID.automatic())
         return try create(path, fields)
     }
 

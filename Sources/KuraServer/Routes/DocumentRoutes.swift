@@ -22,7 +22,7 @@ struct DocumentRoutes {
         let durable = DurableCommit(store: store)
         router.post("/api/docs/*path") { request, context in
             try access.require(request)
-            let path = try CollectionPath(try request.parameter("path")).document(SecureRandom.base62(20))
+            let path = try CollectionPath(try request.parameter("path")).document(DocumentID.automatic())
             let fields = Fields()
             return durable.respond(to: request, context.environment) {
                 fields.value = try dataObject(request)
