@@ -24,9 +24,11 @@ let package = Package(
         .target(name: "KuraStore", dependencies: ["KuraCore", "KuraSQLite", "CSQLite"]),
         .target(name: "KuraAuth", dependencies: ["KuraCore", "KuraSQLite", "CSodium"]),
         .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
-        .target(name: "KuraServer", dependencies: ["KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail"]),
-        .executableTarget(name: "kura", dependencies: ["KuraServer"]),
         .target(name: "KuraRules", dependencies: ["KuraCore"]),
+        .target(
+            name: "KuraServer",
+            dependencies: ["KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules"]),
+        .executableTarget(name: "kura", dependencies: ["KuraServer"]),
 
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
         .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),

@@ -9,6 +9,9 @@ let usage = """
     Usage:
       kura serve [OPTIONS]          serve the API (default http://127.0.0.1:8090, data in ./kura_data)
       kura backup FILE [OPTIONS]    write a consistent copy of the document database to FILE, even while serving
+      kura rules test TABLE [--rules FILE]
+                                    run a rules test table (docs/rules.md) against FILE, the table's "rules" file,
+                                    or the default rules; exits 1 if a case fails
       kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
                                     create a verified account (a random password is printed if none is given;
                                     --admin sets the admin claim)
@@ -126,11 +129,39 @@ func admin(_ arguments: ArraySlice<String>) {
     }
 }
 
+func rules(_ arguments: ArraySlice<String>) {
+    guard arguments.first == "test" else { fail("usage: kura rules test TABLE [--rules FILE]") }
+    var rest = arguments.dropFirst()
+    var table: String?
+    var rulesFile: String?
+    while let argument = rest.popFirst() {
+        if argument == "--rules" {
+            guard let value = rest.popFirst() else { fail("--rules needs a file") }
+            rulesFile = value
+        } else if argument.hasPrefix("--rules=") {
+            rulesFile = String(argument.dropFirst("--rules=".count))
+        } else if table == nil, !argument.hasPrefix("--") {
+            table = argument
+        } else {
+            fail("usage: kura rules test TABLE [--rules FILE]")
+        }
+    }
+    guard let table else { fail("usage: kura rules test TABLE [--rules FILE]") }
+    do {
+        let (report, passed) = try RulesTool.test(tablePath: table, rulesPath: rulesFile)
+        print(report)
+        exit(passed ? 0 : 1)
+    } catch {
+        fail("\(error)")
+    }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "serve": serve(arguments.dropFirst())
 case "backup": backup(arguments.dropFirst())
 case "admin": admin(arguments.dropFirst())
+case "rules": rules(arguments.dropFirst())
 case "--version", "version": print("kura \(Kura.version)")
 case "--help", "-h", "help", nil: print(usage)
 default: fail("unknown command '\(arguments.first!)'; see kura --help")

@@ -96,4 +96,33 @@ import Testing
         // Exit status 0 is the path through graceful shutdown; a signal death or a hang would fail here.
         #expect(server.terminate() == 0)
     }
+
+    @Test(
+        "kura rules test passes the shipped table, fails a wrong expectation, and reports rule errors with a position")
+    func rulesTest() throws {
+        let root = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../docs/examples").standardized.path
+        let shipped = try Self.kura(["rules", "test", examples + "/default-rules-tests.json"])
+        #expect(shipped.status == 0, "\(shipped.output)")
+        #expect(shipped.output.contains("12 passed, 0 failed"))
+
+        let wrong = root + "/wrong.json"
+        try """
+        {"rules": "\(examples)/default.rules", "cases": [
+          {"name": "a stranger reads alice", "auth": {"uid": "bob"}, "method": "get", "path": "/users/alice",
+           "expect": "allow"}]}
+        """.write(toFile: wrong, atomically: true, encoding: .utf8)
+        let failing = try Self.kura(["rules", "test", wrong])
+        #expect(failing.status == 1)
+        #expect(failing.output.contains("FAIL a stranger reads alice"))
+
+        let broken = root + "/broken.rules"
+        try "rules_version = '1';\nmatch /a/{x} {\n  allow read: if ;\n}\n".write(
+            toFile: broken, atomically: true, encoding: .utf8)
+        let refused = try Self.kura(["rules", "test", wrong, "--rules", broken])
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("broken.rules:3:"), "\(refused.output)")
+    }
 }
