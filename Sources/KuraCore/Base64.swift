@@ -25,7 +25,7 @@ public enum Base64 {
         input.withUnsafeBufferPointer { source in
             _ = sodium_bin2base64(&out, length, source.baseAddress, input.count, variant.sodium)
         }
-        return String(cString: out)
+        return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The decoded bytes, or `nil` for anything that is not exactly a valid encoding in `variant` (characters in

@@ -31,12 +31,7 @@ public final class Kura: Sendable {
         self.configuration = configuration
         let logger = logger ?? Logger(level: configuration.logLevel)
         self.logger = logger
-        do {
-            try FileManager.default.createDirectory(
-                atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw ConfigurationError("cannot create data directory \(configuration.dataDirectory): \(error)")
-        }
+        try Self.prepareDataDirectory(configuration.dataDirectory, logger: logger)
         let (key, created) = try AdminKey.loadOrCreate(dataDirectory: configuration.dataDirectory)
         adminKey = key
         if created { logger.info("created admin API key at \(key.path) (mode 0600)") }
@@ -80,6 +75,27 @@ public final class Kura: Sendable {
         http = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
     }
 
+    /// Creates the data directory readable by its owner only (it holds password hashes and keys); warns when an
+    /// existing one is open to other users.
+    static func prepareDataDirectory(_ path: String, logger: Logger) throws {
+        let files = FileManager.default
+        if files.fileExists(atPath: path) {
+            let mode = (try? files.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
+            if mode & 0o077 != 0 {
+                logger.warn(
+                    "data directory \(path) is accessible to other users (mode \(String(mode, radix: 8))); chmod 700 it"
+                )
+            }
+            return
+        }
+        do {
+            try files.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ConfigurationError("cannot create data directory \(path): \(error)")
+        }
+    }
+
     /// The document database file: `<data>/documents.db`.
     public static func databasePath(_ configuration: KuraConfiguration) -> String {
         (configuration.dataDirectory as NSString).appendingPathComponent("documents.db")
@@ -95,7 +111,7 @@ public final class Kura: Sendable {
     public static func createUser(
         configuration: KuraConfiguration, email: String, password: String, admin: Bool
     ) throws -> AuthUser {
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        try prepareDataDirectory(configuration.dataDirectory, logger: Logger(level: .warn))
         let auth = try AuthService(directory: configuration.dataDirectory, configuration: configuration.auth)
         return try auth.createUser(email: email, password: password, admin: admin)
     }

@@ -62,7 +62,7 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
         }
     }
 
-    @Test("the admin key is made on first start: 64 hex characters, mode 0600, and reused afterwards")
+    @Test("the admin key is made on first start (64 hex characters, mode 0600, data directory 0700) and reused")
     func adminKey() throws {
         try withDataDirectory { data in
             var configuration = KuraConfiguration()
@@ -77,6 +77,10 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
             let attributes = try FileManager.default.attributesOfItem(atPath: first.adminKey.path)
             let mode = try #require(attributes[.posixPermissions] as? NSNumber).intValue
             #expect(mode & 0o777 == 0o600, "mode is \(String(mode & 0o777, radix: 8))")
+            // The directory holds password hashes and signing keys too: owner only.
+            let directory = try FileManager.default.attributesOfItem(atPath: configuration.dataDirectory)
+            let directoryMode = try #require(directory[.posixPermissions] as? NSNumber).intValue
+            #expect(directoryMode & 0o777 == 0o700, "mode is \(String(directoryMode & 0o777, radix: 8))")
             let onDisk = try String(contentsOfFile: first.adminKey.path, encoding: .utf8)
             #expect(onDisk.trimmingCharacters(in: .whitespacesAndNewlines) == key)
 
