@@ -116,6 +116,18 @@ public final class Kura: Sendable {
         return try auth.createUser(email: email, password: password, admin: admin)
     }
 
+    /// `kura admin rotate-keys`: a new ID-token signing key in the data directory; returns its `kid`. Retired keys
+    /// stay in the JWKS and keep verifying the tokens they signed.
+    public static func rotateSigningKey(configuration: KuraConfiguration) throws -> String {
+        try prepareDataDirectory(configuration.dataDirectory, logger: Logger(level: .warn))
+        let auth = try AuthService(directory: configuration.dataDirectory, configuration: configuration.auth)
+        try auth.rotateSigningKey()
+        guard case .object(let jwks) = auth.jwks(), case .array(let keys) = jwks["keys"] ?? .null,
+            case .object(let first) = keys.first ?? .null, case .string(let kid) = first["kid"] ?? .null
+        else { return "?" }
+        return kid
+    }
+
     /// Starts listening; returns once the port is bound.
     public func start() throws {
         try http.start()

@@ -15,6 +15,9 @@ let usage = """
       kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
                                     create a verified account (a random password is printed if none is given;
                                     --admin sets the admin claim)
+      kura admin rotate-keys [OPTIONS]
+                                    make a new ID-token signing key; older keys keep verifying until they age
+                                    out (restart the server to sign with the new key)
       kura --version
       kura --help
 
@@ -111,7 +114,18 @@ func backup(_ arguments: ArraySlice<String>) {
 }
 
 func admin(_ arguments: ArraySlice<String>) {
-    guard arguments.first == "create-user" else { fail("usage: kura admin create-user --email ADDRESS [--admin]") }
+    if arguments.first == "rotate-keys" {
+        let (configuration, positional, _) = configuration(from: arguments.dropFirst())
+        guard positional.isEmpty else { fail("usage: kura admin rotate-keys [OPTIONS]") }
+        do {
+            let kid = try Kura.rotateSigningKey(configuration: configuration)
+            print("kura: new signing key \(kid); restart the server to sign with it")
+        } catch {
+            fail("\(error)")
+        }
+        return
+    }
+    guard arguments.first == "create-user" else { fail("usage: kura admin create-user|rotate-keys …; see kura --help") }
     let (configuration, positional, extras) = configuration(
         from: arguments.dropFirst(), extra: ["--email", "--password"], switches: ["--admin"])
     guard positional.isEmpty, let email = extras["--email"] else {

@@ -125,4 +125,42 @@ import Testing
         #expect(refused.status != 0)
         #expect(refused.output.contains("broken.rules:3:"), "\(refused.output)")
     }
+
+    @Test("kura admin rotate-keys: the new key signs after a restart, tokens signed before still verify")
+    func rotateKeys() throws {
+        let root = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let data = root + "/data"
+        let first = try ServerProcess(dataDirectory: data, logFile: root + "/kura.log")
+        let signUp = try HTTPClient.send(
+            port: first.port, "POST", "/api/auth/signup",
+            body: JSON.encode(["email": "keys@example.com", "password": "secret-pw"]))
+        #expect(signUp.status == 201)
+        let oldToken = try #require(signUp.json["idToken"] as? String)
+        first.stop()
+
+        let rotated = try Self.kura(["admin", "rotate-keys", "--data", data])
+        #expect(rotated.status == 0, "\(rotated.output)")
+        let second = try ServerProcess(dataDirectory: data, logFile: root + "/kura.log")
+        defer { second.stop() }
+        let keys = try HTTPClient.send(port: second.port, "GET", "/api/auth/keys")
+        #expect((keys.json["keys"] as? [Any])?.count == 2)
+        let me = try HTTPClient.send(
+            port: second.port, "GET", "/api/auth/me", headers: [("Authorization", "Bearer \(oldToken)")])
+        #expect(me.status == 200, "a token signed with the retired key must still verify")
+        let signIn = try HTTPClient.send(
+            port: second.port, "POST", "/api/auth/signin",
+            body: JSON.encode(["email": "keys@example.com", "password": "secret-pw"]))
+        let newToken = try #require(signIn.json["idToken"] as? String)
+        let header = try #require(Data(base64Encoded: Self.padded(String(newToken.prefix { $0 != "." }))))
+        let kid = try #require((try JSONSerialization.jsonObject(with: header) as? [String: Any])?["kid"] as? String)
+        #expect(rotated.output.contains(kid), "new tokens are signed with the rotated key")
+    }
+
+    /// base64url → base64 with padding, for Foundation's decoder.
+    static func padded(_ text: String) -> String {
+        var out = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while out.count % 4 != 0 { out += "=" }
+        return out
+    }
 }
