@@ -83,16 +83,20 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Reading
 
+    /// libuv's allocation callback: every read on a loop lands in that loop's one buffer (alloc and read run back
+    /// to back on the loop thread, and the bytes are consumed before the next read).
+    private static let allocateReadBuffer: uv_alloc_cb = { handle, _, buf in
+        let loop = Unmanaged<Connection>.fromOpaque(handle!.pointee.data).takeUnretainedValue().loop
+        buf!.pointee = uv_buf_init(
+            loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(loop.readBuffer.count))
+    }
+
     func startReading() {
         guard phase != .closed, !reading else { return }
         reading = true
         uv_read_start(
             asStream(handle),
-            { handle, _, buf in
-                let loop = Unmanaged<Connection>.fromOpaque(handle!.pointee.data).takeUnretainedValue().loop
-                buf!.pointee = uv_buf_init(
-                    loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(loop.readBuffer.count))
-            },
+            Connection.allocateReadBuffer,
             { stream, nread, buf in
                 let connection = Unmanaged<Connection>.fromOpaque(stream!.pointee.data).takeUnretainedValue()
                 if nread > 0 {
@@ -423,11 +427,7 @@ final class Connection: @unchecked Sendable {
         reading = false
         uv_read_start(
             asStream(handle),
-            { handle, _, buf in
-                let loop = Unmanaged<Connection>.fromOpaque(handle!.pointee.data).takeUnretainedValue().loop
-                buf!.pointee = uv_buf_init(
-                    loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(loop.readBuffer.count))
-            },
+            Connection.allocateReadBuffer,
             { stream, nread, _ in
                 if nread < 0 {
                     Unmanaged<Connection>.fromOpaque(stream!.pointee.data).takeUnretainedValue().close()
