@@ -67,15 +67,6 @@ public struct Request: Sendable {
     }
 }
 
-extension String {
-    func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while s.first == " " || s.first == "\t" { s.removeFirst() }
-        while s.last == " " || s.last == "\t" { s.removeLast() }
-        return String(s)
-    }
-}
-
 /// Percent-decoding of URL components (RFC 3986 §2.1).
 public enum PercentDecoding {
     /// Decodes `%XX` escapes; returns nil for a malformed escape or bytes that are not UTF-8.

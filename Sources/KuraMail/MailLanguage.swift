@@ -1,3 +1,5 @@
+import KuraCore
+
 /// The languages the mail templates are written in.
 public enum MailLanguage: String, Sendable, CaseIterable {
     case english = "en"

@@ -176,7 +176,7 @@ public struct KuraConfiguration: Sendable {
     }
 
     private static func integer(_ text: String, _ key: String, _ range: ClosedRange<Int>) throws -> Int {
-        guard let value = Int(text.trimmingCharacters(in: " ")), range.contains(value) else {
+        guard let value = Int(text.trimmingSpaces()), range.contains(value) else {
             throw ConfigurationError(
                 "\(key): expected an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
         }
@@ -189,13 +189,4 @@ public struct ConfigurationError: Error, CustomStringConvertible {
     public let message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: Character) -> String {
-        var s = Substring(self)
-        while s.first == set { s.removeFirst() }
-        while s.last == set { s.removeLast() }
-        return String(s)
-    }
 }
