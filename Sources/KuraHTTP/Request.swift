@@ -41,13 +41,7 @@ public struct Request: Sendable {
 
     /// The first value of query parameter `name`, percent-decoded (`+` as space), or nil.
     public func query(_ name: String) -> String? {
-        guard let qs = queryString else { return nil }
-        for pair in qs.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard PercentDecoding.decode(parts[0], plusIsSpace: true) == name else { continue }
-            return parts.count > 1 ? PercentDecoding.decode(parts[1], plusIsSpace: true) : ""
-        }
-        return nil
+        queryString.flatMap { URLEncodedForm.value(of: name, in: $0) }
     }
 
     /// The route parameter `name`; throws 400 if the route has none (a programming error surfaced safely).
@@ -64,6 +58,19 @@ public struct Request: Sendable {
             HTTPHeaders.equalsIgnoringCase(String(value.prefix(prefix.count)), prefix)
         else { return nil }
         return String(value.dropFirst(prefix.count)).trimmingSpaces()
+    }
+}
+
+/// `application/x-www-form-urlencoded` text: query strings and HTML form bodies.
+public enum URLEncodedForm {
+    /// The first value of field `name` in `text`, percent-decoded with `+` as space; nil when absent.
+    public static func value(of name: String, in text: Substring) -> String? {
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard PercentDecoding.decode(parts[0], plusIsSpace: true) == name else { continue }
+            return parts.count > 1 ? PercentDecoding.decode(parts[1], plusIsSpace: true) : ""
+        }
+        return nil
     }
 }
 

@@ -30,16 +30,18 @@ struct ActionPageRoutes {
         }
         router.post("/auth/action") { request, context in
             context.environment.offload {
-                let form = FormBody(request.body)
+                let fields = Substring(String(decoding: request.body, as: UTF8.self))
                 do {
-                    switch form["mode"] {
+                    switch URLEncodedForm.value(of: "mode", in: fields) {
                     case "verifyEmail":
-                        let user = try confirmEmail(form["code"] ?? "")
+                        let user = try confirmEmail(URLEncodedForm.value(of: "code", in: fields) ?? "")
                         return page(
                             "Email confirmed",
                             "<p>\(user.email.htmlEscaped) is confirmed. You can go back to the app.</p>")
                     case "resetPassword":
-                        try auth.confirmPasswordReset(code: form["code"] ?? "", newPassword: form["newPassword"] ?? "")
+                        try auth.confirmPasswordReset(
+                            code: URLEncodedForm.value(of: "code", in: fields) ?? "",
+                            newPassword: URLEncodedForm.value(of: "newPassword", in: fields) ?? "")
                         return page("Password changed", "<p>Your password is changed. Sign in with the new one.</p>")
                     default:
                         return page("Unknown action", "<p>This link is not valid.</p>", status: 400)
@@ -77,20 +79,4 @@ struct ActionPageRoutes {
             </body></html>
             """, status: status)
     }
-}
-
-/// An `application/x-www-form-urlencoded` body.
-struct FormBody {
-    private var fields: [String: String] = [:]
-
-    init(_ body: [UInt8]) {
-        let text = String(decoding: body, as: UTF8.self)
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = PercentDecoding.decode(parts[0], plusIsSpace: true) else { continue }
-            fields[name] = parts.count > 1 ? PercentDecoding.decode(parts[1], plusIsSpace: true) : ""
-        }
-    }
-
-    subscript(_ name: String) -> String? { fields[name] }
 }
