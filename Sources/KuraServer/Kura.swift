@@ -68,7 +68,7 @@ public final class Kura: Sendable {
         OutboxRoutes(mailer: mailer, authenticator: authenticator).register(on: router)
         ActionPageRoutes(auth: auth, confirmEmail: authRoutes.confirmEmail, appName: configuration.appName)
             .register(on: router)
-        DocumentRoutes(store: store, cache: store.cache, access: access, pages: configuration.pages).register(
+        DocumentRoutes(store: store, access: access, pages: configuration.pages).register(
             on: router)
         QueryRoutes(store: store, access: access, pages: configuration.pages).register(on: router)
         extraRoutes(router)

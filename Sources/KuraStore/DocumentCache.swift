@@ -54,16 +54,20 @@ public final class DocumentCache: Sendable {
     /// The token a reader takes before reading from the store, to pass to `insert`.
     public func readToken() -> Int64 { state.withLock { $0.generation } }
 
-    /// Remembers `document`, read by a reader that took `readSequence` (its `readToken()`) before reading.
-    public func insert(_ document: Document, readSequence: Int64) {
+    /// Remembers `document`, read by a reader that took `readSequence` (its `readToken()`) before reading, and
+    /// returns its encoding (also when it is not kept), so a caller answering with it encodes it once.
+    @discardableResult
+    public func insert(_ document: Document, readSequence: Int64) -> Entry {
         let entry = Entry(body: document.json.jsonBytes, version: document.version)
-        guard entry.body.count + 64 <= capacityBytes / 8 else { return }  // one huge document must not flush the rest
+        // One huge document must not flush the rest.
+        guard entry.body.count + 64 <= capacityBytes / 8 else { return entry }
         state.withLock { state in
             guard readSequence >= state.floor else { return }
             if let existing = state.slots[document.path], existing.sequence > readSequence { return }
             state.clock &+= 1
             store(Slot(entry: entry, sequence: readSequence, lastUsed: state.clock), at: document.path, in: &state)
         }
+        return entry
     }
 
     /// Marks `paths` as changed; later lookups miss, and reads that began before now are not inserted.
@@ -107,6 +111,13 @@ public final class CachedDocumentStore: DocumentStore {
     public init(base: any DocumentStore, cache: DocumentCache) {
         self.base = base
         self.cache = cache
+    }
+
+    /// The document at `path` as API JSON with its version, encoded once and cached; nil when it does not exist.
+    public func encodedDocument(_ path: DocumentPath) throws -> DocumentCache.Entry? {
+        let token = cache.readToken()
+        guard let document = try base.get(path) else { return nil }
+        return cache.insert(document, readSequence: token)
     }
 
     public func get(_ path: DocumentPath) throws -> Document? {

@@ -5,16 +5,15 @@ import KuraStore
 /// `/api/docs/{path}`: one document or one collection. Reads run on the worker pool unless the document is in the
 /// hot cache; writes go through `DurableCommit`.
 struct DocumentRoutes {
-    let store: any DocumentStore
-    /// Hot documents; a hit is answered on the event loop.
-    let cache: DocumentCache
+    /// The store behind its hot-document cache; a cache hit is answered on the event loop.
+    let store: CachedDocumentStore
     let access: AdminAccess
     let pages: PageLimits
 
     func register(on router: Router<KuraContext>) {
         router.get("/api/docs/*path") { request, context in
             try access.require(request)
-            if let path = try? DocumentPath(try request.parameter("path")), let entry = cache.lookup(path) {
+            if let path = try? DocumentPath(try request.parameter("path")), let entry = store.cache.lookup(path) {
                 return documentResponse(body: entry.body, version: entry.version)
             }
             return context.environment.offload { try read(request) }
@@ -75,8 +74,8 @@ struct DocumentRoutes {
         let raw = try request.parameter("path")
         // Decide by what parses (the path types accept a trailing slash), not by counting raw segments.
         guard let path = try? DocumentPath(raw) else { return try list(CollectionPath(raw), request) }
-        guard let document = try store.get(path) else { throw KuraError.notFound("no document at \(path)") }
-        return documentResponse(document)
+        guard let entry = try store.encodedDocument(path) else { throw KuraError.notFound("no document at \(path)") }
+        return documentResponse(body: entry.body, version: entry.version)
     }
 
     /// `GET /api/docs/{collection}?limit=&orderBy=field [desc],…&pageToken=`.
