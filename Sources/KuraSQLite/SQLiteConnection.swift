@@ -33,6 +33,7 @@ public final class SQLiteConnection {
     public init(
         path: String, readOnly: Bool = false, configure: (OpaquePointer) throws -> Void = { _ in }
     ) throws {
+        _ = Self.processConfiguration
         var db: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
@@ -47,6 +48,10 @@ public final class SQLiteConnection {
         sqlite3_busy_timeout(db, 5000)
         try configure(db)
     }
+
+    /// Applies `kura_sqlite_configure_process` once, before the process's first connection. (Should some other
+    /// code have used SQLite first, the call fails harmlessly and SQLite keeps its defaults.)
+    private static let processConfiguration: Int32 = kura_sqlite_configure_process()
 
     deinit {
         statements.removeAll()  // statements must be finalized before the connection closes
@@ -97,6 +102,10 @@ public final class SQLiteConnection {
 
     /// Rows changed by the last INSERT/UPDATE/DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Rows changed by every INSERT/UPDATE/DELETE that completed on this connection since it opened (a statement
+    /// that failed and was rolled back counts nothing).
+    public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 }
 
 /// A prepared statement, finalized in `deinit`. Owned by its connection's cache.

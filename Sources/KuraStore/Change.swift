@@ -1,4 +1,8 @@
-/// One entry of the change log: a committed write of one document.
+/// One entry of the change log: a committed write of one document, with the document as it was before and after.
+///
+/// Carrying both states makes the log self-sufficient for listeners: whether a document entered, left or moved
+/// within a query's results is decided from the entry alone, also when replaying after a reconnect, long after the
+/// document has changed again.
 public struct Change: Sendable, Equatable {
     /// What happened to the document.
     public enum Kind: Int, Sendable {
@@ -17,13 +21,22 @@ public struct Change: Sendable, Equatable {
     public var version: Int64
     /// Commit time in microseconds since the Unix epoch.
     public var time: Int64
+    /// The document before the write; `nil` for creates.
+    public var before: Document?
+    /// The document after the write; `nil` for deletes.
+    public var after: Document?
 
     /// Creates a change entry.
-    public init(sequence: Int64, path: DocumentPath, kind: Kind, version: Int64, time: Int64) {
+    public init(
+        sequence: Int64, path: DocumentPath, kind: Kind, version: Int64, time: Int64, before: Document? = nil,
+        after: Document? = nil
+    ) {
         self.sequence = sequence
         self.path = path
         self.kind = kind
         self.version = version
         self.time = time
+        self.before = before
+        self.after = after
     }
 }

@@ -106,6 +106,49 @@ import Testing
     }
 
     @Test(arguments: StoreEngine.all)
+    func changeLogCarriesTheDocumentBeforeAndAfterEachWrite(_ engine: StoreEngine) throws {
+        let h = try engine.make()
+        let start = try h.store.latestSequence()
+        let created = try h.store.create(doc("states/a"), object(["v": 1, "keep": "x"]))
+        try h.store.update(doc("states/a"), [(try field("v"), .int(2))])
+        try h.store.delete(doc("states/a"))
+        try h.store.set(doc("states/b"), object(["w": true]))
+        let changes = try h.store.changes(after: start, limit: 100)
+        try #require(changes.count == 4)
+        #expect(changes[0].before == nil)
+        #expect(changes[0].after == created)
+        #expect(changes[1].before == created)
+        #expect(changes[1].after?.fields == object(["v": 2, "keep": "x"]))
+        #expect(changes[1].after?.version == 2)
+        #expect(changes[1].after?.createTime == created.createTime)
+        #expect(changes[1].after?.updateTime == changes[1].time)
+        #expect(changes[2].before == changes[1].after)
+        #expect(changes[2].after == nil)
+        #expect(changes[3].before == nil)
+        #expect(changes[3].after?.fields == object(["w": true]))
+    }
+
+    @Test(arguments: StoreEngine.all)
+    func createOfAnExistingDocumentFailsAndChangesNothing(_ engine: StoreEngine) throws {
+        let h = try engine.make()
+        let original = try h.store.create(doc("dup/a"), object(["n": 1]))
+        let sequence = try h.store.latestSequence()
+        #expect(throws: KuraError.self) { try h.store.create(doc("dup/a"), object(["n": 2])) }
+        // In a batch, the failed create takes the other writes with it.
+        #expect(throws: KuraError.self) {
+            try h.store.commit([
+                Write(path: try doc("dup/b"), operation: .create(object(["n": 3]))),
+                Write(path: try doc("dup/a"), operation: .create(object(["n": 4]))),
+            ])
+        }
+        #expect(try h.store.get(doc("dup/a")) == original)
+        #expect(try h.store.get(doc("dup/b")) == nil)
+        #expect(try h.store.latestSequence() == sequence)
+        let query = Query(.collection(try col("dup")), filters: [Filter(.field(try field("n")), .equal, 3)])
+        #expect(try h.store.query(query).documents.isEmpty)
+    }
+
+    @Test(arguments: StoreEngine.all)
     func changeLogRecordsEveryWriteInOrder(_ engine: StoreEngine) throws {
         let h = try engine.make()
         let start = try h.store.latestSequence()

@@ -1,11 +1,34 @@
 import Foundation
 import KuraCore
+import KuraSQLite
 import Testing
 
 @testable import KuraStore
 
 /// Tests specific to the SQLite engine: reopening, index use, pruning, backup.
 @Suite struct SQLiteEngineTests {
+    @Test func opensADatabaseWhoseChangeLogPredatesDocumentStates() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path + "/old.db"
+        do {
+            let old = try SQLiteConnection(path: file)
+            try old.execute(
+                """
+                CREATE TABLE changes(seq INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL,
+                    kind INTEGER NOT NULL, version INTEGER NOT NULL, time INTEGER NOT NULL);
+                INSERT INTO changes(path, kind, version, time) VALUES('a/b', 1, 1, 5);
+                """)
+        }
+        let store = try SQLiteDocumentStore(path: file)
+        defer { store.close() }
+        try store.set(doc("a/c"), object(["n": 1]))
+        let changes = try store.changes(after: 0, limit: 10)
+        #expect(changes.map(\.path.description) == ["a/b", "a/c"])
+        #expect(changes[0].after == nil && changes[0].before == nil)
+        #expect(changes[1].after?.fields == object(["n": 1]))
+    }
+
     @Test func reopenSeesEveryCommittedWrite() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -40,7 +40,11 @@ public final class SQLiteDocumentStore: DocumentStore, @unchecked Sendable {
         let connection = try SQLiteConnection(path: configuration.path, configure: SQLiteFunctions.register(on:))
         try connection.execute("PRAGMA journal_mode = WAL")
         try connection.execute("PRAGMA synchronous = FULL")
-        try connection.execute(SQLiteSchema.statements)
+        // Each commit of a batch runs in its own SAVEPOINT, whose statement journal SQLite spills to a temporary
+        // file after 64 KiB: that was hundreds of pwrite calls per batch (bench/docs.sh, creates). In memory, it
+        // costs at most one batch's undo pages (≤ 2000 writes' worth), freed at each COMMIT.
+        try connection.execute("PRAGMA temp_store = MEMORY")
+        try SQLiteSchema.create(on: connection)
         readers = SQLiteReaderPool(path: configuration.path, configure: SQLiteFunctions.register(on:))
         let pruner = ChangeLogPruner(retention: configuration.changeRetention, interval: configuration.pruneInterval)
         writer = SQLiteWriter(connection: connection) { pruner.run($0) }
@@ -76,8 +80,9 @@ public final class SQLiteDocumentStore: DocumentStore, @unchecked Sendable {
             throw KuraError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")
         }
         if writes.isEmpty { return [] }
-        return try writer.submit(size: writes.count) { transaction in
-            try SQLiteCommit.apply(writes, in: transaction)
+        let prepared = try writes.map(PreparedWrite.init)
+        return try writer.submit(size: writes.count, selfContained: writes.count == 1) { transaction in
+            try SQLiteCommit.apply(prepared, in: transaction)
         }
     }
 
@@ -89,22 +94,23 @@ public final class SQLiteDocumentStore: DocumentStore, @unchecked Sendable {
             return
         }
         if writes.isEmpty { return completion(.success([])) }
+        let prepared: [PreparedWrite]
+        do { prepared = try writes.map(PreparedWrite.init) } catch { return completion(.failure(error)) }
         writer.submit(
-            size: writes.count, { transaction in try SQLiteCommit.apply(writes, in: transaction) },
+            size: writes.count, selfContained: writes.count == 1,
+            { transaction in try SQLiteCommit.apply(prepared, in: transaction) },
             completion: completion)
     }
 
     public func changes(after sequence: Int64, limit: Int) throws -> [Change] {
         try readers.withConnection { connection in
             try connection.rows(
-                "SELECT seq, path, kind, version, time FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
+                """
+                SELECT seq, path, kind, version, time, ctime, old_utime, old_version, old_data, new_data
+                FROM changes WHERE seq > ? ORDER BY seq LIMIT ?
+                """,
                 [.int(sequence), .int(Int64(max(0, limit)))]
-            ).map { row in
-                Change(
-                    sequence: row[0].int ?? 0, path: try DocumentPath(row[1].text ?? ""),
-                    kind: Change.Kind(rawValue: Int(row[2].int ?? 0)) ?? .updated, version: row[3].int ?? 0,
-                    time: row[4].int ?? 0)
-            }
+            ).map(SQLiteRows.change)
         }
     }
 

@@ -1,3 +1,5 @@
+import KuraSQLite
+
 /// The SQLite schema and its index scheme.
 ///
 /// ## Tables
@@ -13,8 +15,10 @@
 ///   element (for array-contains). `IndexKey` bytes compare with `memcmp` exactly like Firestore's cross-type value
 ///   order, so `value` ranges are type ranges and ORDER BY value is Firestore's order. `field` is the canonical
 ///   dotted field path. Rows are diffed on every write (only changed entries are deleted/inserted).
-/// - `changes(seq, path, kind, version, time)`: the change log, appended in the same transaction as the write;
-///   AUTOINCREMENT so a sequence is never reused even after pruning.
+/// - `changes(seq, path, kind, version, time, ctime, old_utime, old_version, old_data, new_data)`: the change log,
+///   appended in the same transaction as the write; AUTOINCREMENT so a sequence is never reused even after
+///   pruning. It keeps the document's stored JSON before (`old_*`, NULL for creates) and after (`new_data`, NULL
+///   for deletes) each write, so listeners can replay exactly what happened after any retained sequence.
 ///
 /// ## Query evaluation
 /// Every query becomes one SQL statement that walks an index in the requested order and stops at the limit:
@@ -49,8 +53,25 @@ enum SQLiteSchema {
             PRIMARY KEY(cid, field, kind, value, id)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS changes(
             seq INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL, kind INTEGER NOT NULL,
-            version INTEGER NOT NULL, time INTEGER NOT NULL);
+            version INTEGER NOT NULL, time INTEGER NOT NULL, ctime INTEGER, old_utime INTEGER, old_version INTEGER,
+            old_data BLOB, new_data BLOB);
         """
+
+    /// Columns added to `changes` after the first release, added to older databases on open (their earlier
+    /// entries have no document states).
+    static let addedChangeColumns = [
+        ("ctime", "INTEGER"), ("old_utime", "INTEGER"), ("old_version", "INTEGER"), ("old_data", "BLOB"),
+        ("new_data", "BLOB"),
+    ]
+
+    /// Creates missing tables and adds missing columns.
+    static func create(on connection: SQLiteConnection) throws {
+        try connection.execute(statements)
+        let existing = Set(try connection.rows("PRAGMA table_info(changes)").compactMap { $0[1].text })
+        for (name, type) in addedChangeColumns where !existing.contains(name) {
+            try connection.execute("ALTER TABLE changes ADD COLUMN \(name) \(type)")
+        }
+    }
 
     /// Index kind of a row holding a field's whole value.
     static let valueKind: Int64 = 0

@@ -4,6 +4,12 @@ import KuraSQLite
 /// The writer connection's view of the current transaction: transaction control plus the row-level operations
 /// commits are made of (documents, index entries, change log). Used only on the writer thread.
 final class SQLiteWriteTransaction {
+    /// A document as read inside the transaction, with the bytes it is stored as (for the change log).
+    struct StoredDocument {
+        var document: Document
+        var data: [UInt8]
+    }
+
     let connection: SQLiteConnection
     /// Collection path → cid, for collections known to be committed.
     private var cids: [String: Int64] = [:]
@@ -14,30 +20,35 @@ final class SQLiteWriteTransaction {
 
     init(connection: SQLiteConnection) { self.connection = connection }
 
-    // MARK: Transaction control
+    // MARK: Transaction control (prepared once: `execute` would parse the SQL on every job)
 
-    func begin() throws { try connection.execute("BEGIN IMMEDIATE") }
+    func begin() throws { try connection.run("BEGIN IMMEDIATE") }
     func savepoint() throws {
         savepointCids = [:]
-        try connection.execute("SAVEPOINT job")
+        try connection.run("SAVEPOINT job")
     }
     func release() throws {
-        try connection.execute("RELEASE job")
+        try connection.run("RELEASE job")
+        keepJobState()
+    }
+    /// Ends a job that ran without a savepoint and left the transaction consistent (succeeded, or failed without
+    /// changing a row).
+    func keepJobState() {
         transactionCids.merge(savepointCids) { $1 }
         savepointCids = [:]
     }
     func rollbackToSavepoint() {
-        try? connection.execute("ROLLBACK TO job")
-        try? connection.execute("RELEASE job")
+        try? connection.run("ROLLBACK TO job")
+        try? connection.run("RELEASE job")
         savepointCids = [:]
     }
     func commit() throws {
-        try connection.execute("COMMIT")
+        try connection.run("COMMIT")
         cids.merge(transactionCids) { $1 }
         transactionCids = [:]
     }
     func rollback() {
-        try? connection.execute("ROLLBACK")
+        try? connection.run("ROLLBACK")
         transactionCids = [:]
         savepointCids = [:]
     }
@@ -67,37 +78,67 @@ final class SQLiteWriteTransaction {
         return cid
     }
 
-    /// The current document at `path` and its cid (nil cid: the collection was never written).
-    func document(at path: DocumentPath) throws -> (cid: Int64?, document: Document?) {
+    /// The current document at `path` with its stored encoding, and its cid (nil cid: the collection was never
+    /// written).
+    func document(at path: DocumentPath) throws -> (cid: Int64?, stored: StoredDocument?) {
         guard let cid = try cid(of: path.collection, create: false) else { return (nil, nil) }
         let rows = try connection.rows(
             "SELECT data, ctime, utime, version FROM docs WHERE cid = ? AND id = ?", [.int(cid), .text(path.id)])
         guard let row = rows.first else { return (cid, nil) }
-        return (cid, try SQLiteRows.document(path: path, data: row[0], ctime: row[1], utime: row[2], version: row[3]))
+        let document = try SQLiteRows.document(path: path, data: row[0], ctime: row[1], utime: row[2], version: row[3])
+        return (cid, StoredDocument(document: document, data: row[0].blob ?? []))
     }
 
-    /// Inserts or replaces a document row and brings its index entries from `oldFields` to `newFields`.
-    func store(
-        cid: Int64, id: String, data: [UInt8], createTime: Int64, updateTime: Int64, version: Int64,
-        oldFields: JSONObject?, newFields: JSONObject
+    /// Inserts a new document at version 1; `false` if one exists at that path (the unique key decides).
+    func insertDocument(cid: Int64, id: String, data: [UInt8], time: Int64) throws -> Bool {
+        do {
+            try connection.run(
+                "INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES(?, ?, ?, ?, ?, 1)",
+                [.int(cid), .text(id), .blob(data), .int(time), .int(time)])
+            return true
+        } catch let error as SQLiteError where error.code == Self.uniqueConstraintFailed {
+            return false
+        }
+    }
+
+    /// `SQLITE_CONSTRAINT_UNIQUE` (extended result codes are on).
+    private static let uniqueConstraintFailed: Int32 = 2067
+
+    /// Replaces an existing document's data and brings its index entries from `oldFields` to `newEntries`.
+    func updateDocument(
+        cid: Int64, id: String, data: [UInt8], time: Int64, version: Int64, oldFields: JSONObject,
+        newEntries: Set<IndexEntry>
     ) throws {
-        if oldFields == nil {
-            try connection.run(
-                "INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES(?, ?, ?, ?, ?, ?)",
-                [.int(cid), .text(id), .blob(data), .int(createTime), .int(updateTime), .int(version)])
-        } else {
-            try connection.run(
-                "UPDATE docs SET data = ?, utime = ?, version = ? WHERE cid = ? AND id = ?",
-                [.blob(data), .int(updateTime), .int(version), .int(cid), .text(id)])
+        try connection.run(
+            "UPDATE docs SET data = ?, utime = ?, version = ? WHERE cid = ? AND id = ?",
+            [.blob(data), .int(time), .int(version), .int(cid), .text(id)])
+        let old = IndexEntries.of(oldFields)
+        try deleteEntries(old.subtracting(newEntries), cid: cid, id: id)
+        try insertEntries(newEntries.subtracting(old), cid: cid, id: id)
+    }
+
+    /// Inserts index entries, several rows per statement (one step instead of one per entry). `OR IGNORE` (the
+    /// entries are distinct, so nothing is ever ignored) spares SQLite a statement journal: a multi-row INSERT
+    /// that could abort half-way would otherwise copy every page it touches first.
+    func insertEntries(_ entries: Set<IndexEntry>, cid: Int64, id: String) throws {
+        var pending = entries[...]
+        while !pending.isEmpty {
+            let chunk = pending.prefix(Self.entriesPerInsert)
+            pending = pending.dropFirst(chunk.count)
+            var bindings: [SQLiteValue] = []
+            bindings.reserveCapacity(chunk.count * 5)
+            for entry in chunk {
+                bindings += [.int(cid), .text(entry.field), .int(entry.kind), .blob(entry.value), .text(id)]
+            }
+            try connection.run(Self.insertEntriesSQL[chunk.count], bindings)
         }
-        let old = oldFields.map(IndexEntries.of) ?? []
-        let new = IndexEntries.of(newFields)
-        try deleteEntries(old.subtracting(new), cid: cid, id: id)
-        for entry in new.subtracting(old) {
-            try connection.run(
-                "INSERT INTO idx(cid, field, kind, value, id) VALUES(?, ?, ?, ?, ?)",
-                [.int(cid), .text(entry.field), .int(entry.kind), .blob(entry.value), .text(id)])
-        }
+    }
+
+    private static let entriesPerInsert = 16
+    /// `insertEntriesSQL[n]` inserts `n` rows.
+    private static let insertEntriesSQL: [String] = (0...entriesPerInsert).map { count in
+        "INSERT OR IGNORE INTO idx(cid, field, kind, value, id) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
     }
 
     /// Deletes a document row and its index entries.
@@ -114,11 +155,23 @@ final class SQLiteWriteTransaction {
         }
     }
 
-    /// Appends a change-log entry.
-    func appendChange(path: DocumentPath, kind: Change.Kind, version: Int64, time: Int64) throws {
+    /// Appends a change-log entry with the document's encoding before (`nil`: it did not exist) and after
+    /// (`nil`: deleted).
+    func appendChange(
+        path: DocumentPath, kind: Change.Kind, version: Int64, time: Int64, createTime: Int64,
+        before: StoredDocument?, after: [UInt8]?
+    ) throws {
         try connection.run(
-            "INSERT INTO changes(path, kind, version, time) VALUES(?, ?, ?, ?)",
-            [.text(path.description), .int(Int64(kind.rawValue)), .int(version), .int(time)])
+            """
+            INSERT INTO changes(path, kind, version, time, ctime, old_utime, old_version, old_data, new_data)
+            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(path.description), .int(Int64(kind.rawValue)), .int(version), .int(time), .int(createTime),
+                before.map { .int($0.document.updateTime) } ?? .null,
+                before.map { .int($0.document.version) } ?? .null, before.map { .blob($0.data) } ?? .null,
+                after.map { .blob($0) } ?? .null,
+            ])
     }
 
     /// Deletes the leading run of change-log entries older than `cutoff`.

@@ -6,22 +6,31 @@ import KuraSQLite
 ///
 /// Callers `submit` a commit and either block or get a completion callback (so a server thread is not held while
 /// the commit waits for its fsync: that is what lets many concurrent writes share one). The writer thread takes everything queued (up to `maxBatchWrites`
-/// writes), runs it in one `BEGIN IMMEDIATE … COMMIT` — each caller's commit inside its own SAVEPOINT, so one
-/// failing commit rolls back alone — and wakes all callers after the single fsync of that transaction. While
-/// one batch is being committed the next one queues up, so durability costs one fsync per batch, not per write.
+/// writes), runs it in one `BEGIN IMMEDIATE … COMMIT`, and wakes all callers after the single fsync of that
+/// transaction. While one batch is being committed the next one queues up, so durability costs one fsync per
+/// batch, not per write.
+///
+/// One failing commit must not take its batch with it. A commit of several writes runs inside its own SAVEPOINT
+/// and rolls back alone. A SAVEPOINT is not free, though: SQLite copies every page a savepoint touches to its
+/// journal first, which was the writer's largest cost for single-document writes (bench/docs.sh, creates). So a
+/// job that declares itself *self-contained* runs without one: such a job fails, if at all, before it changes a
+/// row or in a single statement that SQLite undoes itself. Should it fail after changing rows after all (an I/O
+/// error, say), the whole transaction is rolled back and the rest of the batch runs again in a new one.
 final class SQLiteWriter: @unchecked Sendable {
     /// A queued unit of work and its outcome. `@unchecked`: `result` is written by the writer thread only, and
     /// handed to `finish` once the batch is durable (or failed).
     private final class Job: @unchecked Sendable {
         let work: (SQLiteWriteTransaction) throws -> Any
         let size: Int
+        let selfContained: Bool
         var result: Result<Any, any Error> = .failure(KuraError.unavailable("the store is closed"))
         let finish: @Sendable (Result<Any, any Error>) -> Void
         init(
-            size: Int, work: @escaping (SQLiteWriteTransaction) throws -> Any,
+            size: Int, selfContained: Bool, work: @escaping (SQLiteWriteTransaction) throws -> Any,
             finish: @escaping @Sendable (Result<Any, any Error>) -> Void
         ) {
             self.size = size
+            self.selfContained = selfContained
             self.work = work
             self.finish = finish
         }
@@ -48,10 +57,12 @@ final class SQLiteWriter: @unchecked Sendable {
 
     /// Runs `work` inside the next group-committed transaction and returns its result once that transaction is
     /// durable. If `work` throws, only its own changes are rolled back and the error is rethrown here.
-    func submit<T>(size: Int, _ work: @escaping (SQLiteWriteTransaction) throws -> T) throws -> T {
+    func submit<T>(
+        size: Int, selfContained: Bool = false, _ work: @escaping (SQLiteWriteTransaction) throws -> T
+    ) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let outcome = OutcomeBox()
-        submit(size: size, work) { result in
+        submit(size: size, selfContained: selfContained, work) { result in
             outcome.result = result.map { $0 as Any }
             done.signal()
         }
@@ -61,13 +72,16 @@ final class SQLiteWriter: @unchecked Sendable {
     }
 
     /// Queues `work` for the next group-committed transaction; `completion` runs on the writer thread once that
-    /// transaction is durable (or failed). Keep `completion` short: the next batch waits for it.
+    /// transaction is durable (or failed). Keep `completion` short: the next batch waits for it. `selfContained`:
+    /// see the type's documentation.
     func submit<T>(
-        size: Int, _ work: @escaping (SQLiteWriteTransaction) throws -> T,
+        size: Int, selfContained: Bool = false, _ work: @escaping (SQLiteWriteTransaction) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         // The job's closure returned a T, so the cast cannot fail.
-        let job = Job(size: size, work: { try work($0) }) { result in completion(result.map { $0 as! T }) }
+        let job = Job(size: size, selfContained: selfContained, work: { try work($0) }) { result in
+            completion(result.map { $0 as! T })
+        }
         condition.lock()
         guard !stopped else {
             condition.unlock()
@@ -123,7 +137,25 @@ final class SQLiteWriter: @unchecked Sendable {
             for job in batch { job.finish(.failure(error)) }
             return
         }
-        for job in batch {
+        for (index, job) in batch.enumerated() {
+            if job.selfContained {
+                let changesBefore = transaction.connection.totalChanges
+                do {
+                    job.result = .success(try job.work(transaction))
+                } catch {
+                    job.result = .failure(error)
+                    if transaction.connection.totalChanges != changesBefore {
+                        // It changed rows before failing: only a rollback of everything undoes them.
+                        transaction.rollback()
+                        job.finish(job.result)
+                        var rest = batch
+                        rest.remove(at: index)
+                        return commit(rest)
+                    }
+                }
+                transaction.keepJobState()
+                continue
+            }
             do {
                 try transaction.savepoint()
                 let value = try job.work(transaction)

@@ -1,0 +1,115 @@
+import Foundation
+import KuraCore
+import KuraSQLite
+import Synchronization
+import Testing
+
+@testable import KuraStore
+
+/// The group-committing writer on its own: how one failing job in a batch is kept from affecting the others.
+@Suite struct SQLiteWriterTests {
+    /// A writer on a fresh database with a table `t(name TEXT UNIQUE)`.
+    private final class Harness: Sendable {
+        let directory = TemporaryDirectory()
+        let writer: SQLiteWriter
+        let path: String
+
+        init() throws {
+            path = directory.path + "/writer.db"
+            let connection = try SQLiteConnection(path: path)
+            try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(name TEXT UNIQUE)")
+            writer = SQLiteWriter(connection: connection) { _ in }
+        }
+
+        func names() throws -> [String] {
+            try SQLiteConnection(path: path, readOnly: true).rows("SELECT name FROM t ORDER BY name").compactMap {
+                $0[0].text
+            }
+        }
+
+        deinit {
+            writer.stop()
+            directory.remove()
+        }
+    }
+
+    private struct Failure: Error {}
+
+    /// Queues `jobs` so that they land in one batch: the writer is held busy by a slow job while they queue.
+    private func runInOneBatch(
+        _ h: Harness, _ jobs: [(selfContained: Bool, work: @Sendable (SQLiteWriteTransaction) throws -> Void)]
+    ) -> [Bool] {
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        h.writer.submit(
+            size: 1,
+            { _ in
+                started.signal()
+                release.wait()
+            }
+        ) { _ in }
+        started.wait()
+        let group = DispatchGroup()
+        let outcomes = Mutex([Bool](repeating: false, count: jobs.count))
+        for (index, job) in jobs.enumerated() {
+            group.enter()
+            h.writer.submit(size: 1, selfContained: job.selfContained, job.work) { result in
+                if case .success = result { outcomes.withLock { $0[index] = true } }
+                group.leave()
+            }
+        }
+        release.signal()
+        group.wait()
+        return outcomes.withLock { $0 }
+    }
+
+    private static func insert(_ name: String) -> @Sendable (SQLiteWriteTransaction) throws -> Void {
+        { try $0.connection.run("INSERT INTO t(name) VALUES(?)", [.text(name)]) }
+    }
+
+    @Test func selfContainedJobThatFailsAfterChangingRowsIsUndoneAndTheBatchStillCommits() throws {
+        let h = try Harness()
+        let outcomes = runInOneBatch(
+            h,
+            [
+                (true, Self.insert("a")),
+                (
+                    true,
+                    { transaction in
+                        try Self.insert("b")(transaction)
+                        throw Failure()
+                    }
+                ),
+                (false, Self.insert("c")),
+                (true, Self.insert("d")),
+            ])
+        #expect(outcomes == [true, false, true, true])
+        #expect(try h.names() == ["a", "c", "d"])
+    }
+
+    @Test func selfContainedJobWhoseOnlyStatementFailsLeavesTheOthersAlone() throws {
+        let h = try Harness()
+        let outcomes = runInOneBatch(
+            h, [(true, Self.insert("a")), (true, Self.insert("a")), (true, Self.insert("b"))])
+        #expect(outcomes == [true, false, true])
+        #expect(try h.names() == ["a", "b"])
+    }
+
+    @Test func jobWithSavepointRollsBackAlone() throws {
+        let h = try Harness()
+        let outcomes = runInOneBatch(
+            h,
+            [
+                (
+                    false,
+                    { transaction in
+                        try Self.insert("x")(transaction)
+                        throw Failure()
+                    }
+                ),
+                (true, Self.insert("y")),
+            ])
+        #expect(outcomes == [false, true])
+        #expect(try h.names() == ["y"])
+    }
+}
