@@ -9,7 +9,7 @@ import KuraCore
 struct PreparedWrite: @unchecked Sendable {
     let write: Write
     /// The resulting fields' encoding and index entries, when known in advance.
-    let outcome: (data: [UInt8], entries: Set<IndexEntry>)?
+    let outcome: (data: [UInt8], entries: [IndexEntry])?
 
     /// Throws the validation errors of `DocumentLimits.validate` for writes whose outcome is known in advance.
     init(_ write: Write) throws {
@@ -52,7 +52,7 @@ enum SQLiteCommit {
     }
 
     private static func create(
-        _ path: DocumentPath, _ outcome: (data: [UInt8], entries: Set<IndexEntry>),
+        _ path: DocumentPath, _ outcome: (data: [UInt8], entries: [IndexEntry]),
         in transaction: SQLiteWriteTransaction, at commitTime: Int64
     ) throws -> WriteResult {
         let cid = try transaction.cid(of: path.collection, create: true) ?? 0

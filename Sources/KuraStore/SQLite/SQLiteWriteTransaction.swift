@@ -107,20 +107,21 @@ final class SQLiteWriteTransaction {
     /// Replaces an existing document's data and brings its index entries from `oldFields` to `newEntries`.
     func updateDocument(
         cid: Int64, id: String, data: [UInt8], time: Int64, version: Int64, oldFields: JSONObject,
-        newEntries: Set<IndexEntry>
+        newEntries: [IndexEntry]
     ) throws {
         try connection.run(
             "UPDATE docs SET data = ?, utime = ?, version = ? WHERE cid = ? AND id = ?",
             [.blob(data), .int(time), .int(version), .int(cid), .text(id)])
-        let old = IndexEntries.of(oldFields)
-        try deleteEntries(old.subtracting(newEntries), cid: cid, id: id)
-        try insertEntries(newEntries.subtracting(old), cid: cid, id: id)
+        let old = Set(IndexEntries.of(oldFields))
+        let new = Set(newEntries)
+        try deleteEntries(old.subtracting(new), cid: cid, id: id)
+        try insertEntries(Array(new.subtracting(old)), cid: cid, id: id)
     }
 
     /// Inserts index entries, several rows per statement (one step instead of one per entry). `OR IGNORE` (the
     /// entries are distinct, so nothing is ever ignored) spares SQLite a statement journal: a multi-row INSERT
     /// that could abort half-way would otherwise copy every page it touches first.
-    func insertEntries(_ entries: Set<IndexEntry>, cid: Int64, id: String) throws {
+    func insertEntries(_ entries: [IndexEntry], cid: Int64, id: String) throws {
         var pending = entries[...]
         while !pending.isEmpty {
             let chunk = pending.prefix(Self.entriesPerInsert)
@@ -147,7 +148,7 @@ final class SQLiteWriteTransaction {
         try deleteEntries(IndexEntries.of(fields), cid: cid, id: id)
     }
 
-    private func deleteEntries(_ entries: Set<IndexEntry>, cid: Int64, id: String) throws {
+    private func deleteEntries(_ entries: some Collection<IndexEntry>, cid: Int64, id: String) throws {
         for entry in entries {
             try connection.run(
                 "DELETE FROM idx WHERE cid = ? AND field = ? AND kind = ? AND value = ? AND id = ?",
