@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Benchmark, not a test: kura's document API (docs/performance.md, "bench/docs.sh").
-#  1. GET of a 1 KB document against nginx serving the same bytes as a static file  -> docs_get_ratio
+#  1. GET of a 1 KB document under users/<uid>/ against nginx serving the same bytes as a static file, with the
+#     admin key (no rules) and as the user <uid> (ID token, rule-checked), all three in the same rounds
+#                                        -> docs_get_ratio, docs_user_get_ratio, docs_user_get_vs_admin_ratio
 #  2. durable creates (POST /api/docs/bench_creates, 201) against nginx's GET of the 33-byte health body
 #                                                                                     -> docs_create_ratio
 #  3. DOCS documents loaded into `items` with /api/commit (500 writes per commit), then `status == S orderBy rank
 #     desc limit 20` many times; the server time per query from kura's access log    -> query_p50_ms, query_p99_ms,
 #     and kura's resident memory after loading                                       -> rss_mb
 # wrk measures 1 and 2 like bench/http.sh (warm-up, then rounds alternating which side goes first, medians); kura
-# and nginx both log every request. The last line sums up: `docs_summary get_ratio=… create_ratio=… …`.
+# and nginx both log every request. The last line sums up: `docs_summary get_ratio=… user_get_ratio=… …`.
 #
 # Usage: bench/docs.sh   (needs what `make bench` installs, plus python3)
 #        DOCS=50000 ROUNDS=1 DURATION=5 bench/docs.sh   (a quick try)
@@ -35,6 +37,7 @@ DOC_BYTES=1024   # the GET body size of the document in step 1
 
 cd "$(dirname "$0")/.."
 source bench/lib.sh
+source bench/sides.sh
 require_tools swift wrk curl "$nginx"
 command -v python3 >/dev/null || { echo "$BENCH: python3 not found" >&2; exit 1; }
 
@@ -72,9 +75,15 @@ expect() {
 }
 
 # --- 1. A 1 KB document ---------------------------------------------------------------------------------------
+# Its owner, signed up through the API: the default rules let users/<uid>/… be read with the user's ID token.
+signup=$(curl -fsS -X POST "$kura_base/api/auth/signup" -H 'Content-Type: application/json' \
+    --data-binary '{"email":"bench-owner@example.com","password":"bench-password"}')
+read -r uid id_token < <(python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["user"]["uid"], d["idToken"])' \
+    <<<"$signup")
+user_auth="Authorization: Bearer $id_token"
 # A user-profile-like document; `bio` is sized so that the GET body is exactly DOC_BYTES (the metadata around
 # `data` has a fixed length, but a retry covers a surprise).
-doc_path=bench/doc1k
+doc_path=users/$uid/bench/doc1k
 filler="Analyst and writer; notes on the Analytical Engine, Bernoulli numbers and poetical science. "
 bio_length=600
 for _ in 1 2 3; do
@@ -88,11 +97,13 @@ JSON
     [ "$length" -eq "$DOC_BYTES" ] && break
     bio_length=$((bio_length + DOC_BYTES - length))
 done
-mkdir -p "$dir/www/api/docs/bench"
+mkdir -p "$(dirname "$dir/www/api/docs/$doc_path")"
 expect 200 "$kura_base/api/docs/$doc_path" >"$dir/www/api/docs/$doc_path"
 curl -fsS -o "$dir/www/api/health" "$kura_base/api/health"
 start_nginx "$nginx_port" "$nginx_base/api/health"
 same_response "$kura_base/api/docs/$doc_path" "$nginx_base/api/docs/$doc_path" -H "$auth"
+# Also verifies the ID token once, so that the measured requests find it in kura's token cache.
+same_response "$kura_base/api/docs/$doc_path" "$nginx_base/api/docs/$doc_path" -H "$user_auth"
 same_response "$kura_base/api/health" "$nginx_base/api/health"
 
 echo "kura $("$kura" --version | awk '{print $NF}')${KURA_ARGS:+ $KURA_ARGS} vs nginx $("$nginx" -v 2>&1 | sed 's|.*/||') (2 workers)," \
@@ -109,15 +120,23 @@ check_errors() {
     fi
 }
 
-echo "== GET /api/docs/$doc_path, a $(wc -c <"$dir/www/api/docs/$doc_path")-byte body, against nginx's static copy"
-kura_wrk=("$kura_base/api/docs/$doc_path" -H "$auth")
-nginx_wrk=("$nginx_base/api/docs/$doc_path" -H "$auth")
-run_rounds get-
-echo "median  kura $rps_kura req/s  p99 $p99_kura ms  |  nginx $rps_nginx req/s  p99 $p99_nginx ms"
-check_errors GET kura
+echo "== GET /api/docs/$doc_path, a $(wc -c <"$dir/www/api/docs/$doc_path")-byte body: kura with the admin key" \
+    "(admin), kura as its owner with an ID token, rule-checked (user), and nginx's static copy (nginx)"
+wrk_admin=("$kura_base/api/docs/$doc_path" -H "$auth")
+wrk_user=("$kura_base/api/docs/$doc_path" -H "$user_auth")
+wrk_nginx=("$nginx_base/api/docs/$doc_path" -H "$auth")
+run_sides get- admin user nginx
+echo "median  admin $rps_admin req/s  p99 $p99_admin ms  |  user $rps_user req/s  p99 $p99_user ms  |" \
+    "nginx $rps_nginx req/s  p99 $p99_nginx ms"
+check_errors GET admin
+check_errors GET user
 check_errors GET nginx
-get_ratio=$(ratio "$rps_kura" "$rps_nginx")
+get_ratio=$(ratio "$rps_admin" "$rps_nginx")
+user_get_ratio=$(ratio "$rps_user" "$rps_nginx")
+user_vs_admin=$(ratio "$rps_user" "$rps_admin")
 echo "docs_get_ratio=$get_ratio"
+echo "docs_user_get_ratio=$user_get_ratio"
+echo "docs_user_get_vs_admin_ratio=$user_vs_admin"
 
 # --- 2. Durable creates ---------------------------------------------------------------------------------------
 create_body=$(sed -n 's/^wrk.body = \x27\(.*\)\x27$/\1/p' bench/docs-create.lua)
@@ -204,6 +223,7 @@ if [ -s "$dir/nginx/error.log" ]; then
     head -20 "$dir/nginx/error.log" >&2
 fi
 
-echo "docs_summary get_ratio=$get_ratio create_ratio=$create_ratio query_p50_ms=$query_p50 query_p99_ms=$query_p99" \
-    "rss_mb=$rss_mb docs=$DOCS load_docs_per_s=$load_docs_per_s"
+echo "docs_summary get_ratio=$get_ratio user_get_ratio=$user_get_ratio user_get_vs_admin_ratio=$user_vs_admin" \
+    "create_ratio=$create_ratio query_p50_ms=$query_p50 query_p99_ms=$query_p99 rss_mb=$rss_mb docs=$DOCS" \
+    "load_docs_per_s=$load_docs_per_s"
 exit "$status"

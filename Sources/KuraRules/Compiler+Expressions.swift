@@ -124,6 +124,17 @@ extension Compiler {
     private mutating func compileBinary(
         _ op: BinaryOperator, _ left: Expression, _ right: Expression, scope: CompileScope, position: SourcePosition
     ) throws(SyntaxError) -> CompiledExpression {
+        // `request.auth != null` (the usual "signed in" test) without building the `request.auth` map.
+        if op == .equal || op == .notEqual,
+            (isRequestAuth(left, scope: scope) && right.kind.isNull)
+                || (isRequestAuth(right, scope: scope) && left.kind.isNull)
+        {
+            let signedOut = op == .equal
+            return CompiledExpression(
+                evaluate: { (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in
+                    .bool((evaluation.context.auth == nil) == signedOut)
+                }, type: .bool)
+        }
         let lhs = try compileExpression(left, scope: scope)
         let rhs = try compileExpression(right, scope: scope)
         let (a, b) = (lhs.evaluate, rhs.evaluate)
@@ -182,5 +193,13 @@ extension Compiler {
                     try Operators.arithmetic(op, a(evaluation), b(evaluation))
                 }, type: resultType)
         }
+    }
+}
+
+extension ExpressionKind {
+    /// The `null` literal.
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
     }
 }

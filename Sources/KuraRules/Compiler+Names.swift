@@ -14,12 +14,15 @@ extension Compiler {
             }
         }
         if let slot = scope.variable(name) {
+            recorder?.slots.insert(slot)
             return { (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in evaluation.slots[slot] }
         }
         switch name {
         case "request":
+            recorder?.readsDocument = true  // the whole map holds `request.path`
             return { (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in evaluation.request }
         case "resource":
+            recorder?.readsDocument = true
             return { (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in evaluation.resource }
         default: throw SyntaxError(position: position, message: "unknown identifier '\(name)'")
         }
@@ -29,9 +32,29 @@ extension Compiler {
         locals?[name] == nil && scope.variable(name) == nil
     }
 
+    /// Whether `expression` is `request.auth` with `request` the global.
+    func isRequestAuth(_ expression: Expression, scope: CompileScope) -> Bool {
+        guard case .member(let base, "auth") = expression.kind, case .identifier("request") = base.kind else {
+            return false
+        }
+        return isGlobal("request", scope: scope)
+    }
+
     mutating func compileMember(_ base: Expression, _ name: String, scope: CompileScope, position: SourcePosition)
         throws(SyntaxError) -> CompiledExpression
     {
+        // `request.auth.uid` and `request.auth.token` read the caller directly: no `request.auth` map per request,
+        // and the token's claims only when a rule reads them. Signed out, both fail as `null.uid` would.
+        if (name == "uid" || name == "token"), isRequestAuth(base, scope: scope) {
+            let isUID = name == "uid"
+            return CompiledExpression(
+                evaluate: { (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in
+                    guard let auth = evaluation.context.auth else {
+                        throw RuleEvaluationError("cannot read field '\(isUID ? "uid" : "token")' of null")
+                    }
+                    return isUID ? .string(auth.uid) : evaluation.authToken
+                }, type: nil)
+        }
         if case .identifier("request") = base.kind, isGlobal("request", scope: scope) {
             let evaluate: Evaluator
             switch name {
@@ -52,6 +75,7 @@ extension Compiler {
                 }
                 return CompiledExpression(evaluate: evaluate, type: .string)
             case "path":
+                recorder?.readsDocument = true
                 evaluate = { (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in .path(evaluation.path)
                 }
                 return CompiledExpression(evaluate: evaluate, type: .path)
@@ -91,6 +115,7 @@ extension Compiler {
                         + "given \(arguments.count)")
             }
             currentFunction?.callees.append(function)
+            recorder?.callees.append(function)
             let extra = function.declaration.lets.count
             return CompiledExpression(
                 evaluate: { [evaluators] (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in

@@ -5,6 +5,8 @@ final class CompiledFunction: @unchecked Sendable {
     var scope: CompileScope?
     // Written once during compilation, read-only afterwards.
     var body: Evaluator = { _ throws(RuleEvaluationError) in .null }
+    /// What the body reads (compile-time only).
+    let dependencies = DependencyRecorder()
     var frameSize: Int { declaration.parameters.count + declaration.lets.count }
     var callees: [CompiledFunction] = []
 
@@ -32,6 +34,8 @@ struct CompiledAllow: Sendable {
     var methods: UInt8
     var condition: Evaluator
     var position: SourcePosition
+    /// What the condition reads, through the functions it calls too (filled in once every body is compiled).
+    var dependencies = RuleDependencies()
 }
 
 /// A compiled `match` block: pattern segments with the slot each variable binds.
@@ -55,6 +59,10 @@ struct Compiler {
     /// Names of the current function's parameters and lets → frame index; `nil` outside functions.
     var locals: [String: Int]? = nil
     var currentFunction: CompiledFunction? = nil
+    /// Collects what the expression being compiled reads; `nil` when nobody is asking.
+    var recorder: DependencyRecorder? = nil
+    /// One recorder per compiled `allow`, in the order `compile(_:parent:)` visits them (pre-order).
+    var allowRecorders: [DependencyRecorder] = []
 
     mutating func compile(_ file: RulesFile) throws(SyntaxError) -> [CompiledMatch] {
         var succeeded = false
@@ -63,6 +71,7 @@ struct Compiler {
             for function in allFunctions {
                 function.scope = nil
                 function.callees = []
+                function.dependencies.callees = []
                 if !succeeded { function.body = { _ throws(RuleEvaluationError) in .null } }
             }
         }
@@ -72,6 +81,9 @@ struct Compiler {
         for block in file.matches { matches.append(try compile(block, parent: root)) }
         try compileFunctionBodies()
         try rejectRecursion()
+        var next = 0
+        matches = matches.map { resolveDependencies($0, next: &next) }
+        allowRecorders = []
         succeeded = true
         return matches
     }
@@ -122,14 +134,18 @@ struct Compiler {
         try declare(block.functions, in: scope)
         var allows: [CompiledAllow] = []
         for allow in block.allows {
+            let recorder = DependencyRecorder()
+            allowRecorders.append(recorder)
+            self.recorder = recorder
             let condition = try compileExpression(allow.condition, scope: scope)
+            self.recorder = nil
             if let type = condition.type, type != .bool {
                 throw SyntaxError(
                     position: allow.condition.position, message: "condition must be a bool, found \(type)")
             }
             var bits: UInt8 = 0
             for method in allow.methods {
-                for expanded in Self.expand(method) { bits |= 1 << RuleMethod.allCases.firstIndex(of: expanded)! }
+                for expanded in Self.expand(method) { bits |= expanded.bit }
             }
             allows.append(CompiledAllow(methods: bits, condition: condition.evaluate, position: allow.position))
         }
@@ -158,6 +174,7 @@ struct Compiler {
             var names: [String: Int] = [:]
             for (index, parameter) in declaration.parameters.enumerated() { names[parameter] = index }
             currentFunction = function
+            recorder = function.dependencies
             var letEvaluators: [(Int, Evaluator)] = []
             for (offset, binding) in declaration.lets.enumerated() {
                 locals = names
@@ -170,6 +187,7 @@ struct Compiler {
             let body = try compileExpression(declaration.body, scope: scope).evaluate
             locals = nil
             currentFunction = nil
+            recorder = nil
             if letEvaluators.isEmpty {
                 function.body = body
             } else {

@@ -26,6 +26,7 @@ final class Evaluation {
     var depth = 0
     private var lookups: [(path: [String], document: JSONObject?)] = []
     private var cachedAuth: RuleValue?
+    private var cachedAuthToken: RuleValue?
     private var cachedResource: RuleValue?
     private var cachedRequestResource: RuleValue?
 
@@ -40,8 +41,16 @@ final class Evaluation {
     var auth: RuleValue {
         if let cachedAuth { return cachedAuth }
         let value: RuleValue =
-            context.auth.map { .map(.members([("uid", .string($0.uid)), ("token", .map(.json($0.token)))])) } ?? .null
+            context.auth.map { .map(.members([("uid", .string($0.uid)), ("token", authToken)])) } ?? .null
         cachedAuth = value
+        return value
+    }
+
+    /// `request.auth.token` (`null` when signed out), built once per evaluation and only when read.
+    var authToken: RuleValue {
+        if let cachedAuthToken { return cachedAuthToken }
+        let value: RuleValue = context.auth.map { .map(.json($0.token)) } ?? .null
+        cachedAuthToken = value
         return value
     }
 

@@ -12,6 +12,17 @@ public enum RuleMethod: String, Sendable, CaseIterable {
     case update
     /// Remove a document.
     case delete
+
+    /// This method's bit in `CompiledAllow.methods` (`allCases` order, without building `allCases`).
+    var bit: UInt8 {
+        switch self {
+        case .get: 1
+        case .list: 2
+        case .create: 4
+        case .update: 8
+        case .delete: 16
+        }
+    }
 }
 
 /// The outcome of evaluating rules for one request.
@@ -29,14 +40,39 @@ public enum RuleDecision: Sendable, Equatable {
 public struct RuleAuth: Sendable, Equatable {
     /// The user id.
     public var uid: String
+    private var claims: Claims
+
+    /// The token, or what makes it on demand (most rules never read it, and it is built for every request).
+    private enum Claims: Sendable {
+        case value(JSONObject)
+        case provider(@Sendable () -> JSONObject)
+    }
+
     /// Token claims: `email`, `email_verified` and custom claims.
-    public var token: JSONObject
+    public var token: JSONObject {
+        get {
+            switch claims {
+            case .value(let object): object
+            case .provider(let make): make()
+            }
+        }
+        set { claims = .value(newValue) }
+    }
 
     /// A signed-in user.
     public init(uid: String, token: JSONObject = [:]) {
         self.uid = uid
-        self.token = token
+        claims = .value(token)
     }
+
+    /// A signed-in user whose token claims are built only if a rule reads them (`request.auth.token`, or
+    /// `request.auth` as a whole), at most once per evaluation.
+    public init(uid: String, token: @escaping @Sendable () -> JSONObject) {
+        self.uid = uid
+        claims = .provider(token)
+    }
+
+    public static func == (lhs: RuleAuth, rhs: RuleAuth) -> Bool { lhs.uid == rhs.uid && lhs.token == rhs.token }
 }
 
 /// A document as rules see it: `resource.id` and `resource.data`.

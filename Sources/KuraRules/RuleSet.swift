@@ -29,7 +29,7 @@ public struct RuleSet: Sendable {
     /// condition (type mismatch, missing field, too many lookups) makes that condition false.
     public func evaluate(method: RuleMethod, path: [String], context: RuleContext) -> RuleDecision {
         let evaluation = Evaluation(context: context, method: method, path: path, slotCount: slotCount)
-        var outcome = Outcome(bit: 1 << RuleMethod.allCases.firstIndex(of: method)!)
+        var outcome = Outcome(bit: method.bit)
         for match in matches {
             if visit(match, path: path[...], evaluation: evaluation, outcome: &outcome) { return .allow }
         }
@@ -69,13 +69,16 @@ public struct RuleSet: Sendable {
                 evaluation.stack.removeAll(keepingCapacity: true)
                 evaluation.base = 0
                 evaluation.depth = 0
-                let where_ = "\(allow.position.line):\(allow.position.column)"
+                // The position is formatted only for a denial: this loop is on every request's path.
                 do {
                     if case .bool(true) = try allow.condition(evaluation) { return true }
-                    if outcome.failures.count < 8 { outcome.failures.append("allow at \(where_) was false") }
+                    if outcome.failures.count < 8 {
+                        outcome.failures.append("allow at \(allow.position.line):\(allow.position.column) was false")
+                    }
                 } catch {
                     if outcome.failures.count < 8 {
-                        outcome.failures.append("allow at \(where_) failed: \(error.message)")
+                        outcome.failures.append(
+                            "allow at \(allow.position.line):\(allow.position.column) failed: \(error.message)")
                     }
                 }
             }

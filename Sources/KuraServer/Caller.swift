@@ -1,20 +1,32 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraRules
 
 /// Who is making a request: the administrator (admin key), a signed-in user (ID token), or nobody.
-enum Caller: Sendable {
+public enum Caller: Sendable {
+    /// `Authorization: Bearer <admin key>`: bypasses the security rules.
     case admin
+    /// `Authorization: Bearer <ID token>`: the token's verified claims.
     case user(AuthClaims)
+    /// No `Authorization` header: `request.auth == null` in the rules.
     case anonymous
 
     /// The administrator, or a user whose token carries the `admin` claim.
-    var isAdmin: Bool {
+    public var isAdmin: Bool {
         switch self {
         case .admin: true
         case .user(let claims): claims.isAdmin
         case .anonymous: false
         }
+    }
+
+    /// `request.auth` as the rules see it: the uid and every token claim (`email`, `email_verified`, custom
+    /// claims such as `admin`…); `nil` for anonymous callers and the administrator (whom rules never see).
+    public var ruleAuth: RuleAuth? {
+        guard case .user(let claims) = self else { return nil }
+        // Built only if a rule reads the token: most rules look at the uid alone, and this is on every request.
+        return RuleAuth(uid: claims.uid) { claims.json.objectValue ?? [:] }
     }
 }
 

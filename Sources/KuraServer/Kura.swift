@@ -20,8 +20,14 @@ public final class Kura: Sendable {
     public let auth: AuthService
     /// The mail outbox (`<data>/mail.db`) and its delivery worker.
     public let mailer: Mailer
+    /// The security rules in force (`<data>/kura.rules`, reloaded when it changes).
+    public let rules: SecurityRules
+    /// Who may read and write which documents: callers and rule checks, for every route that serves documents.
+    public let dataAccess: DataAccess
     private let publicURL: PublicURL
     private let maintenance: Maintenance
+    /// Polls `<data>/kura.rules` for changes; `nil` when `rules.reloadIntervalSeconds` is 0.
+    private let rulesWatcher: Maintenance?
 
     /// Prepares the data directory and routes; `extraRoutes` lets tests add their own.
     public init(
@@ -40,6 +46,14 @@ public final class Kura: Sendable {
                 path: Self.databasePath(configuration),
                 changeRetention: configuration.changeRetentionSeconds * 1_000_000))
         store = CachedDocumentStore(base: database, cache: DocumentCache(capacityBytes: configuration.cacheBytes))
+        let rules = try SecurityRules(dataDirectory: configuration.dataDirectory, logger: logger)
+        self.rules = rules
+        rulesWatcher =
+            configuration.rulesReloadInterval > 0
+            ? Maintenance(
+                interval: configuration.rulesReloadInterval, logger: logger,
+                tasks: [("reload security rules", { rules.reloadIfChanged() })])
+            : nil
         if configuration.mail.smtp?.url.isEmpty == true {
             throw ConfigurationError("smtp.username/password/startTLS are set but smtp.url is not")
         }
@@ -59,13 +73,15 @@ public final class Kura: Sendable {
             ])
         let accountMailer = AccountMailer(mailer: mailer, publicURL: publicURL, appName: configuration.appName)
         let authenticator = Authenticator(adminKey: key, auth: auth)
-        let access = AdminAccess(adminKey: key)
+        let access = DataAccess(rules: rules, store: store, adminKey: key, auth: auth, logger: logger)
+        dataAccess = access
         let router = Router<KuraContext>()
         SystemRoutes.register(on: router)
         let authRoutes = AuthRoutes(auth: auth, authenticator: authenticator, mailer: accountMailer)
         authRoutes.register(on: router)
         AdminUserRoutes(auth: auth, authenticator: authenticator).register(on: router)
         OutboxRoutes(mailer: mailer, authenticator: authenticator).register(on: router)
+        RulesRoutes(rules: rules, authenticator: authenticator).register(on: router)
         ActionPageRoutes(auth: auth, confirmEmail: authRoutes.confirmEmail, appName: configuration.appName)
             .register(on: router)
         DocumentRoutes(store: store, access: access, pages: configuration.pages).register(
@@ -133,6 +149,7 @@ public final class Kura: Sendable {
         try http.start()
         publicURL.bound(port: http.port)
         maintenance.start()
+        rulesWatcher?.start()
         logger.info(
             "Kura \(Kura.version) listening on http://\(configuration.http.host):\(http.port) "
                 + "(data: \(configuration.dataDirectory), admin key: \(adminKey.path))")
@@ -153,5 +170,6 @@ public final class Kura: Sendable {
         http.wait()
         mailer.shutdown()
         maintenance.stop()
+        rulesWatcher?.stop()
     }
 }

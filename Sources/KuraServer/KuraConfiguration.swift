@@ -14,6 +14,8 @@ public struct KuraConfiguration: Sendable {
     /// Change-log entries older than this are pruned (realtime listeners resume from the log).
     public var changeRetentionSeconds: Int64 = 86_400
     var pages = PageLimits()
+    /// How often `<data>/kura.rules` is checked for changes, in seconds; 0 turns the polling off.
+    public var rulesReloadInterval = 1.0
     /// Memory for hot documents served without touching the database (0 turns the cache off).
     public var cacheBytes = 64 << 20
     public var auth = AuthConfiguration()
@@ -72,6 +74,16 @@ public struct KuraConfiguration: Sendable {
         },
         Setting(key: "docs.maxPageSize", help: "largest limit a list or query may ask for (default 1000)") {
             $0.pages.maxPageSize = try integer($1, "docs.maxPageSize", 1...100_000)
+        },
+        Setting(
+            key: "rules.reloadIntervalSeconds",
+            help: "how often kura.rules is checked for changes; 0: never (default 1)"
+        ) {
+            guard let seconds = Double($1.trimmingSpaces()), seconds >= 0, seconds <= 86_400 else {
+                throw ConfigurationError(
+                    "rules.reloadIntervalSeconds: expected a number of seconds in 0...86400, got '\($1)'")
+            }
+            $0.rulesReloadInterval = seconds
         },
         Setting(key: "auth.sendVerificationOnSignUp", help: "mail a verification link on sign-up (default true)") {
             $0.auth.sendVerificationOnSignUp = try boolean($1, "auth.sendVerificationOnSignUp")

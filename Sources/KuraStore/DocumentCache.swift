@@ -12,10 +12,15 @@ import Synchronization
 /// below which inserts are refused, so forgetting an invalidation can't let an older read in either. With several
 /// server processes (PostgreSQL), invalidation must also follow other nodes' writes from the change log.
 public final class DocumentCache: Sendable {
-    /// A cached document: its API JSON and its version (the ETag).
+    /// A cached document: its API JSON, its version (the ETag) and its fields (for the security rules, which
+    /// evaluate `resource.data` on the event loop without parsing the JSON again).
     public struct Entry: Sendable {
+        /// The document as the API answers it.
         public let body: [UInt8]
+        /// The document's version.
         public let version: Int64
+        /// The document's data.
+        public let fields: JSONObject
     }
 
     /// The most bytes of document JSON kept.
@@ -25,7 +30,8 @@ public final class DocumentCache: Sendable {
         var entry: Entry?
         var sequence: Int64
         var lastUsed: UInt64
-        var bytes: Int { (entry?.body.count ?? 0) + 64 }
+        // The fields are counted at the size of their JSON again: a rough but stable estimate of their memory.
+        var bytes: Int { (entry?.body.count ?? 0) * 2 + 64 }
     }
 
     private struct State {
@@ -58,9 +64,9 @@ public final class DocumentCache: Sendable {
     /// returns its encoding (also when it is not kept), so a caller answering with it encodes it once.
     @discardableResult
     public func insert(_ document: Document, readSequence: Int64) -> Entry {
-        let entry = Entry(body: document.json.jsonBytes, version: document.version)
+        let entry = Entry(body: document.json.jsonBytes, version: document.version, fields: document.fields)
         // One huge document must not flush the rest.
-        guard entry.body.count + 64 <= capacityBytes / 8 else { return entry }
+        guard entry.body.count * 2 + 64 <= capacityBytes / 8 else { return entry }
         state.withLock { state in
             guard readSequence >= state.floor else { return }
             if let existing = state.slots[document.path], existing.sequence > readSequence { return }
@@ -137,7 +143,11 @@ public final class CachedDocumentStore: DocumentStore {
         _ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void
     ) {
         let cache = self.cache
-        let paths = writes.map(\.path)
+        // A successful create replaces "no document", which is never cached; a failed one changed nothing.
+        let paths = writes.compactMap { write -> DocumentPath? in
+            if case .create = write.operation { return nil }
+            return write.path
+        }
         base.commit(writes) { result in
             cache.invalidate(paths)
             completion(result)

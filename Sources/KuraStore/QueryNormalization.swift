@@ -69,6 +69,10 @@ public struct NormalizedQuery: Sendable {
         if let token = query.pageToken { after = try PageToken.decode(token, orders: orders) }
     }
 
+    /// A page token that resumes strictly after `document`, which must be a full (not projected) document that
+    /// this query matched. Lets a caller that filters results end a page at any document it examined.
+    public func pageToken(after document: Document) -> String { PageToken.encode(document, orders: orders) }
+
     private static func validate(_ filter: Filter) throws -> Filter {
         var filter = filter
         switch filter.op {

@@ -182,7 +182,7 @@ import Testing
     }
 
     @Test(
-        "every document endpoint needs the admin key: 401 UNAUTHENTICATED without it or with a wrong one",
+        "every document endpoint: 401 UNAUTHENTICATED for bad credentials, 403 PERMISSION_DENIED anonymously",
         arguments: [
             ("GET", "/api/docs/users/u1"), ("GET", "/api/docs/users"), ("POST", "/api/docs/users"),
             ("PUT", "/api/docs/users/u1"), ("PATCH", "/api/docs/users/u1"), ("DELETE", "/api/docs/users/u1"),
@@ -201,7 +201,7 @@ import Testing
                 }
             let wrongKey = String(server.adminKey.reversed())
             let auths: [TestKura.Auth] = [
-                .none, .header("Bearer \(wrongKey)"), .header("Bearer "), .header("Basic \(server.adminKey)"),
+                .header("Bearer \(wrongKey)"), .header("Bearer "), .header("Basic \(server.adminKey)"),
                 .header("Bearer \(server.adminKey)x"),
             ]
             for auth in auths {
@@ -210,6 +210,22 @@ import Testing
                 #expect(response.errorCode == "UNAUTHENTICATED")
                 #expect(!response.body.contains("secret"))
             }
+            // Without credentials the caller is anonymous, and the default rules give anonymous callers no users:
+            // single documents and writes are 403; lists and counts of `users` (whose rule depends on each
+            // document's ID) filter every document out.
+            let anonymous = try server.request(method, path, json: method == "GET" ? nil : body, auth: .none)
+            switch (method, path) {
+            case ("GET", "/api/docs/users"), (_, "/api/query"):
+                #expect(anonymous.status == 200, "\(anonymous)")
+                #expect((anonymous.json["documents"] as? [Any])?.isEmpty == true, "\(anonymous)")
+            case (_, "/api/query/count"):
+                #expect(anonymous.status == 200, "\(anonymous)")
+                #expect(anonymous.json["count"] as? Int == 0, "\(anonymous)")
+            default:
+                #expect(anonymous.status == 403, "\(anonymous)")
+                #expect(anonymous.errorCode == "PERMISSION_DENIED")
+            }
+            #expect(!anonymous.body.contains("secret"))
             let stored = try server.request("GET", "/api/docs/users/u1")
             #expect(stored.version == 1)
             #expect(JSON.equal(stored.data, ["secret": true]))

@@ -7,58 +7,80 @@ import KuraStore
 struct DocumentRoutes {
     /// The store behind its hot-document cache; a cache hit is answered on the event loop.
     let store: CachedDocumentStore
-    let access: AdminAccess
+    let access: DataAccess
     let pages: PageLimits
 
     func register(on router: Router<KuraContext>) {
         router.get("/api/docs/*path") { request, context in
-            try access.require(request)
-            if let path = try? DocumentPath(try request.parameter("path")), let entry = store.cache.lookup(path) {
-                return documentResponse(body: entry.body, version: entry.version)
+            try access.withCaller(request, context.environment) { caller in
+                if let path = try? DocumentPath(try request.parameter("path")), let entry = store.cache.lookup(path) {
+                    if case .admin = caller { return documentResponse(body: entry.body, version: entry.version) }
+                    do {
+                        // On the loop for a user whose claims are cached; MustRunOnWorkerPool if rules look up.
+                        try access.authorize(
+                            caller, .get, path: path.segments, resource: DataAccess.ruleDocument(path, entry.fields),
+                            time: Timestamp.nowMicros(), rules: access.rules.current.ruleSet,
+                            onLoop: context.environment.eventLoop.inEventLoop)
+                        return documentResponse(body: entry.body, version: entry.version)
+                    } catch is MustRunOnWorkerPool {}
+                }
+                return context.environment.offload { try read(request, caller) }
             }
-            return context.environment.offload { try read(request) }
         }
         let durable = DurableCommit(store: store)
         router.post("/api/docs/*path") { request, context in
-            try access.require(request)
-            let path = try CollectionPath(try request.parameter("path")).document(DocumentID.automatic())
-            let fields = Fields()
-            return durable.respond(to: request, context.environment) {
-                fields.value = try dataObject(request)
-                return [Write(path: path, operation: .create(fields.value))]
-            } respond: { results in
-                let time = results.first?.updateTime ?? 0
-                let document = Document(
-                    path: path, fields: fields.value, createTime: time, updateTime: time, version: 1)
-                return documentResponse(document, status: 201)
+            try access.withCaller(request, context.environment) { caller in
+                let path = try CollectionPath(try request.parameter("path")).document(DocumentID.automatic())
+                let fields = Fields()
+                // A new automatic ID: nothing to read (`resource` is null) and nothing to pin.
+                return durable.respond(
+                    to: request, context.environment, caller: caller, access: access, readsExisting: false
+                ) {
+                    fields.value = try dataObject(request)
+                    return [Write(path: path, operation: .create(fields.value))]
+                } respond: { results in
+                    let time = results.first?.updateTime ?? 0
+                    let document = Document(
+                        path: path, fields: fields.value, createTime: time, updateTime: time, version: 1)
+                    return documentResponse(document, status: 201)
+                }
             }
         }
         router.put("/api/docs/*path") { request, context in
-            try access.require(request)
-            let path = try DocumentPath(try request.parameter("path"))
-            return durable.respond(to: request, context.environment, answer: .onWorkerPool) {
-                [try setWrite(path, request)]
-            } respond: { _ in
-                try written(path)
+            try access.withCaller(request, context.environment) { caller in
+                let path = try DocumentPath(try request.parameter("path"))
+                return durable.respond(
+                    to: request, context.environment, caller: caller, access: access, answer: .onWorkerPool
+                ) {
+                    [try setWrite(path, request)]
+                } respond: { _ in
+                    try written(path, caller)
+                }
             }
         }
         router.patch("/api/docs/*path") { request, context in
-            try access.require(request)
-            let path = try DocumentPath(try request.parameter("path"))
-            return durable.respond(to: request, context.environment, answer: .onWorkerPool) {
-                let fields = try WriteDecoding.fieldUpdates(try dataObject(request))
-                return [Write(path: path, operation: .update(fields), precondition: try versionPrecondition(request))]
-            } respond: { _ in
-                try written(path)
+            try access.withCaller(request, context.environment) { caller in
+                let path = try DocumentPath(try request.parameter("path"))
+                return durable.respond(
+                    to: request, context.environment, caller: caller, access: access, answer: .onWorkerPool
+                ) {
+                    let fields = try WriteDecoding.fieldUpdates(try dataObject(request))
+                    return [
+                        Write(path: path, operation: .update(fields), precondition: try versionPrecondition(request))
+                    ]
+                } respond: { _ in
+                    try written(path, caller)
+                }
             }
         }
         router.delete("/api/docs/*path") { request, context in
-            try access.require(request)
-            let path = try DocumentPath(try request.parameter("path"))
-            return durable.respond(to: request, context.environment) {
-                [Write(path: path, operation: .delete, precondition: try versionPrecondition(request))]
-            } respond: { _ in
-                .noContent
+            try access.withCaller(request, context.environment) { caller in
+                let path = try DocumentPath(try request.parameter("path"))
+                return durable.respond(to: request, context.environment, caller: caller, access: access) {
+                    [Write(path: path, operation: .delete, precondition: try versionPrecondition(request))]
+                } respond: { _ in
+                    .noContent
+                }
             }
         }
     }
@@ -70,16 +92,21 @@ struct DocumentRoutes {
 
     // MARK: Handlers (worker pool)
 
-    private func read(_ request: Request) throws -> Response {
+    private func read(_ request: Request, _ caller: Caller) throws -> Response {
         let raw = try request.parameter("path")
         // Decide by what parses (the path types accept a trailing slash), not by counting raw segments.
-        guard let path = try? DocumentPath(raw) else { return try list(CollectionPath(raw), request) }
-        guard let entry = try store.encodedDocument(path) else { throw KuraError.notFound("no document at \(path)") }
+        guard let path = try? DocumentPath(raw) else { return try list(CollectionPath(raw), request, caller) }
+        let entry = try store.encodedDocument(path)
+        // Checked before answering 404, so a caller who may not read a path cannot learn whether it exists.
+        try access.authorize(
+            caller, .get, path: path.segments, resource: entry.map { DataAccess.ruleDocument(path, $0.fields) },
+            time: Timestamp.nowMicros(), rules: access.rules.current.ruleSet, onLoop: false)
+        guard let entry else { throw KuraError.notFound("no document at \(path)") }
         return documentResponse(body: entry.body, version: entry.version)
     }
 
     /// `GET /api/docs/{collection}?limit=&orderBy=field [desc],…&pageToken=`.
-    private func list(_ collection: CollectionPath, _ request: Request) throws -> Response {
+    private func list(_ collection: CollectionPath, _ request: Request, _ caller: Caller) throws -> Response {
         var query = Query(.collection(collection))
         let limit = try request.query("limit").map { text -> Int64 in
             guard let n = Int64(text) else { throw KuraError.invalidQuery("'limit' must be an integer") }
@@ -100,7 +127,7 @@ struct DocumentRoutes {
             }
         }
         query.pageToken = request.query("pageToken")
-        return QueryRoutes.resultResponse(try store.query(query))
+        return QueryRoutes.resultResponse(try access.query(query, caller: caller))
     }
 
     /// `PUT`: create or replace; `?merge=true` deep-merges; `?exists=false` creates only; `If-Match` checks the version.
@@ -148,10 +175,14 @@ struct DocumentRoutes {
         }
     }
 
-    /// The document as it is after a write (read back, so createTime and transforms are exact).
-    private func written(_ path: DocumentPath) throws -> Response {
+    /// The document as it is after a write (read back, so createTime and transforms are exact). A caller the rules
+    /// let write but not `get` it gets its metadata without `data`.
+    private func written(_ path: DocumentPath, _ caller: Caller) throws -> Response {
         guard let document = try store.get(path) else { throw KuraError.notFound("no document at \(path)") }
-        return documentResponse(document)
+        if access.mayRead(caller, document) { return documentResponse(document) }
+        var json = document.json.objectValue ?? JSONObject()
+        json["data"] = nil
+        return documentResponse(body: JSONValue.object(json).jsonBytes, version: document.version)
     }
 
     private func documentResponse(_ document: Document, status: Int = 200) -> Response {

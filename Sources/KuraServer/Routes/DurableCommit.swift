@@ -2,13 +2,23 @@ import KuraCore
 import KuraHTTP
 import KuraStore
 
-/// How every document write is answered: decode it, hand it to the store's group commit, and answer once it is
-/// durable, without any thread waiting for the fsync in between. (A worker thread per waiting write capped group
-/// commit at a handful of writes per fsync: measured 0.01× nginx for creates, bench/docs.sh.)
+/// How every document write is answered: decode (and check) it, hand it to the store's group commit, and answer
+/// once it is durable, without any thread waiting for the fsync in between. (A worker thread per waiting write
+/// capped group commit at a handful of writes per fsync: measured 0.01× nginx for creates, bench/docs.sh.)
 struct DurableCommit: Sendable {
     let store: any DocumentStore
     /// Bodies up to this size are decoded on the event loop (microseconds); larger ones on the worker pool.
     static let decodeOnLoopBytes = 64 << 10
+    /// Commits whose rule check raced a concurrent write are checked again and retried this many times in all.
+    static let maxAttempts = 5
+
+    /// The writes to commit.
+    struct Plan: Sendable {
+        var writes: [Write]
+        /// The server added preconditions (pinning what the security rules saw): a 412 means another write came
+        /// in between, so prepare again from a fresh read instead of answering it.
+        var retryOnFailedPrecondition = false
+    }
 
     enum Answer {
         /// Build the response on the loop from the commit's results.
@@ -17,41 +27,137 @@ struct DurableCommit: Sendable {
         case onWorkerPool
     }
 
+    enum Preparation {
+        /// On the loop for small bodies, else on the worker pool. A preparation that throws `MustRunOnWorkerPool`
+        /// on the loop is run again on the pool.
+        case auto
+        /// Always on the worker pool (it reads the store).
+        case onWorkerPool
+    }
+
+    /// Commits what `prepare` returns (admin writes: no checks, no retries).
     func respond(
         to request: Request, _ environment: RequestEnvironment, answer: Answer = .onLoop,
         prepare: @escaping @Sendable () throws -> [Write],
         respond: @escaping @Sendable ([WriteResult]) throws -> Response
     ) -> Response {
+        self.respond(
+            to: request, environment, answer: answer, preparation: .auto, plan: { _ in Plan(writes: try prepare()) },
+            respond: respond)
+    }
+
+    /// Commits the plan `plan` makes (called with whether it runs on the event loop), preparing it again after a
+    /// 412 when it asks for retries; after `maxAttempts` the answer is 409 `ABORTED`.
+    func respond(
+        to request: Request, _ environment: RequestEnvironment, answer: Answer = .onLoop, preparation: Preparation,
+        plan: @escaping @Sendable (_ onLoop: Bool) throws -> Plan,
+        respond: @escaping @Sendable ([WriteResult]) throws -> Response
+    ) -> Response {
         let store = self.store
-        let loop = environment.eventLoop
-        let workers = environment.workers
-        let decodeOnLoop = request.body.count <= Self.decodeOnLoopBytes
+        let onLoop = preparation == .auto && request.body.count <= Self.decodeOnLoopBytes
         return .later { promise in
-            let commit: @Sendable () -> Void = {
-                let writes: [Write]
-                do { writes = try prepare() } catch { return promise.fail(error) }
-                store.commit(writes) { result in
-                    // On the writer thread: hand off at once, the next batch waits for us.
-                    guard case .success(let results) = result else {
-                        return promise.complete(result.map { _ in .noContent })
-                    }
-                    switch answer {
-                    case .onLoop:
-                        loop.execute { promise.complete(Result { try respond(results) }) }
-                    case .onWorkerPool:
-                        do {
-                            try workers.submit(on: loop, { try respond(results) }) { promise.complete($0) }
-                        } catch {
-                            promise.fail(error)
-                        }
-                    }
-                }
+            let attempt = CommitAttempt(
+                store: store, environment: environment, answer: answer, plan: plan, respond: respond, promise: promise)
+            if onLoop { attempt.run(onLoop: true) } else { attempt.runOnWorkerPool() }
+        }
+    }
+}
+
+/// One commit from preparation to answer, across its retries.
+private final class CommitAttempt: Sendable {
+    let store: any DocumentStore
+    let environment: RequestEnvironment
+    let answer: DurableCommit.Answer
+    let plan: @Sendable (_ onLoop: Bool) throws -> DurableCommit.Plan
+    let respond: @Sendable ([WriteResult]) throws -> Response
+    let promise: ResponsePromise
+
+    init(
+        store: any DocumentStore, environment: RequestEnvironment, answer: DurableCommit.Answer,
+        plan: @escaping @Sendable (_ onLoop: Bool) throws -> DurableCommit.Plan,
+        respond: @escaping @Sendable ([WriteResult]) throws -> Response, promise: ResponsePromise
+    ) {
+        self.store = store
+        self.environment = environment
+        self.answer = answer
+        self.plan = plan
+        self.respond = respond
+        self.promise = promise
+    }
+
+    func runOnWorkerPool(attempt: Int = 1) {
+        do {
+            try environment.workers.submit(on: environment.eventLoop, { self.run(onLoop: false, attempt: attempt) }) {
+                _ in
             }
-            if decodeOnLoop {
-                commit()
-            } else {
-                do { try workers.submit(on: loop, commit) { _ in } } catch { promise.fail(error) }
+        } catch {
+            promise.fail(error)
+        }
+    }
+
+    func run(onLoop: Bool, attempt: Int = 1) {
+        let prepared: DurableCommit.Plan
+        do {
+            prepared = try plan(onLoop)
+        } catch is MustRunOnWorkerPool where onLoop {
+            return runOnWorkerPool(attempt: attempt)
+        } catch {
+            return promise.fail(error)
+        }
+        store.commit(prepared.writes) { [self] result in
+            // On the writer thread: hand off at once, the next batch waits for us.
+            switch result {
+            case .failure(let error as KuraError)
+            where error.code == "FAILED_PRECONDITION" && prepared.retryOnFailedPrecondition:
+                guard attempt < DurableCommit.maxAttempts else {
+                    return promise.fail(
+                        KuraError(
+                            code: "ABORTED", status: 409,
+                            message: "the documents kept changing while the security rules were checked; retry"))
+                }
+                runOnWorkerPool(attempt: attempt + 1)
+            case .failure(let error):
+                promise.fail(error)
+            case .success(let results):
+                finish(results)
             }
         }
+    }
+
+    private func finish(_ results: [WriteResult]) {
+        let respond = self.respond
+        let promise = self.promise
+        switch answer {
+        case .onLoop:
+            environment.eventLoop.execute { promise.complete(Result { try respond(results) }) }
+        case .onWorkerPool:
+            do {
+                try environment.workers.submit(on: environment.eventLoop, { try respond(results) }) {
+                    promise.complete($0)
+                }
+            } catch {
+                promise.fail(error)
+            }
+        }
+    }
+}
+
+extension DurableCommit {
+    /// Commits `writes` for `caller`: as they are for the administrator; for everyone else checked against the
+    /// security rules first (on the worker pool when existing documents must be read) and retried when a concurrent
+    /// write changes what the check saw.
+    func respond(
+        to request: Request, _ environment: RequestEnvironment, caller: Caller, access: DataAccess,
+        readsExisting: Bool = true, answer: Answer = .onLoop, writes: @escaping @Sendable () throws -> [Write],
+        respond: @escaping @Sendable ([WriteResult]) throws -> Response
+    ) -> Response {
+        if case .admin = caller {
+            return self.respond(to: request, environment, answer: answer, prepare: writes, respond: respond)
+        }
+        return self.respond(
+            to: request, environment, answer: answer, preparation: readsExisting ? .onWorkerPool : .auto,
+            plan: { onLoop in
+                try access.authorize(try writes(), caller: caller, readsExisting: readsExisting, onLoop: onLoop)
+            }, respond: respond)
     }
 }

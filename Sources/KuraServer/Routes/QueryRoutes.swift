@@ -5,32 +5,36 @@ import KuraStore
 /// `POST /api/query`, `POST /api/query/count` and `POST /api/commit`.
 struct QueryRoutes {
     let store: any DocumentStore
-    let access: AdminAccess
+    let access: DataAccess
     let pages: PageLimits
 
     func register(on router: Router<KuraContext>) {
         router.post("/api/query") { request, context in
-            try access.require(request)
-            return context.environment.offload {
-                let query = try QueryDecoding.decode(try JSONValue.parse(request.body), limits: pages)
-                return Self.resultResponse(try store.query(query))
+            try access.withCaller(request, context.environment) { caller in
+                context.environment.offload {
+                    let query = try QueryDecoding.decode(try JSONValue.parse(request.body), limits: pages)
+                    return Self.resultResponse(try access.query(query, caller: caller))
+                }
             }
         }
         router.post("/api/query/count") { request, context in
-            try access.require(request)
-            return context.environment.offload {
-                let query = try QueryDecoding.decode(try JSONValue.parse(request.body), limits: pages, paged: false)
-                let count = try store.count(query)
-                return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
+            try access.withCaller(request, context.environment) { caller in
+                context.environment.offload {
+                    let query = try QueryDecoding.decode(
+                        try JSONValue.parse(request.body), limits: pages, paged: false)
+                    let count = try access.count(query, caller: caller)
+                    return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
+                }
             }
         }
         let durable = DurableCommit(store: store)
         router.post("/api/commit") { request, context in
-            try access.require(request)
-            return durable.respond(to: request, context.environment) {
-                try Self.writes(request)
-            } respond: { results in
-                Self.commitResponse(results)
+            try access.withCaller(request, context.environment) { caller in
+                durable.respond(to: request, context.environment, caller: caller, access: access) {
+                    try Self.writes(request)
+                } respond: { results in
+                    Self.commitResponse(results)
+                }
             }
         }
     }
@@ -61,7 +65,7 @@ struct QueryRoutes {
     }
 
     /// `{"documents":[…],"nextPageToken":…}`.
-    static func resultResponse(_ result: QueryResult) -> Response {
+    static func resultResponse(_ result: QueryPage) -> Response {
         let body: JSONValue = .object([
             "documents": .array(result.documents.map(\.json)),
             "nextPageToken": result.nextPageToken.map(JSONValue.string) ?? .null,

@@ -19,7 +19,8 @@ final class TestKura: Sendable {
         case header(String)
     }
 
-    init(configure: (inout KuraConfiguration) throws -> Void = { _ in }) throws {
+    init(logger: Logger = Logger(level: .error), configure: (inout KuraConfiguration) throws -> Void = { _ in }) throws
+    {
         dataDirectory = NSTemporaryDirectory() + "kura-rest-" + UUID().uuidString
         var configuration = KuraConfiguration()
         configuration.dataDirectory = dataDirectory
@@ -27,7 +28,7 @@ final class TestKura: Sendable {
         configuration.http.eventLoops = 1
         try configure(&configuration)
         do {
-            kura = try Kura(configuration: configuration, logger: Logger(level: .error))
+            kura = try Kura(configuration: configuration, logger: logger)
             try kura.start()
         } catch {
             try? FileManager.default.removeItem(atPath: dataDirectory)

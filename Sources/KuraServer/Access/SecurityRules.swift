@@ -1,0 +1,172 @@
+import Foundation
+import KuraCore
+import KuraRules
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One version of the security rules: the source as written and its compiled form (compiled once per load).
+public struct LoadedRules: Sendable {
+    /// The rules text.
+    public let source: String
+    /// The compiled rules.
+    public let ruleSet: RuleSet
+}
+
+/// The security rules in force, kept in `<data>/kura.rules`.
+///
+/// On first start the default rules are written there. A file that does not compile refuses to load with
+/// `file:line:col: message`: at startup that stops the server; later (the file changed, or a replacement came
+/// through the API) the previous rules stay in force. `reloadIfChanged()` is polled by the server; readers get the
+/// current version with one lock, never waiting for a reload.
+public final class SecurityRules: Sendable {
+    /// The file name in the data directory.
+    public static let fileName = "kura.rules"
+
+    /// `<data>/kura.rules`.
+    public let path: String
+    private let logger: Logger
+    private let state: Mutex<State>
+    /// Serializes reloads and replacements (file I/O and compiling), so that readers of `state` never wait for it.
+    private let updates = Mutex(())
+
+    private struct State {
+        var current: LoadedRules
+        /// The file as last seen by a reload or written by a replacement.
+        var signature: FileSignature?
+    }
+
+    /// Loads `<data>/kura.rules`, writing the default rules there first if it is missing. Throws a
+    /// `ConfigurationError` whose message is `path:line:col: message` when the file does not compile.
+    public init(dataDirectory: String, logger: Logger) throws {
+        let path = (dataDirectory as NSString).appendingPathComponent(Self.fileName)
+        self.path = path
+        self.logger = logger
+        if !FileManager.default.fileExists(atPath: path) {
+            try Self.writeAtomically(RuleSet.defaultSource, to: path)
+            logger.info("wrote the default security rules to \(path)")
+        }
+        let signature = FileSignature(path: path)
+        let source = try Self.read(path)
+        do {
+            let ruleSet = try RuleSet.compile(source: source, fileName: path)
+            state = Mutex(State(current: LoadedRules(source: source, ruleSet: ruleSet), signature: signature))
+        } catch {
+            throw ConfigurationError(error.description)
+        }
+    }
+
+    /// The rules in force now.
+    public var current: LoadedRules { state.withLock { $0.current } }
+
+    /// Reloads the file if its inode, size or modification time changed since it was last seen. A file that does
+    /// not compile (or cannot be read) is logged once and the rules in force stay.
+    public func reloadIfChanged() {
+        updates.withLock { _ in
+            let signature = FileSignature(path: path)
+            let changed = state.withLock { state in
+                guard state.signature != signature else { return false }
+                // Remembered before loading, so that a broken file is reported once, not at every poll.
+                state.signature = signature
+                return true
+            }
+            guard changed else { return }
+            guard signature != nil else {
+                return logger.error("\(path) is missing; the security rules in force stay until it is back")
+            }
+            do {
+                let source = try Self.read(path)
+                let ruleSet = try RuleSet.compile(source: source, fileName: path)
+                state.withLock { $0.current = LoadedRules(source: source, ruleSet: ruleSet) }
+                logger.info("reloaded the security rules from \(path)")
+            } catch {
+                logger.error("\(error); the security rules in force stay")
+            }
+        }
+    }
+
+    /// Compiles `source`, writes it to the file atomically and puts it in force. A source that does not compile is
+    /// 400 `INVALID_RULES` with `kura.rules:line:col: message`, and the rules in force stay.
+    @discardableResult
+    public func replace(source: String) throws -> LoadedRules {
+        let ruleSet: RuleSet
+        do {
+            ruleSet = try RuleSet.compile(source: source, fileName: Self.fileName)
+        } catch {
+            throw KuraError.badRequest(error.description, code: "INVALID_RULES")
+        }
+        let loaded = LoadedRules(source: source, ruleSet: ruleSet)
+        try updates.withLock { _ in
+            try Self.writeAtomically(source, to: path)
+            let signature = FileSignature(path: path)
+            state.withLock { $0 = State(current: loaded, signature: signature) }
+        }
+        logger.info("security rules replaced through the API and written to \(path)")
+        return loaded
+    }
+
+    private static func read(_ path: String) throws -> String {
+        do { return try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw ConfigurationError("cannot read \(path) as UTF-8 text: \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes a temporary file beside `path`, fsyncs it, renames it over `path` and fsyncs the directory, so the
+    /// file is always either the old rules or the new ones, also after a crash.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let temporary = path + ".tmp-" + SecureRandom.hex(6)
+        func failure(_ what: String) -> ConfigurationError {
+            ConfigurationError("cannot write \(path): \(what) failed: \(String(cString: strerror(errno)))")
+        }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("open") }
+        var closed = false
+        defer { if !closed { close(fd) } }
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                unlink(temporary)
+                throw failure("write")
+            }
+            offset += n
+        }
+        guard fsync(fd) == 0 else {
+            unlink(temporary)
+            throw failure("fsync")
+        }
+        close(fd)
+        closed = true
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw failure("rename")
+        }
+        let directory = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
+    }
+}
+
+/// What identifies one version of a file without reading it: device, inode, size, and modification and change
+/// times to the nanosecond. A rename over the file changes the inode; an edit in place changes the times.
+struct FileSignature: Equatable {
+    private let values: [Int64]
+
+    /// The file's signature, or `nil` when it cannot be stat'ed (missing).
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        values = [
+            Int64(truncatingIfNeeded: info.st_dev), Int64(truncatingIfNeeded: info.st_ino),
+            Int64(truncatingIfNeeded: info.st_size), Int64(truncatingIfNeeded: info.st_mtim.tv_sec),
+            Int64(truncatingIfNeeded: info.st_mtim.tv_nsec), Int64(truncatingIfNeeded: info.st_ctim.tv_sec),
+            Int64(truncatingIfNeeded: info.st_ctim.tv_nsec),
+        ]
+    }
+}
