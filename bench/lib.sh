@@ -13,7 +13,7 @@ require_tools() {
 
 # A release build of kura in $BUILD_DIR; sets $kura to the binary.
 build_kura() {
-    swift build -c release --scratch-path "$BUILD_DIR"
+    swift build -c release --product kura --scratch-path "$BUILD_DIR"
     kura=$BUILD_DIR/release/kura
 }
 
