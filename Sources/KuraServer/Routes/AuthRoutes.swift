@@ -70,7 +70,7 @@ struct AuthRoutes {
             let claims = try authenticator.user(request)
             try auth.checkRateLimit(.verifyEmail, ip: request.remoteAddress, email: claims.email)
             let code = try auth.sendEmailVerification(claims)
-            try mailer.verification(to: claims.email ?? "", code: code, request: request)
+            try mailer.verification(to: claims.email, code: code, request: request)
             return .object([:])
         }
         post(router, "/api/auth/verify-email/confirm") { request in
