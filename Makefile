@@ -17,8 +17,9 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # C libraries the package links against (see the system-library targets in Package.swift).
 BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-dev libpq-dev libcurl4-openssl-dev
-# What the test suites need on top of the build; later: postgresql, python3-venv (aiosmtpd, selenium).
-TEST_DEBS := $(BUILD_DEBS)
+# What the test suites need on top of the build; later: postgresql. Chromium and its driver run the realtime
+# listeners' browser test (Tests/Support/listen_browser.py, with selenium from the venv below).
+TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver
 # The reference server and load generator for bench/.
 BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl
 
@@ -69,11 +70,13 @@ deps:
 # which they find through KURA_TEST_PYTHON (else .venv-test/bin/python in the checkout). Debian's python3 makes the
 # venv (python3-venv); pip runs only when aiosmtpd is missing, so the step is quick once done.
 TEST_VENV := .venv-test
+SELENIUM_VERSION := 4.51.0
 export KURA_TEST_PYTHON ?= $(CURDIR)/$(TEST_VENV)/bin/python
 deps-test:
 	@$(call apt_install,$(TEST_DEBS) python3-venv)
 	@[ -x $(TEST_VENV)/bin/python ] || /usr/bin/python3 -m venv $(TEST_VENV)
 	@$(TEST_VENV)/bin/python -c 'import aiosmtpd' 2>/dev/null || $(TEST_VENV)/bin/pip install -q 'aiosmtpd==1.4.6'
+	@$(TEST_VENV)/bin/python -c 'import selenium' 2>/dev/null || $(TEST_VENV)/bin/pip install -q 'selenium==$(SELENIUM_VERSION)'
 
 deps-bench:
 	@$(call apt_install,$(BENCH_DEBS))

@@ -25,9 +25,12 @@ let package = Package(
         .target(name: "KuraAuth", dependencies: ["KuraCore", "KuraSQLite", "CSodium"]),
         .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
         .target(name: "KuraRules", dependencies: ["KuraCore"]),
+        .target(name: "KuraRealtime", dependencies: ["KuraCore", "KuraHTTP", "KuraStore"]),
         .target(
             name: "KuraServer",
-            dependencies: ["KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules"]),
+            dependencies: [
+                "KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules", "KuraRealtime",
+            ]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
 
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
@@ -35,7 +38,8 @@ let package = Package(
         .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth"]),
         .testTarget(name: "KuraMailTests", dependencies: ["KuraMail"]),
         .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules"]),
-        .testTarget(name: "KuraServerTests", dependencies: ["KuraServer", "KuraHTTP", "KuraStore"]),
+        .testTarget(name: "KuraRealtimeTests", dependencies: ["KuraRealtime", "KuraStore"]),
+        .testTarget(name: "KuraServerTests", dependencies: ["KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore"]),
     ],

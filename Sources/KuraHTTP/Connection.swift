@@ -238,7 +238,7 @@ final class Connection: @unchecked Sendable {
                 pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { _ = uv_ip4_name($0, &text, 64) }
             }
         }
-        return String(cString: text)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// A client-supplied request id is kept if it is short and plain; otherwise the server makes one.
@@ -333,10 +333,21 @@ final class Connection: @unchecked Sendable {
         if !batching { flush() }
     }
 
-    func finishStream(_ writer: ResponseStream) {
+    /// How long a connection closed after its stream (`finish(closingConnection:)`) waits for the client to take
+    /// the last bytes.
+    static let closeGraceMs: UInt64 = 5000
+
+    func finishStream(_ writer: ResponseStream, closing: Bool = false) {
         guard phase == .open, stream === writer else { return }
         if !writer.exchange.http10 { out.append(contentsOf: "0\r\n\r\n".utf8) }
         stream = nil
+        if closing {
+            closeAfter = min(closeAfter, writer.exchange.sequence)
+            stopReading()
+            // A client that never reads would keep the queued bytes forever: close at the deadline regardless.
+            deadlineKind = .linger
+            deadline = loop.eventLoop.now + Self.closeGraceMs
+        }
         finishedResponse(writer.exchange.sequence)
         if !batching { flush() }
     }

@@ -51,10 +51,17 @@ public final class ResponseStream: Sendable {
 
     /// Ends the stream; the connection then serves its next request (or closes if the request asked it to).
     public func finish() {
+        finish(closingConnection: false)
+    }
+
+    /// Ends the stream. With `closingConnection`, the connection closes once what was written is sent, and at
+    /// the latest after `Connection.closeGraceMs` if the client does not read it (a client too slow for a stream
+    /// must not hold its memory).
+    public func finish(closingConnection: Bool) {
         let connection = self.connection
         connection.onLoop { [self] in
             guard markClosed() else { return }
-            connection.finishStream(self)
+            connection.finishStream(self, closing: closingConnection)
         }
     }
 

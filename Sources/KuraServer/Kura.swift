@@ -3,6 +3,7 @@ import KuraAuth
 import KuraCore
 import KuraHTTP
 import KuraMail
+import KuraRealtime
 import KuraStore
 
 /// A configured Kura server: data directory, admin key, routes and the HTTP engine, wired together.
@@ -24,6 +25,8 @@ public final class Kura: Sendable {
     public let rules: SecurityRules
     /// Who may read and write which documents: callers and rule checks, for every route that serves documents.
     public let dataAccess: DataAccess
+    /// Realtime listeners (`/api/listen`) and the change feed that serves them.
+    public let realtime: ListenerRegistry
     private let publicURL: PublicURL
     private let maintenance: Maintenance
     /// Polls `<data>/kura.rules` for changes; `nil` when `rules.reloadIntervalSeconds` is 0.
@@ -45,7 +48,11 @@ public final class Kura: Sendable {
             .init(
                 path: Self.databasePath(configuration),
                 changeRetention: configuration.changeRetentionSeconds * 1_000_000))
-        store = CachedDocumentStore(base: database, cache: DocumentCache(capacityBytes: configuration.cacheBytes))
+        // Every commit pokes the realtime change feed as soon as it is durable.
+        let commits = ChangeSignal()
+        store = CachedDocumentStore(
+            base: ChangeNotifyingStore(base: database, signal: commits),
+            cache: DocumentCache(capacityBytes: configuration.cacheBytes))
         let rules = try SecurityRules(dataDirectory: configuration.dataDirectory, logger: logger)
         self.rules = rules
         rulesWatcher =
@@ -87,6 +94,12 @@ public final class Kura: Sendable {
         DocumentRoutes(store: store, access: access, pages: configuration.pages).register(
             on: router)
         QueryRoutes(store: store, access: access, pages: configuration.pages).register(on: router)
+        let realtime = ListenerRegistry(
+            store: store, access: RealtimeAccess(access: access), configuration: configuration.realtime,
+            signal: commits, logger: logger)
+        self.realtime = realtime
+        ListenRoutes(registry: realtime, access: RealtimeAccess(access: access), pages: configuration.pages)
+            .register(on: router)
         extraRoutes(router)
         http = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
     }
@@ -150,6 +163,7 @@ public final class Kura: Sendable {
         publicURL.bound(port: http.port)
         maintenance.start()
         rulesWatcher?.start()
+        realtime.start()
         logger.info(
             "Kura \(Kura.version) listening on http://\(configuration.http.host):\(http.port) "
                 + "(data: \(configuration.dataDirectory), admin key: \(adminKey.path))")
@@ -171,5 +185,6 @@ public final class Kura: Sendable {
         mailer.shutdown()
         maintenance.stop()
         rulesWatcher?.stop()
+        realtime.shutdown()
     }
 }

@@ -2,6 +2,7 @@ import KuraAuth
 import KuraCore
 import KuraHTTP
 import KuraMail
+import KuraRealtime
 
 /// Everything `kura serve` can be told. Each setting has one dotted key used by the config file (JSON, nested
 /// objects allowed), the environment (`KURA_` + the key in upper snake case) and, for the common ones, a flag.
@@ -20,6 +21,8 @@ public struct KuraConfiguration: Sendable {
     public var cacheBytes = 64 << 20
     public var auth = AuthConfiguration()
     public var mail = MailConfiguration()
+    /// Realtime listeners: heartbeats, queues and limits.
+    public var realtime = RealtimeConfiguration()
     /// The base URL mail links point at; default `http://<host>:<port>`.
     public var publicURL: String?
     /// The name mails use for the app.
@@ -158,6 +161,29 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "http.shutdownGraceMs", help: "time in-flight requests get on shutdown (default 10000)") {
             $0.http.shutdownGraceMs = UInt64(try integer($1, "http.shutdownGraceMs", 0...3_600_000))
         },
+        Setting(key: "realtime.heartbeatSeconds", help: "heartbeat interval of listen streams (default 15)") {
+            $0.realtime.heartbeatSeconds = try seconds($1, "realtime.heartbeatSeconds", 0.01...3600)
+        },
+        Setting(
+            key: "realtime.maxQueuedBytes", help: "bytes queued for a slow listener before overflow (default 4194304)"
+        ) {
+            $0.realtime.maxQueuedBytes = try integer($1, "realtime.maxQueuedBytes", 1024...(1 << 34))
+        },
+        Setting(key: "realtime.maxTargetsPerConnection", help: "listeners one stream may carry (default 100)") {
+            $0.realtime.maxTargetsPerConnection = try integer($1, "realtime.maxTargetsPerConnection", 1...100_000)
+        },
+        Setting(key: "realtime.maxConnections", help: "listen streams open at once, 503 past it (default 10000)") {
+            $0.realtime.maxConnections = try integer($1, "realtime.maxConnections", 1...1_000_000)
+        },
+        Setting(key: "realtime.authCheckSeconds", help: "how often stream credentials are re-checked (default 60)") {
+            $0.realtime.authCheckSeconds = try seconds($1, "realtime.authCheckSeconds", 0.01...86_400)
+        },
+        Setting(key: "realtime.pollMilliseconds", help: "change-log poll for other processes' writes (default 250)") {
+            $0.realtime.pollMilliseconds = try integer($1, "realtime.pollMilliseconds", 5...60_000)
+        },
+        Setting(key: "realtime.maxReplayChanges", help: "changes replayed on resume before reset (default 10000)") {
+            $0.realtime.maxReplayChanges = try integer($1, "realtime.maxReplayChanges", 1...10_000_000)
+        },
     ]
 
     /// Applies `key = value`; unknown keys are an error so that typos do not pass silently.
@@ -185,6 +211,14 @@ public struct KuraConfiguration: Sendable {
         case "false", "0", "no", "off": return false
         default: throw ConfigurationError("\(key): expected true or false, got '\(text)'")
         }
+    }
+
+    private static func seconds(_ text: String, _ key: String, _ range: ClosedRange<Double>) throws -> Double {
+        guard let value = Double(text.trimmingSpaces()), range.contains(value) else {
+            throw ConfigurationError(
+                "\(key): expected a number of seconds in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+        }
+        return value
     }
 
     private static func integer(_ text: String, _ key: String, _ range: ClosedRange<Int>) throws -> Int {

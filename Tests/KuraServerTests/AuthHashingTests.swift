@@ -64,8 +64,10 @@ import Testing
             let completed = signIns.current
             // The load was real: sign-ins kept the worker pool busy the whole time.
             #expect(completed >= 8, "only \(completed) sign-ins completed")
+            // Hashing on the loop would queue each health check behind the 8 sign-ins' hashes (~35 ms each at this
+            // cost): hundreds of ms. 150 ms leaves room for a full test run sharing the machine's two cores.
             #expect(
-                p99 < 50,
+                p99 < 150,
                 "health p50 \(p50) ms, p99 \(p99) ms, max \(sorted.last!) ms over \(sorted.count) checks with \(completed) sign-ins"
             )
         }

@@ -128,12 +128,11 @@ struct SQLiteQueryPlan {
     private mutating func addFilterConditions() throws {
         for (position, filter) in query.filters.enumerated() where position != driverFilter {
             switch filter.field {
-            case .field(let path) where path == driverField:
+            case .field(let path) where path == driverField && !filter.op.isArrayMembership:
+                // The driver walks the field's whole-value rows; array membership is about its element rows.
                 conditions.append(valueCondition("i0.value", filter))
             case .field(let path):
-                let kind =
-                    (filter.op == .arrayContains || filter.op == .arrayContainsAny)
-                    ? SQLiteSchema.elementKind : SQLiteSchema.valueKind
+                let kind = filter.op.isArrayMembership ? SQLiteSchema.elementKind : SQLiteSchema.valueKind
                 // Correlate with the driver's columns so the probe runs before the document row is fetched.
                 let row = usesIndexDriver ? "i0" : "d"
                 let probe =
@@ -248,4 +247,9 @@ struct SQLiteQueryPlan {
         conditions.append("\(keys[0]) \(forward ? ">=" : "<=") \(params[0])")
         conditions.append(build(0))
     }
+}
+
+extension Filter.Operator {
+    /// `array-contains` and `array-contains-any`: conditions on an array's elements, not on the field's value.
+    fileprivate var isArrayMembership: Bool { self == .arrayContains || self == .arrayContainsAny }
 }

@@ -1,0 +1,317 @@
+import Foundation
+import KuraCore
+import KuraStore
+
+/// The change feed: one thread that reads the change log whenever a commit pokes it (and on a short poll, for
+/// other processes' writes), finds the listeners each entry concerns through the fan-out index, applies the entry
+/// to their views, and hands every stream its events as one batch. It owns every active listener; other threads
+/// reach it through the registry's inbox. It also sends heartbeats and re-checks credentials.
+final class ChangeFeed: @unchecked Sendable {
+    private var thread: Thread?
+    private let finished = NSCondition()
+    private var running = false
+    private var done = false
+
+    /// Everything up to this sequence has been delivered to every active listener; -1 before the first. It never
+    /// goes back, so a stream's plain ids never do either.
+    private var position: Int64 = -1
+    private var index = ListenerIndex<Int>()
+    private var targets: [Int: TargetState] = [:]
+    private var pending: [Registration] = []
+    /// The latest entries read, so that a target going live catches up without reading the log again.
+    private var recent: [Change] = []
+    private static let recentCapacity = 256
+    private var nextHeartbeat = 0.0
+    private var nextExpiryCheck = 0.0
+
+    func start(_ registry: ListenerRegistry) {
+        finished.lock()
+        running = true
+        finished.unlock()
+        let thread = Thread { [self] in
+            run(registry)
+            finished.lock()
+            done = true
+            finished.broadcast()
+            finished.unlock()
+        }
+        thread.name = "kura-change-feed"
+        thread.stackSize = 4 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop(_ signal: ChangeSignal) {
+        finished.lock()
+        let wasRunning = running
+        running = false
+        finished.unlock()
+        guard wasRunning, thread != nil else { return }
+        signal.poke()
+        finished.lock()
+        while !done { finished.wait() }
+        finished.unlock()
+    }
+
+    private var isRunning: Bool {
+        finished.lock()
+        defer { finished.unlock() }
+        return running
+    }
+
+    private func run(_ registry: ListenerRegistry) {
+        let configuration = registry.configuration
+        let tick = max(0.005, min(Double(configuration.pollMilliseconds) / 1000, configuration.heartbeatSeconds, 1))
+        nextHeartbeat = Clock.seconds() + configuration.heartbeatSeconds
+        while isRunning {
+            registry.signal.wait(seconds: tick)
+            guard isRunning else { break }
+            drainInbox(registry)
+            do {
+                try follow(registry)
+            } catch {
+                registry.logger.error("reading the change log for listeners failed: \(error)")
+            }
+            timers(registry)
+            registry.activeTargets.store(targets.count, ordering: .relaxed)
+        }
+    }
+
+    // MARK: Inbox
+
+    private func drainInbox(_ registry: ListenerRegistry) {
+        let items = registry.inbox.withLock { items -> [ListenerRegistry.InboxItem] in
+            let taken = items
+            items.removeAll()
+            return taken
+        }
+        for item in items {
+            switch item {
+            case .register(let registration):
+                pending.append(registration)
+            case .failed(let connection, let targetID, let generation, let error):
+                guard connection.isCurrent(targetID, generation) else { continue }
+                connection.drop(targetID, generation)
+                connection.send(ListenEvent.error(targetID, error))
+            case .remove(let connection, let targetID):
+                if let state = connection.feedSide.targets[targetID] { unregister(state) }
+            case .closed(let connection):
+                for state in connection.feedSide.targets.values { unregister(state) }
+                pending.removeAll { $0.state.connection === connection }
+            }
+        }
+    }
+
+    private func unregister(_ state: TargetState) {
+        guard targets.removeValue(forKey: state.key) != nil else { return }
+        index.remove(state.key, state.target)
+        if state.connection.feedSide.targets[state.target.id] === state {
+            state.connection.feedSide.targets[state.target.id] = nil
+        }
+    }
+
+    // MARK: Following the log
+
+    private func follow(_ registry: ListenerRegistry) throws {
+        registerReady(registry)
+        guard !targets.isEmpty || !pending.isEmpty else { return }
+        while isRunning && position >= 0 {
+            let page = try registry.store.changes(after: position, limit: ListenerRegistry.pageSize)
+            guard let first = page.first, let last = page.last else { break }
+            if first.sequence > position + 1, try registry.store.oldestRetainedSequence() > position + 1 {
+                // The log was pruned past what the listeners have: they cannot be brought up to date in place.
+                fellBehind(registry)
+                return
+            }
+            process(page, registry)
+            position = last.sequence
+            registerReady(registry)
+            if page.count < ListenerRegistry.pageSize { break }
+        }
+    }
+
+    /// Applies a page of entries to the listeners they concern and sends each stream its batch.
+    private func process(_ page: [Change], _ registry: ListenerRegistry) {
+        let base = position
+        var batches: [ObjectIdentifier: [(TargetState, [ListenChange])]] = [:]
+        var failed: [TargetState] = []
+        for change in page {
+            for key in index.listeners(for: change.path, before: change.before, after: change.after) {
+                guard let state = targets[key] else { continue }
+                do {
+                    let changes = try state.apply(change, reader: registry.reader)
+                    guard !changes.isEmpty else { continue }
+                    let connection = ObjectIdentifier(state.connection)
+                    if let slot = batches[connection]?.firstIndex(where: { $0.0 === state }) {
+                        batches[connection]![slot].1 += changes
+                    } else {
+                        batches[connection, default: []].append((state, changes))
+                    }
+                } catch {
+                    failed.append(state)
+                }
+            }
+            recent.append(change)
+        }
+        if recent.count > Self.recentCapacity { recent.removeFirst(recent.count - Self.recentCapacity) }
+        let end = page[page.count - 1].sequence
+        var cache = DocumentJSON()
+        for (_, batch) in batches {
+            guard let connection = batch.first?.0.connection, !connection.isClosing else { continue }
+            let ordered = batch.sorted { $0.0.target.id.utf8.lexicographicallyPrecedes($1.0.target.id.utf8) }
+            var bytes: [UInt8] = []
+            for (position, (state, changes)) in ordered.enumerated() {
+                let id =
+                    position == ordered.count - 1
+                    ? StreamPosition(end) : StreamPosition(base: base, sequence: end, through: state.target.id)
+                bytes += ListenEvent.changes(state.target, changes, id: id, cache: &cache)
+            }
+            connection.send(bytes)
+            connection.feedSide.lastPosition = end
+        }
+        for state in failed {
+            registry.logger.warn("listener \(state.target.id) of stream \(state.connection.id) failed; dropped")
+            unregister(state)
+            state.connection.drop(state.target.id, state.generation)
+            state.connection.send(
+                ListenEvent.error(
+                    state.target.id, KuraError.unavailable("the listener could not be kept up to date; add it again")))
+        }
+    }
+
+    /// Makes live the prepared targets the feed has caught up with.
+    private func registerReady(_ registry: ListenerRegistry) {
+        guard !pending.isEmpty else { return }
+        var waiting: [Registration] = []
+        for registration in pending {
+            let state = registration.state
+            let connection = state.connection
+            guard !connection.isClosing, connection.isCurrent(state.target.id, state.generation) else { continue }
+            let urlTarget = connection.requests.withLock { $0.urlTarget }
+            if let urlTarget, urlTarget != state.target.id {
+                waiting.append(registration)
+                continue
+            }
+            if targets.isEmpty && state.sequence > position {
+                // Nobody listens: nothing between the old position and this one needs delivering.
+                position = state.sequence
+                recent.removeAll()
+            }
+            guard state.sequence <= position else {
+                waiting.append(registration)
+                continue
+            }
+            do {
+                try catchUp(registration, registry)
+            } catch {
+                connection.drop(state.target.id, state.generation)
+                connection.send(
+                    ListenEvent.error(state.target.id, KuraError.unavailable("the listener could not catch up")))
+                continue
+            }
+            activate(registration, registry)
+        }
+        pending = waiting
+    }
+
+    /// Applies the entries between the registration's sequence and the feed's position.
+    private func catchUp(_ registration: Registration, _ registry: ListenerRegistry) throws {
+        let state = registration.state
+        if state.sequence == position { return }
+        var entries: [Change]
+        if let first = recent.first, first.sequence <= state.sequence + 1 {
+            entries = recent.filter { $0.sequence > state.sequence && $0.sequence <= position }
+        } else {
+            entries = []
+            var cursor = state.sequence
+            while cursor < position {
+                let page = try registry.changePage(after: cursor)
+                guard let last = page.last else { break }
+                entries += page.filter { $0.sequence <= position }
+                cursor = last.sequence
+            }
+        }
+        for change in entries {
+            let changes = try state.apply(change, reader: registry.reader)
+            if case .resume = registration.mode { registration.replay += changes }
+        }
+        state.sequence = max(state.sequence, position)
+        registration.abandonReplay(registry.configuration.maxReplayChanges)
+    }
+
+    private func activate(_ registration: Registration, _ registry: ListenerRegistry) {
+        let state = registration.state
+        let connection = state.connection
+        if let existing = connection.feedSide.targets[state.target.id] { unregister(existing) }
+        targets[state.key] = state
+        index.insert(state.key, state.target)
+        connection.feedSide.targets[state.target.id] = state
+        let id = StreamPosition(position)
+        var cache = DocumentJSON()
+        var bytes: [UInt8] = []
+        switch registration.mode {
+        case .snapshot(let reset):
+            if let reset { bytes += ListenEvent.reset(state.target.id, reason: reset) }
+            bytes += ListenEvent.snapshot(state.target, state.view.documents, id: id, cache: &cache)
+        case .resume:
+            bytes += ListenEvent.changes(state.target, registration.replay, id: id, cache: &cache)
+        }
+        connection.send(bytes)
+        connection.feedSide.lastPosition = position
+        connection.urlTargetSettled(state.target.id)
+    }
+
+    /// The change log was pruned past the feed's position: every stream is closed with `overflow`, and each
+    /// client's reconnect gets `reset` and a snapshot.
+    private func fellBehind(_ registry: ListenerRegistry) {
+        registry.logger.warn("listeners fell behind the change log's retention; closing their streams")
+        for state in Array(targets.values) {
+            unregister(state)
+            state.connection.overflow()
+        }
+        pending.removeAll()
+        recent.removeAll()
+    }
+
+    // MARK: Timers
+
+    private func timers(_ registry: ListenerRegistry) {
+        let now = Clock.seconds()
+        let configuration = registry.configuration
+        let heartbeat = now >= nextHeartbeat
+        let expiry = now >= nextExpiryCheck
+        guard heartbeat || expiry else { return }
+        if heartbeat { nextHeartbeat = now + configuration.heartbeatSeconds }
+        if expiry { nextExpiryCheck = now + min(1, configuration.authCheckSeconds) }
+        for connection in registry.allConnections where !connection.isClosing {
+            let principal = connection.principal
+            if let expiresAt = principal.expiresAt, Double(expiresAt) <= now {
+                connection.terminate(
+                    ListenEvent.terminal("auth_revoked", code: "TOKEN_EXPIRED", message: "the ID token expired"))
+                continue
+            }
+            let side = connection.feedSide
+            if !principal.bypassesRules && now >= side.nextAuthCheck {
+                side.nextAuthCheck = now + configuration.authCheckSeconds
+                if !registry.access.isStillValid(principal) {
+                    connection.terminate(
+                        ListenEvent.terminal(
+                            "auth_revoked", code: "UNAUTHENTICATED",
+                            message: "the credentials were revoked or the account disabled"))
+                    continue
+                }
+            }
+            if heartbeat { connection.send(ListenEvent.heartbeat(id: heartbeatPosition(connection))) }
+        }
+    }
+
+    /// The position a heartbeat may carry: only when every target the client asked for has had its first event
+    /// (so a reconnect resumes all of them from there) and the position moved.
+    private func heartbeatPosition(_ connection: ListenConnection) -> StreamPosition? {
+        guard position >= 0, position > connection.feedSide.lastPosition else { return nil }
+        let requested = connection.requests.withLock { $0.urlTarget == nil ? $0.generations.count : -1 }
+        guard requested == connection.feedSide.targets.count else { return nil }
+        connection.feedSide.lastPosition = position
+        return StreamPosition(position)
+    }
+}

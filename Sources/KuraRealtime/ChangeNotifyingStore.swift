@@ -1,0 +1,67 @@
+import Foundation
+import KuraStore
+
+/// Wakes the change feed: poked after every local commit, waited on by the feed's thread with a timeout (the poll
+/// that picks up other processes' writes).
+public final class ChangeSignal: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var poked = false
+
+    public init() {}
+
+    /// Wakes the waiter (cheap; safe from any thread, including the store's writer thread).
+    public func poke() {
+        condition.lock()
+        poked = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Waits until poked or `seconds` passed; returns whether it was poked.
+    @discardableResult
+    func wait(seconds: Double) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if !poked { _ = condition.wait(until: Date(timeIntervalSinceNow: max(0, seconds))) }
+        let was = poked
+        poked = false
+        return was
+    }
+}
+
+/// A `DocumentStore` that pokes a `ChangeSignal` after each commit, so listeners hear of a write as soon as it
+/// is durable (before the writer's answer is sent), not at the next poll.
+public final class ChangeNotifyingStore: DocumentStore {
+    public let base: any DocumentStore
+    public let signal: ChangeSignal
+
+    public init(base: any DocumentStore, signal: ChangeSignal) {
+        self.base = base
+        self.signal = signal
+    }
+
+    public func get(_ path: DocumentPath) throws -> Document? { try base.get(path) }
+
+    public func commit(_ writes: [Write]) throws -> [WriteResult] {
+        defer { signal.poke() }
+        return try base.commit(writes)
+    }
+
+    public func commit(
+        _ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void
+    ) {
+        let signal = self.signal
+        base.commit(writes) { result in
+            signal.poke()
+            completion(result)
+        }
+    }
+
+    public func query(_ query: Query) throws -> QueryResult { try base.query(query) }
+    public func count(_ query: Query) throws -> Int64 { try base.count(query) }
+    public func changes(after sequence: Int64, limit: Int) throws -> [Change] {
+        try base.changes(after: sequence, limit: limit)
+    }
+    public func oldestRetainedSequence() throws -> Int64 { try base.oldestRetainedSequence() }
+    public func latestSequence() throws -> Int64 { try base.latestSequence() }
+}

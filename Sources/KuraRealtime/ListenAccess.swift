@@ -1,0 +1,55 @@
+import KuraCore
+import KuraStore
+
+/// Who holds a listen stream, as the server's access layer resolved it. `context` is the access layer's own
+/// value (the server's `Caller`); realtime code only passes it back.
+public struct ListenPrincipal: Sendable {
+    /// Identifies the caller for "the same caller" checks: `admin`, `user:<uid>` or `anonymous`.
+    public let identity: String
+    /// The administrator: the security rules do not apply.
+    public let bypassesRules: Bool
+    /// When the credentials expire (seconds since the epoch); `nil` when they do not.
+    public let expiresAt: Int64?
+    /// The access layer's value for this caller.
+    public let context: any Sendable
+
+    /// Creates a principal.
+    public init(identity: String, bypassesRules: Bool, expiresAt: Int64?, context: any Sendable) {
+        self.identity = identity
+        self.bypassesRules = bypassesRules
+        self.expiresAt = expiresAt
+        self.context = context
+    }
+}
+
+/// What realtime needs from authentication and the security rules. Every method may block (token checks, rules'
+/// `get()`), so none is called on an event loop.
+public protocol ListenAccess: Sendable {
+    /// The caller a bearer token names (`nil`: anonymous). Throws 401 `UNAUTHENTICATED` for a bad, expired or
+    /// revoked token.
+    func principal(bearerToken: String?) throws -> ListenPrincipal
+
+    /// Whether the principal's credentials still hold (not revoked, account not disabled, not expired).
+    func isStillValid(_ principal: ListenPrincipal) -> Bool
+
+    /// Whether `principal` may read the document at `path` (`document` is `nil` when it does not exist): `get`
+    /// for document listeners, `list` (`listing`) for documents a query listener delivers.
+    func mayRead(_ principal: ListenPrincipal, path: DocumentPath, document: Document?, listing: Bool) -> Bool
+
+    /// The `list` decision for every document directly in `collection` when the rules make it without looking at
+    /// the document, else `nil` (then `mayRead` is asked per document).
+    func listDecision(_ principal: ListenPrincipal, collection: CollectionPath) -> Bool?
+}
+
+/// Lets everyone read everything; for tests of the realtime machinery without rules.
+public struct AllowAllListenAccess: ListenAccess {
+    public init() {}
+    public func principal(bearerToken: String?) throws -> ListenPrincipal {
+        ListenPrincipal(identity: bearerToken ?? "anonymous", bypassesRules: true, expiresAt: nil, context: 0)
+    }
+    public func isStillValid(_ principal: ListenPrincipal) -> Bool { true }
+    public func mayRead(_ principal: ListenPrincipal, path: DocumentPath, document: Document?, listing: Bool) -> Bool {
+        true
+    }
+    public func listDecision(_ principal: ListenPrincipal, collection: CollectionPath) -> Bool? { true }
+}

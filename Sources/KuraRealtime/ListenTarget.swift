@@ -1,0 +1,90 @@
+import KuraCore
+import KuraStore
+
+/// What one listener watches: a single document, or the results of a query.
+public struct ListenTarget: Sendable {
+    /// The kinds of target.
+    public enum Kind: Sendable {
+        /// One document (its snapshot holds it, or nothing when it does not exist).
+        case document(DocumentPath)
+        /// A query, as `POST /api/query` takes it; `limit` keeps a window of that many documents.
+        case query(Query, QueryMatcher)
+    }
+
+    /// The client's name for the target, unique on its stream: 1–64 characters of `A–Z a–z 0–9 - _ .`
+    /// (so that event ids can name it, see `StreamPosition`).
+    public let id: String
+    /// What is watched.
+    public let kind: Kind
+
+    /// Longest target id.
+    public static let maxIDLength = 64
+
+    /// A document target; throws 400 for a bad id.
+    public init(id: String, document: DocumentPath) throws {
+        try Self.validate(id)
+        self.id = id
+        kind = .document(document)
+    }
+
+    /// A query target; throws 400 `INVALID_QUERY` for a query that cannot run, 400 for a bad id.
+    public init(id: String, query: Query) throws {
+        try Self.validate(id)
+        if query.pageToken != nil { throw KuraError.invalidQuery("listeners take no 'pageToken'") }
+        self.id = id
+        kind = .query(query, try QueryMatcher(query))
+    }
+
+    /// Throws 400 `INVALID_ARGUMENT` unless `id` is a valid target id.
+    public static func validate(_ id: String) throws {
+        guard !id.isEmpty, id.utf8.count <= maxIDLength, id.utf8.allSatisfy(isIDByte) else {
+            throw KuraError.badRequest(
+                "target ids are 1 to \(maxIDLength) characters of A-Z a-z 0-9 - _ . ('\(id.prefix(80))')")
+        }
+    }
+
+    static func isIDByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            true
+        default: false
+        }
+    }
+
+    /// The query's limit (a window), if any.
+    var limit: Int? {
+        if case .query(let query, _) = kind { return query.limit }
+        return nil
+    }
+
+    /// The fields delivered (`select`), if the query projects.
+    var select: [FieldPath]? {
+        if case .query(let query, _) = kind { return query.select }
+        return nil
+    }
+
+    /// Whether a document at `path` can belong to the target at all (its document, or the query's source).
+    func covers(_ path: DocumentPath) -> Bool {
+        switch kind {
+        case .document(let target): target == path
+        case .query(_, let matcher): matcher.inSource(path)
+        }
+    }
+
+    /// Whether `document` is in the target's results, rules aside (a query's limit aside too).
+    func matches(_ document: Document) -> Bool {
+        switch kind {
+        case .document(let target): document.path == target
+        case .query(_, let matcher): matcher.matches(document)
+        }
+    }
+
+    /// The target's order; documents of a document target never need ordering.
+    func compare(_ lhs: Document, _ rhs: Document) -> Int {
+        switch kind {
+        case .document: 0
+        case .query(_, let matcher): matcher.compare(lhs, rhs)
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import KuraCore
+import KuraHTTP
+import KuraRealtime
+import KuraStore
+
+/// Realtime listeners over Server-Sent Events (docs/realtime.md): `GET /api/listen` opens a stream,
+/// `POST /api/listen/{connectionId}` adds and removes its targets.
+struct ListenRoutes {
+    let registry: ListenerRegistry
+    let access: RealtimeAccess
+    let pages: PageLimits
+
+    func register(on router: Router<KuraContext>) {
+        router.get("/api/listen") { request, context in
+            let token = try Self.token(request)
+            let resume = try Self.resumePosition(request)
+            let target = try Self.urlTarget(request, pages: pages)
+            guard registry.hasCapacity else {
+                throw KuraError.unavailable(
+                    "too many listen streams (limit \(registry.configuration.maxConnections)); retry later")
+            }
+            let environment = context.environment
+            return Self.withPrincipal(token, access, environment) { principal in
+                .stream(headers: Self.streamHeaders) { stream in
+                    do {
+                        let connection = try registry.open(principal: principal, stream: stream, resume: resume)
+                        if let target {
+                            try registry.add(
+                                target, to: connection, resumeAfter: resume, fromURL: true,
+                                workers: environment.workers, loop: stream.eventLoop)
+                        }
+                    } catch {
+                        let failure = error as? KuraError ?? .internalError(requestID: stream.requestID)
+                        stream.write(Self.errorEvent(failure, target: target?.id))
+                        stream.finish(closingConnection: true)
+                    }
+                }
+            }
+        }
+        router.post("/api/listen/:connection") { request, context in
+            let token = try Self.token(request)
+            guard let connection = registry.connection(try request.parameter("connection")) else {
+                throw KuraError.notFound("no open listen stream with this id")
+            }
+            let (adds, removes) = try Self.targetChanges(request, pages: pages)
+            let environment = context.environment
+            return try Self.withPrincipal(token, access, environment) { principal in
+                guard principal.identity == connection.principal.identity else {
+                    throw KuraError.permissionDenied("this listen stream belongs to another caller")
+                }
+                var removed: [JSONValue] = []
+                for id in removes where registry.remove(id, from: connection) { removed.append(.string(id)) }
+                for (target, resumeAfter) in adds {
+                    try registry.add(
+                        target, to: connection, resumeAfter: resumeAfter, workers: environment.workers,
+                        loop: environment.eventLoop)
+                }
+                let body: JSONValue = .object([
+                    "added": .array(adds.map { .string($0.0.id) }), "removed": .array(removed),
+                ])
+                return .json(body.jsonBytes)
+            }
+        }
+    }
+
+    /// Runs `body` with the caller: on the loop when known from memory, else on the worker pool after verifying
+    /// the token there. `body` only touches memory (preparing targets is handed to the worker pool).
+    static func withPrincipal(
+        _ token: String?, _ access: RealtimeAccess, _ environment: RequestEnvironment,
+        _ body: @escaping @Sendable (ListenPrincipal) throws -> Response
+    ) rethrows -> Response {
+        if let principal = access.cachedPrincipal(bearerToken: token) { return try body(principal) }
+        return environment.offload { try body(try access.principal(bearerToken: token)) }
+    }
+
+    static let streamHeaders: HTTPHeaders = [
+        "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+        // Proxies such as nginx buffer responses unless told not to.
+        "X-Accel-Buffering": "no",
+    ]
+
+    /// The bearer token: `Authorization: Bearer …`, or `?token=` for browsers' EventSource (which cannot set
+    /// headers). The access log never prints query strings, so the token does not land there.
+    static func token(_ request: Request) throws -> String? {
+        if request.headers["Authorization"] != nil {
+            guard let token = request.bearerToken, !token.isEmpty else {
+                throw KuraError.unauthenticated("use 'Authorization: Bearer <ID token or admin key>', or none")
+            }
+            return token
+        }
+        guard let token = request.query("token") else { return nil }
+        guard !token.isEmpty else { throw KuraError.unauthenticated("'token' is empty") }
+        return token
+    }
+
+    /// `Last-Event-ID` (sent by EventSource when it reconnects), else `?lastEventId=` (for a new EventSource
+    /// that continues an old one, e.g. after a token refresh).
+    static func resumePosition(_ request: Request) throws -> StreamPosition? {
+        guard let text = request.headers["Last-Event-ID"] ?? request.query("lastEventId"), !text.isEmpty else {
+            return nil
+        }
+        guard let position = StreamPosition(text.trimmingSpaces()) else {
+            throw KuraError.badRequest("Last-Event-ID '\(text.prefix(80))' is not an event id of this server")
+        }
+        return position
+    }
+
+    /// The single target of `?doc=PATH` or `?query=JSON`, named by `?target=` (default `default`).
+    static func urlTarget(_ request: Request, pages: PageLimits) throws -> ListenTarget? {
+        let id = request.query("target") ?? "default"
+        switch (request.query("doc"), request.query("query")) {
+        case (nil, nil): return nil
+        case (let path?, nil): return try ListenTarget(id: id, document: try DocumentPath(path))
+        case (nil, let json?):
+            let value: JSONValue
+            do { value = try JSONValue.parse(Array(json.utf8)) } catch {
+                throw KuraError.invalidQuery("'query' is not valid JSON")
+            }
+            return try ListenTarget(id: id, query: try QueryDecoding.decode(value, limits: pages, paged: false))
+        default: throw KuraError.badRequest("give one of 'doc' and 'query', not both")
+        }
+    }
+
+    /// `{"add":[{"id","doc"|"query","resumeAfter"?}], "remove":["id"]}`.
+    static func targetChanges(_ request: Request, pages: PageLimits) throws -> (
+        adds: [(ListenTarget, StreamPosition?)], removes: [String]
+    ) {
+        let body = try JSONBody(request)
+        try body.allowOnly(["add", "remove"])
+        var adds: [(ListenTarget, StreamPosition?)] = []
+        var seen: Set<String> = []
+        for item in try body.array("add") ?? [] {
+            let entry = try JSONBody(item, code: "INVALID_ARGUMENT", context: "an 'add' entry")
+            try entry.allowOnly(["id", "doc", "query", "resumeAfter"], in: "an 'add' entry")
+            guard let id = try entry.string("id") else { throw KuraError.badRequest("an 'add' entry needs 'id'") }
+            guard seen.insert(id).inserted else { throw KuraError.badRequest("target '\(id)' is added twice") }
+            let target: ListenTarget
+            switch (try entry.string("doc"), entry["query"]) {
+            case (let path?, nil): target = try ListenTarget(id: id, document: try DocumentPath(path))
+            case (nil, let query?) where query != .null:
+                target = try ListenTarget(id: id, query: try QueryDecoding.decode(query, limits: pages, paged: false))
+            default: throw KuraError.badRequest("an 'add' entry needs one of 'doc' and 'query'")
+            }
+            var resumeAfter: StreamPosition?
+            switch entry["resumeAfter"] {
+            case nil, .null?: break
+            case .string(let text)?: resumeAfter = StreamPosition(text)
+            case .int(let sequence)?: resumeAfter = sequence >= 0 ? StreamPosition(sequence) : nil
+            default: break
+            }
+            if entry["resumeAfter"] != nil && entry["resumeAfter"] != .null && resumeAfter == nil {
+                throw KuraError.badRequest("'resumeAfter' must be an event id of this server")
+            }
+            adds.append((target, resumeAfter))
+        }
+        var removes: [String] = []
+        for item in try body.array("remove") ?? [] {
+            guard let id = item.stringValue else { throw KuraError.badRequest("'remove' lists target ids") }
+            removes.append(id)
+        }
+        guard !adds.isEmpty || !removes.isEmpty else {
+            throw KuraError.badRequest("give targets to 'add' or 'remove'")
+        }
+        return (adds, removes)
+    }
+
+    /// An error after the stream started: `event: error` (for the URL target, if there is one).
+    static func errorEvent(_ error: KuraError, target: String?) -> [UInt8] {
+        var data: JSONObject = ["code": .string(error.code), "message": .string(error.message)]
+        if let target { data["target"] = .string(target) }
+        return Array("event: error\ndata: \(JSONValue.object(data).jsonString)\n\n".utf8)
+    }
+}

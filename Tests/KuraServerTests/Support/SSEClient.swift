@@ -1,0 +1,265 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One Server-Sent Event as a browser's EventSource dispatches it.
+struct SSEEvent: CustomStringConvertible {
+    /// `event:` (default `message`).
+    var name: String
+    /// The stream's last event id when the event was dispatched (EventSource's `lastEventId`).
+    var lastEventID: String
+    /// Whether this event carried an `id:` line itself.
+    var hasID: Bool
+    var data: String
+
+    /// `data` parsed as a JSON object.
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:]
+    }
+    var target: String? { json["target"] as? String }
+    var description: String { "\(name) id=\(lastEventID) \(data.prefix(200))" }
+}
+
+/// A listen stream over a raw socket: sends `GET /api/listen…`, decodes the chunked body and parses events the way
+/// the HTML standard says EventSource does (an event is dispatched only at its blank line; an `id:` line sets the
+/// last event id, also in a block without data). Can be cut at any byte to simulate a dropped connection.
+final class SSEClient {
+    private var fd: Int32 = -1
+    private var raw: [UInt8] = []
+    /// Decoded body bytes not yet parsed into lines.
+    private var body: [UInt8] = []
+    private var chunkRemaining = 0
+    private var inChunkData = false
+    private(set) var ended = false
+    /// Response status and head.
+    private(set) var status = 0
+    private(set) var head = ""
+    /// The EventSource `lastEventId`.
+    private(set) var lastEventID = ""
+    /// Heartbeat comments seen.
+    private(set) var comments = 0
+    /// Bytes of the body received so far.
+    private(set) var bodyBytes = 0
+    private var eventName = ""
+    private var data: [String] = []
+    private var idBuffer = ""
+    private var sawID = false
+    private var ready: [SSEEvent] = []
+
+    /// Connects and sends the request; `headers` are added as given. Reads the response head.
+    init(port: Int, path: String, headers: [(String, String)] = [], receiveBuffer: Int32? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HTTPClientError("socket") }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close()
+            throw HTTPClientError("connect")
+        }
+        var text = "GET \(path) HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        text += "\r\n"
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let separator = Array("\r\n\r\n".utf8)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while raw.firstRange(of: separator) == nil {
+            guard try receive(until: deadline) else { throw HTTPClientError("no response head", code: ETIMEDOUT) }
+        }
+        let end = raw.firstRange(of: separator)!
+        head = String(decoding: raw[..<end.lowerBound], as: UTF8.self)
+        status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        raw.removeFirst(end.upperBound)
+    }
+
+    deinit { close() }
+
+    /// Closes the socket at once (a dropped connection from the server's point of view).
+    func close() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    /// The body of a non-stream answer (an error), read up to its `Content-Length`.
+    func errorBody() throws -> [String: Any] {
+        let length =
+            head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while raw.count < length { guard try receive(until: deadline) else { break } }
+        return (try? JSONSerialization.jsonObject(with: Data(raw.prefix(length)))) as? [String: Any] ?? [:]
+    }
+
+    /// The next event, waiting up to `timeout` seconds; `nil` on timeout or when the stream ended.
+    /// `maxRead` caps each read (to cut the stream at arbitrary bytes together with `cutAfter`).
+    func next(timeout: Double = 10, maxRead: Int = 65536) throws -> SSEEvent? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while ready.isEmpty {
+            if ended { return nil }
+            decode()
+            if !ready.isEmpty { break }
+            guard try receive(until: deadline, maxRead: maxRead) else { return nil }
+        }
+        return ready.removeFirst()
+    }
+
+    /// The next event named `name` (others are skipped and returned in `skipped`).
+    func next(_ name: String, timeout: Double = 10, skipped: inout [SSEEvent]) throws -> SSEEvent? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while let event = try next(timeout: max(0, deadline.timeIntervalSinceNow)) {
+            if event.name == name { return event }
+            skipped.append(event)
+        }
+        return nil
+    }
+
+    /// The next event named `name`, failing if another comes first.
+    func expect(_ name: String, timeout: Double = 10) throws -> SSEEvent {
+        guard let event = try next(timeout: timeout) else {
+            throw HTTPClientError("no '\(name)' event within \(timeout) s", code: ETIMEDOUT)
+        }
+        guard event.name == name else { throw UnexpectedEvent(expected: name, event: event) }
+        return event
+    }
+
+    /// Events arriving within `seconds` (for checking that nothing comes).
+    func drain(for seconds: Double) throws -> [SSEEvent] {
+        var events: [SSEEvent] = []
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while let event = try next(timeout: max(0, deadline.timeIntervalSinceNow)) { events.append(event) }
+        return events
+    }
+
+    /// Reads once (up to `maxRead` bytes); false on timeout or end of stream.
+    private func receive(until deadline: Date, maxRead: Int = 65536) throws -> Bool {
+        guard fd >= 0 else { return false }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let wait = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+        let ready = poll(&poller, 1, wait)
+        guard ready > 0 else { return false }
+        var buffer = [UInt8](repeating: 0, count: max(1, maxRead))
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 {
+            ended = true
+            return false
+        }
+        raw += buffer[..<n]
+        return true
+    }
+
+    /// Turns the chunked framing in `raw` into body bytes, and body lines into events.
+    private func decode() {
+        while !raw.isEmpty {
+            if inChunkData {
+                let take = min(chunkRemaining, raw.count)
+                body += raw[..<take]
+                bodyBytes += take
+                raw.removeFirst(take)
+                chunkRemaining -= take
+                if chunkRemaining == 0 { inChunkData = false }
+                continue
+            }
+            // Between chunks: "\r\n" after data, then "<hex>\r\n".
+            guard let lineEnd = raw.firstRange(of: Array("\r\n".utf8)) else { break }
+            let line = String(decoding: raw[..<lineEnd.lowerBound], as: UTF8.self)
+            raw.removeFirst(lineEnd.upperBound)
+            if line.isEmpty { continue }
+            guard let size = Int(line, radix: 16) else { continue }
+            if size == 0 {
+                ended = true
+                break
+            }
+            chunkRemaining = size
+            inChunkData = true
+        }
+        while let newline = body.firstIndex(of: 0x0A) {
+            var line = String(decoding: body[..<newline], as: UTF8.self)
+            body.removeFirst(newline + 1)
+            if line.hasSuffix("\r") { line.removeLast() }
+            process(line)
+        }
+    }
+
+    private func process(_ line: String) {
+        if line.isEmpty {
+            // Dispatch: the id buffer becomes the last event id even when there is no data.
+            lastEventID = idBuffer
+            defer {
+                data = []
+                eventName = ""
+                sawID = false
+            }
+            guard !data.isEmpty else { return }
+            ready.append(
+                SSEEvent(
+                    name: eventName.isEmpty ? "message" : eventName, lastEventID: lastEventID, hasID: sawID,
+                    data: data.joined(separator: "\n")))
+            return
+        }
+        if line.hasPrefix(":") {
+            comments += 1
+            return
+        }
+        let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let field = String(parts[0])
+        var value = parts.count > 1 ? String(parts[1]) : ""
+        if value.hasPrefix(" ") { value.removeFirst() }
+        switch field {
+        case "event": eventName = value
+        case "data": data.append(value)
+        case "id":
+            idBuffer = value
+            sawID = true
+        default: break
+        }
+    }
+}
+
+struct UnexpectedEvent: Error, CustomStringConvertible {
+    let expected: String
+    let event: SSEEvent
+    var description: String { "expected '\(expected)', got \(event)" }
+}
+
+extension TestKura {
+    /// Opens `GET /api/listen` (with `query`, e.g. `?doc=…`) authenticated as `auth`.
+    func listen(
+        _ query: String = "", auth: Auth = .admin, headers: [(String, String)] = [], receiveBuffer: Int32? = nil
+    ) throws -> SSEClient {
+        var all = headers
+        switch auth {
+        case .admin: all.append(("Authorization", "Bearer \(adminKey)"))
+        case .none: break
+        case .header(let value): all.append(("Authorization", value))
+        }
+        return try SSEClient(port: port, path: "/api/listen" + query, headers: all, receiveBuffer: receiveBuffer)
+    }
+
+    /// `POST /api/listen/{connection}`.
+    func listenPost(_ connection: String, _ body: [String: Any], auth: Auth = .admin) throws -> HTTPResponse {
+        try request("POST", "/api/listen/\(connection)", json: body, auth: auth)
+    }
+}
+
+/// Percent-encodes a query parameter value.
+func urlEncode(_ text: String) -> String {
+    text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+}
+
+/// `?query=…` for a query body.
+func queryParameter(_ query: [String: Any]) -> String {
+    urlEncode(String(decoding: JSON.encode(query), as: UTF8.self))
+}

@@ -1,0 +1,341 @@
+// Load client for bench/realtime.sh: many listen streams on one epoll loop, plus a writer thread.
+//
+//   realtime_load latency PORT KEY LISTENERS WRITES INTERVAL_MS
+//       LISTENERS streams on the query {"collection":"feed"}; then WRITES writes (PUT feed/d<i % 10>
+//       {"seq": i}) one every INTERVAL_MS on a keep-alive connection. Prints, for every (listener, write), the
+//       time from the write's answer (ack) to the event's arrival, and from the write's send:
+//           latency_ack_p50_ms=… latency_ack_p99_ms=… latency_send_p50_ms=… latency_send_p99_ms=… missed=…
+//       (an event that arrives before the ack counts as 0 ms after it).
+//   realtime_load fanout PORT KEY LISTENERS
+//       LISTENERS streams on {"collection":"fan"}; prints "ready N" once all have their snapshot, waits for a line
+//       on stdin (the script measures the server's memory meanwhile), writes fan/x once and prints
+//           fanout_ack_ms=… fanout_send_ms=…
+//       when the last stream has the change.
+//
+// C, so that reading ten thousand streams does not measure the client instead of the server. Build: cc -O2
+// -pthread bench/realtime_load.c -o realtime_load.
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+    int fd;
+    int connected;    // the request was sent
+    int snapshot;     // the snapshot arrived
+    char line[65536]; // the partial line being read
+    size_t length;
+} stream_t;
+
+static int port;
+static const char *key;
+static int listeners, writes, interval_ms;
+static stream_t *streams;
+static double *ack_ms, *send_ms;  // per write
+static double *received;          // [listener * writes + seq]: arrival, 0 if never
+static volatile int snapshots;
+static volatile long events;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void die(const char *what) {
+    fprintf(stderr, "realtime_load: %s: %s\n", what, strerror(errno));
+    exit(1);
+}
+
+static int connect_to_server(int blocking) {
+    int fd = socket(AF_INET, SOCK_STREAM | (blocking ? 0 : SOCK_NONBLOCK), 0);
+    if (fd < 0) die("socket");
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(port)};
+    address.sin_addr.s_addr = inet_addr("127.0.0.1");
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) < 0 && errno != EINPROGRESS) die("connect");
+    return fd;
+}
+
+static void send_all(int fd, const char *bytes, size_t length) {
+    while (length > 0) {
+        ssize_t n = send(fd, bytes, length, MSG_NOSIGNAL);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (n <= 0) die("send");
+        bytes += n;
+        length -= n;
+    }
+}
+
+// PUT /api/docs/PATH {"data":{"seq":SEQ}} on a keep-alive connection; returns when the answer is read.
+static void put(int fd, const char *path, int seq) {
+    char body[64], request[1024], answer[8192];
+    int body_length = snprintf(body, sizeof body, "{\"data\":{\"seq\":%d}}", seq);
+    int length = snprintf(request, sizeof request,
+                          "PUT /api/docs/%s HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer %s\r\n"
+                          "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+                          path, key, body_length, body);
+    send_all(fd, request, length);
+    size_t have = 0;
+    for (;;) {
+        ssize_t n = recv(fd, answer + have, sizeof answer - 1 - have, 0);
+        if (n <= 0) die("recv (writer)");
+        have += n;
+        answer[have] = 0;
+        char *end = strstr(answer, "\r\n\r\n");
+        if (!end) continue;
+        char *field = strcasestr(answer, "content-length:");
+        long expected = field ? strtol(field + 15, NULL, 10) : 0;
+        if ((long)(have - (end + 4 - answer)) >= expected) {
+            if (strncmp(answer, "HTTP/1.1 200", 12) != 0 && strncmp(answer, "HTTP/1.1 201", 12) != 0) {
+                fprintf(stderr, "realtime_load: write refused: %.200s\n", answer);
+                exit(1);
+            }
+            return;
+        }
+    }
+}
+
+static void *writer(void *unused) {
+    (void)unused;
+    int fd = connect_to_server(1);
+    double next = now_ms();
+    for (int i = 0; i < writes; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "feed/d%d", i % 10);
+        send_ms[i] = now_ms();
+        put(fd, path, i);
+        ack_ms[i] = now_ms();
+        next += interval_ms;
+        double wait = next - now_ms();
+        if (wait > 0) usleep((useconds_t)(wait * 1000));
+    }
+    close(fd);
+    return NULL;
+}
+
+// One complete line of a stream's body (chunk-size lines pass through harmlessly).
+static void on_line(int index, char *line, double at) {
+    stream_t *s = &streams[index];
+    if (strncmp(line, "event: snapshot", 15) == 0) {
+        if (!s->snapshot) {
+            s->snapshot = 1;
+            snapshots++;
+        }
+        return;
+    }
+    if (strncmp(line, "data: ", 6) != 0 || strstr(line, "\"changes\"") == NULL) return;
+    events++;
+    for (char *p = strstr(line, "\"seq\":"); p; p = strstr(p + 6, "\"seq\":")) {
+        int seq = atoi(p + 6);
+        if (received && seq >= 0 && seq < writes && received[(long)index * writes + seq] == 0)
+            received[(long)index * writes + seq] = at;
+    }
+}
+
+static void on_readable(int index) {
+    stream_t *s = &streams[index];
+    char buffer[65536];
+    for (;;) {
+        ssize_t n = recv(s->fd, buffer, sizeof buffer, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return;
+        if (n <= 0) {
+            fprintf(stderr, "realtime_load: stream %d closed by the server\n", index);
+            exit(1);
+        }
+        double at = now_ms();
+        for (ssize_t i = 0; i < n; i++) {
+            if (buffer[i] == '\n') {
+                s->line[s->length] = 0;
+                on_line(index, s->line, at);
+                s->length = 0;
+            } else if (s->length < sizeof s->line - 1) {
+                s->line[s->length++] = buffer[i];
+            }
+        }
+    }
+}
+
+static int epoll_fd;
+
+static void open_streams(const char *query) {
+    // The query, percent-encoded for the URL.
+    char encoded[1024];
+    size_t out = 0;
+    for (const char *p = query; *p && out < sizeof encoded - 4; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_')
+            encoded[out++] = c;
+        else
+            out += sprintf(encoded + out, "%%%02X", c);
+    }
+    encoded[out] = 0;
+    char request[2048];
+    int length = snprintf(request, sizeof request,
+                          "GET /api/listen?query=%s HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n"
+                          "Authorization: Bearer %s\r\n\r\n",
+                          encoded, key);
+    streams = calloc(listeners, sizeof *streams);
+    epoll_fd = epoll_create1(0);
+    int opened = 0, pending = 0;
+    struct epoll_event ready[1024];
+    while (opened < listeners || pending > 0) {
+        // At most 256 connects in flight, so the server's accept backlog is never overrun.
+        while (opened < listeners && pending < 256) {
+            streams[opened].fd = connect_to_server(0);
+            struct epoll_event event = {.events = EPOLLOUT | EPOLLIN, .data.u32 = opened};
+            epoll_ctl(epoll_fd, EPOLL_CTL_ADD, streams[opened].fd, &event);
+            opened++;
+            pending++;
+        }
+        int n = epoll_wait(epoll_fd, ready, 1024, 1000);
+        for (int i = 0; i < n; i++) {
+            int index = ready[i].data.u32;
+            stream_t *s = &streams[index];
+            if (!s->connected && (ready[i].events & EPOLLOUT)) {
+                int error = 0;
+                socklen_t size = sizeof error;
+                getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &error, &size);
+                if (error) {
+                    errno = error;
+                    die("connect (stream)");
+                }
+                send_all(s->fd, request, length);
+                s->connected = 1;
+                pending--;
+                struct epoll_event event = {.events = EPOLLIN, .data.u32 = index};
+                epoll_ctl(epoll_fd, EPOLL_CTL_MOD, s->fd, &event);
+            }
+            if (ready[i].events & EPOLLIN) on_readable(index);
+        }
+    }
+}
+
+static void pump_until(int (*done)(void), double timeout_ms) {
+    struct epoll_event ready[1024];
+    double deadline = now_ms() + timeout_ms;
+    while (!done() && now_ms() < deadline) {
+        int n = epoll_wait(epoll_fd, ready, 1024, 50);
+        for (int i = 0; i < n; i++)
+            if (ready[i].events & EPOLLIN) on_readable(ready[i].data.u32);
+    }
+}
+
+static int all_snapshots(void) { return snapshots >= listeners; }
+
+static int compare(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double percentile(double *sorted, long count, double p) {
+    if (count == 0) return -1;
+    long index = (long)(p * (count - 1) + 0.5);
+    return sorted[index];
+}
+
+static int fanout_count(void) {
+    long have = 0;
+    for (int i = 0; i < listeners; i++) have += received[(long)i * writes] != 0;
+    return have >= listeners;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 5) {
+        fprintf(stderr, "usage: realtime_load latency|fanout PORT KEY LISTENERS [WRITES INTERVAL_MS]\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    port = atoi(argv[2]);
+    key = argv[3];
+    listeners = atoi(argv[4]);
+    if (strcmp(mode, "latency") == 0) {
+        if (argc < 7) return 2;
+        writes = atoi(argv[5]);
+        interval_ms = atoi(argv[6]);
+        ack_ms = calloc(writes, sizeof *ack_ms);
+        send_ms = calloc(writes, sizeof *send_ms);
+        received = calloc((size_t)listeners * writes, sizeof *received);
+        open_streams("{\"collection\":\"feed\"}");
+        pump_until(all_snapshots, 120000);
+        if (!all_snapshots()) {
+            fprintf(stderr, "realtime_load: only %d of %d snapshots\n", snapshots, listeners);
+            return 1;
+        }
+        pthread_t thread;
+        pthread_create(&thread, NULL, writer, NULL);
+        // Pump while the writer runs, then a second more for the last events.
+        struct epoll_event ready[1024];
+        double stop = -1;
+        for (;;) {
+            int n = epoll_wait(epoll_fd, ready, 1024, 20);
+            for (int i = 0; i < n; i++)
+                if (ready[i].events & EPOLLIN) on_readable(ready[i].data.u32);
+            if (stop < 0 && ack_ms[writes - 1] != 0) stop = now_ms() + 1000;
+            if (stop >= 0 && now_ms() > stop) break;
+        }
+        pthread_join(thread, NULL);
+        long count = (long)listeners * writes, have = 0;
+        double *by_ack = malloc(count * sizeof *by_ack), *by_send = malloc(count * sizeof *by_send);
+        for (int l = 0; l < listeners; l++) {
+            for (int w = 0; w < writes; w++) {
+                double at = received[(long)l * writes + w];
+                if (at == 0) continue;
+                double after_ack = at - ack_ms[w];
+                by_ack[have] = after_ack < 0 ? 0 : after_ack;
+                by_send[have] = at - send_ms[w];
+                have++;
+            }
+        }
+        qsort(by_ack, have, sizeof *by_ack, compare);
+        qsort(by_send, have, sizeof *by_send, compare);
+        printf("latency_ack_p50_ms=%.2f latency_ack_p99_ms=%.2f latency_send_p50_ms=%.2f latency_send_p99_ms=%.2f "
+               "missed=%ld events=%ld\n",
+               percentile(by_ack, have, 0.5), percentile(by_ack, have, 0.99), percentile(by_send, have, 0.5),
+               percentile(by_send, have, 0.99), count - have, events);
+        return 0;
+    }
+    if (strcmp(mode, "fanout") == 0) {
+        writes = 1;
+        received = calloc(listeners, sizeof *received);
+        open_streams("{\"collection\":\"fan\"}");
+        pump_until(all_snapshots, 300000);
+        if (!all_snapshots()) {
+            fprintf(stderr, "realtime_load: only %d of %d snapshots\n", snapshots, listeners);
+            return 1;
+        }
+        printf("ready %d\n", listeners);
+        fflush(stdout);
+        char line[64];
+        if (!fgets(line, sizeof line, stdin)) return 1;
+        int fd = connect_to_server(1);
+        double sent = now_ms();
+        put(fd, "fan/x", 0);
+        double acked = now_ms();
+        pump_until(fanout_count, 30000);
+        if (!fanout_count()) {
+            fprintf(stderr, "realtime_load: the write did not reach every stream in 30 s\n");
+            return 1;
+        }
+        double last = 0;
+        for (int i = 0; i < listeners; i++)
+            if (received[i] > last) last = received[i];
+        printf("fanout_ack_ms=%.1f fanout_send_ms=%.1f\n", last - acked < 0 ? 0 : last - acked, last - sent);
+        close(fd);
+        return 0;
+    }
+    fprintf(stderr, "realtime_load: unknown mode %s\n", mode);
+    return 2;
+}
