@@ -8,6 +8,8 @@ let package = Package(
     products: [
         .executable(name: "kura", targets: ["kura"]),
         .library(name: "KuraHTTP", targets: ["KuraHTTP"]),
+        .library(name: "KuraClient", targets: ["KuraClient"]),
+        .executable(name: "kura-todo", targets: ["kura-todo"]),
     ],
     targets: [
         // One system-library target per C library: module.modulemap + shim.h, nothing else.
@@ -32,6 +34,9 @@ let package = Package(
                 "KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules", "KuraRealtime",
             ]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
+        // The Swift SDK: Foundation and the SQLite shim (offline cache) only, so it also builds for Apple platforms.
+        .target(name: "KuraClient", dependencies: ["CSQLite"]),
+        .executableTarget(name: "kura-todo", dependencies: ["KuraClient"]),
 
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
         .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),
@@ -40,6 +45,8 @@ let package = Package(
         .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules"]),
         .testTarget(name: "KuraRealtimeTests", dependencies: ["KuraRealtime", "KuraStore"]),
         .testTarget(name: "KuraServerTests", dependencies: ["KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime"]),
+        // The SDK and `kura-todo` against an in-process server.
+        .testTarget(name: "KuraClientTests", dependencies: ["KuraClient", "KuraServer", "KuraAuth"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore"]),
     ],

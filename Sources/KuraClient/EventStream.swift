@@ -1,0 +1,151 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One message of a Server-Sent Events stream: a dispatched event (`event`, `data`) or an id-only block that
+/// just moves the stream position forward.
+struct ServerSentEvent: Sendable, Equatable {
+    /// `event:` (`"message"` when absent); `nil` for an id-only block.
+    var event: String?
+    var data: String
+    /// The `id:` of this block, if it had one.
+    var id: String?
+}
+
+/// Incremental parser of `text/event-stream` bytes (the WHATWG rules: `\n`, `\r\n` or `\r` line ends, `:`
+/// comments, multi-line `data:`, an optional space after the colon).
+struct ServerSentEventParser {
+    private var line: [UInt8] = []
+    private var lastWasCR = false
+    private var event: String?
+    private var data: [String] = []
+    private var id: String?
+
+    /// Feeds bytes; returns the messages they complete.
+    mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
+        var out: [ServerSentEvent] = []
+        for byte in bytes {
+            if lastWasCR {
+                lastWasCR = false
+                if byte == 0x0A { continue }
+            }
+            if byte == 0x0A || byte == 0x0D {
+                lastWasCR = byte == 0x0D
+                if let message = endLine() { out.append(message) }
+            } else {
+                line.append(byte)
+            }
+        }
+        return out
+    }
+
+    private mutating func endLine() -> ServerSentEvent? {
+        defer { line.removeAll(keepingCapacity: true) }
+        guard !line.isEmpty else {
+            // A blank line ends the block.
+            defer {
+                event = nil
+                data = []
+                id = nil
+            }
+            if !data.isEmpty {
+                return ServerSentEvent(event: event ?? "message", data: data.joined(separator: "\n"), id: id)
+            }
+            if let id { return ServerSentEvent(event: nil, data: "", id: id) }
+            return nil
+        }
+        if line.first == UInt8(ascii: ":") { return nil }
+        let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
+        let field = String(decoding: line[..<colon], as: UTF8.self)
+        var valueStart = colon < line.endIndex ? colon + 1 : colon
+        if valueStart < line.endIndex, line[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
+        let value = String(decoding: line[valueStart...], as: UTF8.self)
+        switch field {
+        case "event": event = value
+        case "data": data.append(value)
+        case "id" where !value.contains("\0"): id = value
+        default: break
+        }
+        return nil
+    }
+}
+
+/// A streaming HTTP GET read chunk by chunk through a `URLSessionDataDelegate` (Linux's URLSession has no
+/// `bytes(for:)`), delivered as an `AsyncStream`. One session per stream: the delegate belongs to its session.
+final class EventStreamRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    enum Update: Sendable {
+        /// The response head arrived.
+        case opened(status: Int)
+        case message(ServerSentEvent)
+        /// The stream ended: `nil` when the server closed it, else the failure. For a 4xx/5xx answer, the body's
+        /// error.
+        case closed((any Error)?)
+    }
+
+    let updates: AsyncStream<Update>
+    private let continuation: AsyncStream<Update>.Continuation
+    private var session: URLSession?
+    // Touched only on the session's serial delegate queue.
+    private var parser = ServerSentEventParser()
+    private var status = 0
+    private var errorBody = Data()
+    private let activity = Locked(Date())
+
+    /// When bytes last arrived (heartbeats included).
+    var lastActivity: Date { activity.current }
+
+    init(request: URLRequest) {
+        (updates, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        super.init()
+        let configuration = URLSessionConfiguration.ephemeral
+        // The stream is meant to stay open; a dead one is noticed by the missing heartbeats instead.
+        configuration.timeoutIntervalForRequest = 7 * 24 * 3600
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+        self.session = session
+        session.dataTask(with: request).resume()
+    }
+
+    /// Closes the stream (the session lets go of its delegate).
+    func cancel() {
+        session?.invalidateAndCancel()
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        continuation.yield(.opened(status: status))
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        activity.withLock { $0 = Date() }
+        guard status < 400 else {
+            errorBody.append(data)
+            return
+        }
+        for message in parser.feed(data) { continuation.yield(.message(message)) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if status >= 400 {
+            let body = try? JSONText.decode(errorBody)
+            continuation.yield(.closed(Transport.serverError(status: status, body: body, headers: [:])))
+        } else if let error {
+            continuation.yield(
+                .closed(Transport.networkError(error, url: task.originalRequest?.url ?? URL(fileURLWithPath: "/"))))
+        } else {
+            continuation.yield(.closed(nil))
+        }
+        continuation.finish()
+        session.finishTasksAndInvalidate()
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// An error from Kura: the server's stable code and message, or a client-side failure (`.unavailable` when the
+/// server cannot be reached, `.notSignedIn`, `.invalidResponse`…).
+public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, for programs.
+    public var code: Code
+    /// What went wrong, for people (the server's message when the server answered).
+    public var message: String
+    /// The HTTP status the server answered with; `nil` for errors raised in the client.
+    public var status: Int?
+    /// For `.tooManyAttemptsTryLater`: the server's `Retry-After`, in seconds.
+    public var retryAfter: TimeInterval?
+    /// For a network failure: `false` when the request certainly never reached the server (connection refused),
+    /// `true` when it may have been applied without the answer arriving. `nil` for answers from the server.
+    var mayHaveBeenDelivered: Bool?
+
+    /// An error with `code` and `message`.
+    public init(_ code: Code, _ message: String, status: Int? = nil, retryAfter: TimeInterval? = nil) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    /// Whether this is a failure to reach the server (as opposed to an answer from it).
+    public var isNetworkFailure: Bool { mayHaveBeenDelivered != nil }
+
+    /// The server's error codes in Swift spelling (docs/api.md lists them), plus the client's own.
+    public enum Code: Sendable, Hashable, CustomStringConvertible {
+        case malformedRequest, invalidArgument, invalidPath, invalidQuery
+        case emailExists, invalidEmail, weakPassword, missingPassword, invalidLoginCredentials
+        case invalidOOBCode, expiredOOBCode, invalidRefreshToken, invalidClaims
+        case unauthenticated, invalidIDToken, tokenExpired, credentialTooOldLoginAgain
+        case emailNotVerified, userDisabled, permissionDenied, userNotFound, tooManyAttemptsTryLater
+        case alreadyExists, failedPrecondition, documentTooLarge, notFound, methodNotAllowed
+        case requestTimeout, payloadTooLarge, expectationFailed, headersTooLarge, httpVersionNotSupported
+        case `internal`
+        /// The server is overloaded (503), or cannot be reached at all (a network failure).
+        case unavailable
+        /// The call needs a signed-in user and there is none.
+        case notSignedIn
+        /// The server's answer could not be understood.
+        case invalidResponse
+        /// The listener or task was cancelled.
+        case cancelled
+        /// A code this version of the SDK does not know, as the server spelled it.
+        case unknown(String)
+
+        private static let table: [(Code, String)] = [
+            (.malformedRequest, "MALFORMED_REQUEST"), (.invalidArgument, "INVALID_ARGUMENT"),
+            (.invalidPath, "INVALID_PATH"), (.invalidQuery, "INVALID_QUERY"), (.emailExists, "EMAIL_EXISTS"),
+            (.invalidEmail, "INVALID_EMAIL"), (.weakPassword, "WEAK_PASSWORD"), (.missingPassword, "MISSING_PASSWORD"),
+            (.invalidLoginCredentials, "INVALID_LOGIN_CREDENTIALS"), (.invalidOOBCode, "INVALID_OOB_CODE"),
+            (.expiredOOBCode, "EXPIRED_OOB_CODE"), (.invalidRefreshToken, "INVALID_REFRESH_TOKEN"),
+            (.invalidClaims, "INVALID_CLAIMS"), (.unauthenticated, "UNAUTHENTICATED"),
+            (.invalidIDToken, "INVALID_ID_TOKEN"), (.tokenExpired, "TOKEN_EXPIRED"),
+            (.credentialTooOldLoginAgain, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"), (.emailNotVerified, "EMAIL_NOT_VERIFIED"),
+            (.userDisabled, "USER_DISABLED"), (.permissionDenied, "PERMISSION_DENIED"),
+            (.userNotFound, "USER_NOT_FOUND"), (.tooManyAttemptsTryLater, "TOO_MANY_ATTEMPTS_TRY_LATER"),
+            (.alreadyExists, "ALREADY_EXISTS"), (.failedPrecondition, "FAILED_PRECONDITION"),
+            (.documentTooLarge, "DOCUMENT_TOO_LARGE"), (.notFound, "NOT_FOUND"),
+            (.methodNotAllowed, "METHOD_NOT_ALLOWED"), (.requestTimeout, "REQUEST_TIMEOUT"),
+            (.payloadTooLarge, "PAYLOAD_TOO_LARGE"), (.expectationFailed, "EXPECTATION_FAILED"),
+            (.headersTooLarge, "HEADERS_TOO_LARGE"), (.httpVersionNotSupported, "HTTP_VERSION_NOT_SUPPORTED"),
+            (.internal, "INTERNAL"), (.unavailable, "UNAVAILABLE"), (.notSignedIn, "NOT_SIGNED_IN"),
+            (.invalidResponse, "INVALID_RESPONSE"), (.cancelled, "CANCELLED"),
+        ]
+        private static let byName = Dictionary(uniqueKeysWithValues: table.map { ($0.1, $0.0) })
+
+        /// The code for the server's spelling (`"PERMISSION_DENIED"` → `.permissionDenied`).
+        public init(rawValue: String) { self = Self.byName[rawValue] ?? .unknown(rawValue) }
+
+        /// The server's spelling.
+        public var rawValue: String {
+            if case .unknown(let name) = self { return name }
+            return Self.table.first { $0.0 == self }?.1 ?? "UNKNOWN"
+        }
+
+        public var description: String { rawValue }
+    }
+}
+
+extension KuraError {
+    static func notSignedIn(_ what: String) -> KuraError { KuraError(.notSignedIn, "\(what) needs a signed-in user") }
+    static func invalidArgument(_ message: String) -> KuraError { KuraError(.invalidArgument, message) }
+    static func invalidResponse(_ message: String) -> KuraError { KuraError(.invalidResponse, message) }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// Document and collection paths (`users/u1/todos/t9`): checked on the client with the server's rules, so a bad
+/// path fails with `.invalidPath` before anything is sent.
+enum ResourcePath {
+    /// `"/users/u1/"` → `["users", "u1"]` (outer slashes are ignored; inner empty segments stay, to be refused).
+    static func split(_ path: String) -> [String] {
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        while segments.first == "" { segments.removeFirst() }
+        while segments.last == "" { segments.removeLast() }
+        return segments
+    }
+
+    /// Throws `.invalidPath` unless `segments` is a document path (`document: true`) or a collection path.
+    static func validate(_ segments: [String], document: Bool) throws {
+        let joined = segments.joined(separator: "/")
+        guard !segments.isEmpty, segments.count <= 100 else {
+            throw KuraError(.invalidPath, "'\(joined)' is not a valid path (1 to 100 segments)")
+        }
+        for id in segments { try validateID(id) }
+        guard (segments.count % 2 == 0) == document else {
+            let kind = document ? "document" : "collection"
+            throw KuraError(
+                .invalidPath,
+                "'\(joined)' is not a \(kind) path (\(kind)s have \(document ? "an even" : "an odd") number of segments)"
+            )
+        }
+    }
+
+    static func validateID(_ id: String) throws {
+        guard !id.isEmpty, id.utf8.count <= 1500, !id.contains("/"), id != ".", id != "..",
+            !(id.count > 4 && id.hasPrefix("__") && id.hasSuffix("__"))
+        else { throw KuraError(.invalidPath, "'\(id)' is not a valid ID") }
+    }
+}
+
+/// Document IDs made on the client, in the server's format: 20 base62 characters, 9 from the time (so new
+/// documents sort together in the indexes) and 11 random ones.
+enum AutoID {
+    private static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+    static func make(now: Date = Date()) -> String {
+        var time = UInt64(max(0, now.timeIntervalSince1970 * 1_000_000))
+        var prefix = [Character](repeating: "0", count: 9)
+        for index in stride(from: 8, through: 0, by: -1) {
+            prefix[index] = digits[Int(time % 62)]
+            time /= 62
+        }
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<11).map { _ in digits[Int(generator.next(upperBound: UInt64(62)))] }
+        return String(prefix + random)
+    }
+}
+
+/// A field path for `/api/commit` and queries from a list of field names: plain names as they are, others quoted
+/// with backticks (`` a.`b.c` ``), as the server parses them.
+enum FieldPathText {
+    static func join(_ names: [String]) -> String {
+        names.map { name in
+            let plain = name.unicodeScalars.allSatisfy {
+                ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "_"
+            }
+            if plain, let first = name.unicodeScalars.first, !("0"..."9").contains(first) { return name }
+            var quoted = "`"
+            for character in name {
+                if character == "`" || character == "\\" { quoted.append("\\") }
+                quoted.append(character)
+            }
+            return quoted + "`"
+        }.joined(separator: ".")
+    }
+
+    /// Splits a dotted field path as the server does (backticks quote, `\` escapes inside them).
+    static func split(_ path: String) -> [String] {
+        var names: [String] = []
+        var current = ""
+        var quoted = false
+        var escaping = false
+        for character in path {
+            if escaping {
+                current.append(character)
+                escaping = false
+            } else if quoted {
+                if character == "\\" {
+                    escaping = true
+                } else if character == "`" {
+                    quoted = false
+                } else {
+                    current.append(character)
+                }
+            } else if character == "`" {
+                quoted = true
+            } else if character == "." {
+                names.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        names.append(current)
+        return names
+    }
+}

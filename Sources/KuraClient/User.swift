@@ -1,0 +1,84 @@
+import Foundation
+
+/// A signed-in account, as `kura.auth.currentUser` gives it. The properties are a snapshot: after `reload()`,
+/// read `kura.auth.currentUser` again (or use the value `reload()` returns).
+public struct User: Sendable, Equatable, CustomStringConvertible {
+    let profile: UserProfile
+    let auth: Auth
+
+    init(profile: UserProfile, auth: Auth) {
+        self.profile = profile
+        self.auth = auth
+    }
+
+    /// The account's stable ID (the `{uid}` of `users/{uid}` in the default rules).
+    public var uid: String { profile.uid }
+    public var email: String? { profile.email }
+    /// Whether the address has been confirmed through the verification mail.
+    public var isEmailVerified: Bool { profile.emailVerified }
+    public var displayName: String? { profile.displayName }
+
+    public var description: String { "User(\(uid), \(email ?? "no email")\(isEmailVerified ? ", verified" : ""))" }
+
+    public static func == (lhs: User, rhs: User) -> Bool { lhs.profile == rhs.profile }
+
+    /// Reads the account again from the server (`GET /api/auth/me`), e.g. to see `isEmailVerified` change after
+    /// the user followed the mail link, and updates `currentUser`.
+    @discardableResult
+    public func reload() async throws -> User {
+        let response = try await call(APIRequest("GET", "/api/auth/me"))
+        let fresh = try UserProfile(json: try response.object()["user"])
+        let session = auth.update { $0.profile = fresh }
+        return User(profile: session?.profile ?? fresh, auth: auth)
+    }
+
+    /// A valid ID token for calling your own services, refreshed first when it is about to expire (or always,
+    /// with `forcingRefresh`).
+    public func getIDToken(forcingRefresh: Bool = false) async throws -> String {
+        try checkCurrent()
+        if forcingRefresh { return try await auth.refresh().idToken }
+        guard let token = try await auth.validIDToken() else { throw KuraError.notSignedIn("getIDToken") }
+        return token
+    }
+
+    /// Mails a verification link to the user's address (`POST /api/auth/verify-email`).
+    public func sendEmailVerification() async throws {
+        _ = try await call(APIRequest("POST", "/api/auth/verify-email", body: [:]))
+    }
+
+    /// Changes the password. Needs a sign-in within the last 5 minutes (else `.credentialTooOldLoginAgain`);
+    /// the user's other sessions are signed out, this one stays.
+    public func updatePassword(to password: String) async throws {
+        _ = try await call(APIRequest("PATCH", "/api/auth/me", body: ["password": .string(password)]))
+    }
+
+    /// Sets (or with `nil` removes) the display name.
+    public func updateDisplayName(_ name: String?) async throws {
+        let response = try await call(
+            APIRequest("PATCH", "/api/auth/me", body: ["displayName": name.map(KuraValue.string) ?? .null]))
+        let fresh = try UserProfile(json: try response.object()["user"])
+        auth.update { $0.profile = fresh }
+    }
+
+    /// Deletes the account and signs out. Needs a recent sign-in, as in Firebase.
+    public func delete() async throws {
+        _ = try await call(APIRequest("DELETE", "/api/auth/me"))
+        auth.forget(uid: uid)
+    }
+
+    /// Checks that this user is still the signed-in one, so a stale `User` cannot act for another account.
+    private func checkCurrent() throws {
+        guard auth.sessionUID == uid else { throw KuraError.notSignedIn("this User is signed out; it") }
+    }
+
+    private func call(_ request: APIRequest) async throws -> APIResponse {
+        try checkCurrent()
+        guard let token = try await auth.validIDToken() else { throw KuraError.notSignedIn(request.path) }
+        do {
+            return try await auth.transport.send(request, token: token)
+        } catch let error as KuraError where Auth.isTokenRejection(error) {
+            guard let fresh = try await auth.refreshRejectedToken(token) else { throw error }
+            return try await auth.transport.send(request, token: fresh)
+        }
+    }
+}
