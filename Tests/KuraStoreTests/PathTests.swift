@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct PathTests {
     static let validDocuments = [
-        "users/u1", "users/u1/todos/t9", "/a/b/", "a/日本", "a/" + String(repeating: "x", count: 1500),
+        "users/u1", "users/u1/todos/t9", "/a/b/", "a/日本", "é/ü/日本/語", "a/...",
+        "a/" + String(repeating: "x", count: 1500),
     ]
     static let invalidDocuments = [
         "", "/", "users", "users/u1/todos", "users//u1", "users/.", "users/..", "users/__id__", "__x__/a",
