@@ -46,7 +46,8 @@ final class RawClient {
         }
         guard rc == 0 else {
             let code = errno
-            Glibc.close(fd)
+            // Through close(), which forgets the descriptor: deinit runs after a throwing init too.
+            close()
             throw RawClientError.system("connect", code)
         }
         var one: Int32 = 1

@@ -75,7 +75,9 @@ final class HTTPConnection {
         }
         guard connected == 0 else {
             let code = errno
-            Glibc.close(fd)
+            // Through close(), which forgets the descriptor: deinit runs after a throwing init too, and closing
+            // the number twice could close another test's socket that reused it (seen as EBADF in a parallel run).
+            close()
             throw HTTPClientError("connect", code: code)
         }
     }
