@@ -17,6 +17,8 @@ final class ChangeFeed: @unchecked Sendable {
     private var position: Int64 = -1
     private var index = ListenerIndex<Int>()
     private var targets: [Int: TargetState] = [:]
+    /// Shares the work of one change among listeners with identical views (`ViewSharing`).
+    private var sharing = ViewSharing()
     private var pending: [Registration] = []
     /// The latest entries read, so that a target going live catches up without reading the log again.
     private var recent: [Change] = []
@@ -133,42 +135,71 @@ final class ChangeFeed: @unchecked Sendable {
     /// Applies a page of entries to the listeners they concern and sends each stream its batch.
     private func process(_ page: [Change], _ registry: ListenerRegistry) {
         let base = position
-        var batches: [ObjectIdentifier: [(TargetState, [ListenChange])]] = [:]
+        // Targets with changes to send, in the order they first had one; their chunks are in `outgoing`.
+        var touched: [TargetState] = []
         var failed: [TargetState] = []
         for change in page {
+            sharing.begin()
             for key in index.listeners(for: change.path, before: change.before, after: change.after) {
                 guard let state = targets[key] else { continue }
                 do {
-                    let changes = try state.apply(change, reader: registry.reader)
-                    guard !changes.isEmpty else { continue }
-                    let connection = ObjectIdentifier(state.connection)
-                    if let slot = batches[connection]?.firstIndex(where: { $0.0 === state }) {
-                        batches[connection]![slot].1 += changes
-                    } else {
-                        batches[connection, default: []].append((state, changes))
+                    guard let chunk = try state.apply(change, reader: registry.reader, sharing: &sharing) else {
+                        continue
                     }
+                    if state.outgoing.isEmpty { touched.append(state) }
+                    state.outgoing.append(chunk)
                 } catch {
                     failed.append(state)
                 }
             }
             recent.append(change)
         }
+        sharing.begin()
         if recent.count > Self.recentCapacity { recent.removeFirst(recent.count - Self.recentCapacity) }
         let end = page[page.count - 1].sequence
-        var cache = DocumentJSON()
-        for (_, batch) in batches {
-            guard let connection = batch.first?.0.connection, !connection.isClosing else { continue }
-            let ordered = batch.sorted { $0.0.target.id.utf8.lexicographicallyPrecedes($1.0.target.id.utf8) }
-            var bytes: [UInt8] = []
-            for (position, (state, changes)) in ordered.enumerated() {
-                let id =
-                    position == ordered.count - 1
-                    ? StreamPosition(end) : StreamPosition(base: base, sequence: end, through: state.target.id)
-                bytes += ListenEvent.changes(state.target, changes, id: id, cache: &cache)
+        let endID = Array(StreamPosition(end).description.utf8)
+        // Most streams carry one target: group only the others.
+        var slots: [ObjectIdentifier: Int] = [:]
+        slots.reserveCapacity(touched.count)
+        var batches: [(first: TargetState, more: [TargetState])] = []
+        batches.reserveCapacity(touched.count)
+        for state in touched {
+            let connection = ObjectIdentifier(state.connection)
+            if let slot = slots[connection] {
+                batches[slot].more.append(state)
+            } else {
+                slots[connection] = batches.count
+                batches.append((state, []))
             }
-            connection.send(bytes)
+        }
+        var cache = DocumentJSON()
+        var deliveries: [(ListenConnection, [UInt8])] = []
+        deliveries.reserveCapacity(batches.count)
+        for batch in batches {
+            let connection = batch.first.connection
+            guard !connection.isClosing else { continue }
+            var bytes: [UInt8]
+            if batch.more.isEmpty {
+                bytes = ListenEvent.changes(batch.first.target, batch.first.outgoing, id: endID, cache: &cache)
+            } else {
+                // Several targets: one event each, in target id order, with `B~S~T` ids until the last.
+                let ordered = ([batch.first] + batch.more).sorted {
+                    $0.target.id.utf8.lexicographicallyPrecedes($1.target.id.utf8)
+                }
+                bytes = []
+                for (position, state) in ordered.enumerated() {
+                    let id =
+                        position == ordered.count - 1
+                        ? endID
+                        : Array(StreamPosition(base: base, sequence: end, through: state.target.id).description.utf8)
+                    bytes += ListenEvent.changes(state.target, state.outgoing, id: id, cache: &cache)
+                }
+            }
+            deliveries.append((connection, bytes))
             connection.feedSide.lastPosition = end
         }
+        for state in touched { state.outgoing.removeAll() }
+        ListenConnection.send(deliveries)
         for state in failed {
             registry.logger.warn("listener \(state.target.id) of stream \(state.connection.id) failed; dropped")
             unregister(state)

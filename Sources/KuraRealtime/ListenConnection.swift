@@ -112,22 +112,49 @@ public final class ListenConnection: Sendable {
     /// Queues `bytes` (whole events) for the client; called from the change feed's thread. Past the limit the
     /// connection overflows instead.
     func send(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty, !isClosing else { return }
+        guard admit(bytes) else { return }
+        stream.eventLoop.execute { [self] in write(bytes) }
+    }
+
+    /// Queues each connection's bytes like `send`, with one hand-off per event loop instead of one per
+    /// connection (a page of changes for many streams wakes each loop once).
+    static func send(_ deliveries: [(ListenConnection, [UInt8])]) {
+        var byLoop: [ObjectIdentifier: (loop: EventLoop, items: [(ListenConnection, [UInt8])])] = [:]
+        for (connection, bytes) in deliveries where connection.admit(bytes) {
+            let loop = connection.stream.eventLoop
+            byLoop[ObjectIdentifier(loop), default: (loop, [])].items.append((connection, bytes))
+        }
+        for (_, batch) in byLoop {
+            let items = batch.items
+            batch.loop.execute {
+                for (connection, bytes) in items { connection.write(bytes) }
+            }
+        }
+    }
+
+    /// Counts `bytes` as on their way to the loop; false (and the connection overflows when it is past the
+    /// limit) when they are not to be sent.
+    private func admit(_ bytes: [UInt8]) -> Bool {
+        guard !bytes.isEmpty, !isClosing else { return false }
         let count = bytes.count
         let (_, transit) = inTransit.add(count, ordering: .relaxed)
         if transit > count && transit > maxQueuedBytes {
             inTransit.subtract(count, ordering: .relaxed)
-            return overflow()
+            overflow()
+            return false
         }
-        let stream = self.stream
-        stream.eventLoop.execute { [self] in
-            inTransit.subtract(count, ordering: .relaxed)
-            guard !closing.load(ordering: .acquiring) else { return }
-            // Fresh from the loop: what the kernel has not taken yet.
-            let queued = stream.queuedBytes
-            if queued > 0 && queued + count > maxQueuedBytes { return overflow() }
-            stream.write(bytes)
-        }
+        return true
+    }
+
+    /// Writes admitted bytes; on the stream's event loop.
+    private func write(_ bytes: [UInt8]) {
+        let count = bytes.count
+        inTransit.subtract(count, ordering: .relaxed)
+        guard !closing.load(ordering: .acquiring) else { return }
+        // Fresh from the loop: what the kernel has not taken yet.
+        let queued = stream.queuedBytes
+        if queued > 0 && queued + count > maxQueuedBytes { return overflow() }
+        stream.write(bytes)
     }
 
     /// The client cannot keep up: tell it (it resumes with `Last-Event-ID`) and close.

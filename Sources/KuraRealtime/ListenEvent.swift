@@ -34,20 +34,58 @@ enum ListenEvent {
     ) -> [UInt8] {
         var data = targetPrefix(target.id)
         data.append(contentsOf: #","changes":["#.utf8)
+        appendChanges(changes, select: target.select, to: &data, cache: &cache)
+        data.append(contentsOf: "]}".utf8)
+        return frame("changes", id: id, data)
+    }
+
+    /// `event: changes` for the chunks of changes a page made to one target (each chunk encoded once, however
+    /// many listeners share it); the same bytes as `changes(_:_:id:cache:)` with the chunks' changes in order.
+    /// `id` is the event id's text.
+    static func changes(
+        _ target: ListenTarget, _ chunks: [ChangeChunk], id: [UInt8], cache: inout DocumentJSON
+    ) -> [UInt8] {
+        var size = target.id.utf8.count + id.count + 64
+        for chunk in chunks {
+            if chunk.encoded == nil {
+                var encoded: [UInt8] = []
+                appendChanges(chunk.changes, select: target.select, to: &encoded, cache: &cache)
+                chunk.encoded = encoded
+            }
+            size += chunk.encoded!.count + 1
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(size)
+        out.append(contentsOf: "event: changes\nid: ".utf8)
+        out.append(contentsOf: id)
+        out.append(contentsOf: "\ndata: ".utf8)
+        out.append(contentsOf: #"{"target":"#.utf8)
+        appendJSONString(target.id, to: &out)
+        out.append(contentsOf: #","changes":["#.utf8)
+        for (index, chunk) in chunks.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: chunk.encoded!)
+        }
+        out.append(contentsOf: "]}\n\n".utf8)
+        return out
+    }
+
+    /// The JSON of `changes`, separated by commas.
+    private static func appendChanges(
+        _ changes: [ListenChange], select: [FieldPath]?, to data: inout [UInt8], cache: inout DocumentJSON
+    ) {
         for (index, change) in changes.enumerated() {
             if index > 0 { data.append(UInt8(ascii: ",")) }
             data.append(contentsOf: #"{"type":""#.utf8)
             data.append(contentsOf: change.kind.rawValue.utf8)
             data.append(contentsOf: #"","document":"#.utf8)
-            cache.append(change.document, select: target.select, to: &data)
+            cache.append(change.document, select: select, to: &data)
             data.append(contentsOf: #","oldIndex":"#.utf8)
             data.append(contentsOf: String(change.oldIndex).utf8)
             data.append(contentsOf: #","newIndex":"#.utf8)
             data.append(contentsOf: String(change.newIndex).utf8)
             data.append(UInt8(ascii: "}"))
         }
-        data.append(contentsOf: "]}".utf8)
-        return frame("changes", id: id, data)
     }
 
     /// `event: reset`: the listener's changes cannot be replayed; the snapshot that follows replaces its

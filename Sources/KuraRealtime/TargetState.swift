@@ -13,6 +13,13 @@ final class TargetState: @unchecked Sendable {
     var view: TargetView
     /// Every change up to here is reflected in `view`.
     var sequence: Int64
+    /// Listeners with the same key and equal views get the same changes (`ViewSharing`); `nil` when this one
+    /// computes alone (the rules apply to its principal).
+    let shareKey: ShareKey?
+    /// Names the view's contents for `ViewSharing` (equal tokens, equal views); 0 when unknown. Feed thread only.
+    var viewToken = 0
+    /// The changes of the page being processed, not yet sent. Feed thread only.
+    var outgoing: [ChangeChunk] = []
     /// Recent `list` decisions per collection (rules may be reloaded, so they are kept briefly).
     private var decisions: [CollectionPath: (allowed: Bool?, until: Double)] = [:]
 
@@ -27,6 +34,7 @@ final class TargetState: @unchecked Sendable {
         self.access = access
         self.view = view
         self.sequence = sequence
+        shareKey = connection.principal.bypassesRules ? ShareKey(target) : nil
     }
 
     var principal: ListenPrincipal { connection.principal }
@@ -58,7 +66,23 @@ final class TargetState: @unchecked Sendable {
         guard change.sequence > sequence else { return [] }
         sequence = change.sequence
         guard target.covers(change.path) else { return [] }
-        return try view.apply(
+        viewToken = 0
+        return try apply(change, to: &view, reader: reader)
+    }
+
+    /// `apply`, sharing the work with listeners of the same key whose views are equal (`ViewSharing`). Returns
+    /// the changes for the client, `nil` when there are none.
+    func apply(_ change: Change, reader: TargetReader, sharing: inout ViewSharing) throws -> ChangeChunk? {
+        guard change.sequence > sequence else { return nil }
+        sequence = change.sequence
+        guard target.covers(change.path) else { return nil }
+        return try sharing.apply(shareKey, view: &view, token: &viewToken) { view in
+            try apply(change, to: &view, reader: reader)
+        }
+    }
+
+    private func apply(_ change: Change, to view: inout TargetView, reader: TargetReader) throws -> [ListenChange] {
+        try view.apply(
             path: change.path, after: change.after,
             includes: { self.target.matches($0) && self.readable($0) },
             refill: { after, count in

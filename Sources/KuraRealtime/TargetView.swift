@@ -112,6 +112,12 @@ struct TargetView {
     /// Whether the view holds a document at `path`.
     func contains(_ path: DocumentPath) -> Bool { byPath[path] != nil }
 
+    /// Whether `other` holds the same documents (equal values, in the same order) and is as complete: then a
+    /// change applies to both alike, for the same target and the same `includes` and `refill`.
+    func hasSameContents(as other: TargetView) -> Bool {
+        complete == other.complete && documents == other.documents
+    }
+
     // MARK: Ordered storage
 
     /// Inserts `document`; the change is `added`, or `modified` when it was just removed from `oldIndex`.
