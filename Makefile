@@ -48,7 +48,8 @@ build: deps
 ## test: build and run every test suite; exits non-zero if any test fails
 test: deps-test
 	swift build --build-tests --scratch-path $(BUILD_DIR)
-	swift test --scratch-path $(BUILD_DIR)
+	# libuv's pool size set up front, so no test server calls setenv while other threads read the environment.
+	UV_THREADPOOL_SIZE=8 swift test --scratch-path $(BUILD_DIR)
 
 ## bench: kura against nginx on the health endpoint (see docs/performance.md)
 bench: deps-bench

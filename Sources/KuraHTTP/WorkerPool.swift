@@ -15,11 +15,15 @@ public final class WorkerPool: Sendable {
     public let maxQueued: Int
     private let queued = Atomic<Int>(0)
 
-    /// Sets the thread count for libuv's pool; the first pool created in a process decides it.
+    /// Sets the thread count for libuv's pool; the first pool created in a process decides it, and an
+    /// `UV_THREADPOOL_SIZE` already in the environment wins.
     public init(threads: Int, maxQueued: Int) {
         self.threads = max(1, min(threads, 1024))
         self.maxQueued = max(1, maxQueued)
-        setenv("UV_THREADPOOL_SIZE", String(self.threads), 0)
+        // setenv rewrites `environ`, which races with any thread reading it (Foundation's Process.run copies it:
+        // a test process starting servers and child processes at once crashed there). So only when unset: the
+        // test runner sets it (Makefile), and in `kura serve` this runs once, at start-up.
+        if getenv("UV_THREADPOOL_SIZE") == nil { setenv("UV_THREADPOOL_SIZE", String(self.threads), 0) }
     }
 
     /// Jobs waiting or running now.
