@@ -16,6 +16,10 @@ final class TargetState: @unchecked Sendable {
     /// Listeners with the same key and equal views get the same changes (`ViewSharing`); `nil` when this one
     /// computes alone (the rules apply to its principal).
     let shareKey: ShareKey?
+    /// For a query on one collection whose principal the rules apply to: the key it shares under while the rules
+    /// let it list that whole collection (a decision that does not depend on the documents). Its view is then the
+    /// unfiltered one, the same as an administrator's, so it can share with theirs and with other such callers.
+    private let openShareKey: ShareKey?
     /// Names the view's contents for `ViewSharing` (equal tokens, equal views); 0 when unknown. Feed thread only.
     var viewToken = 0
     /// The changes of the page being processed, not yet sent. Feed thread only.
@@ -35,6 +39,11 @@ final class TargetState: @unchecked Sendable {
         self.view = view
         self.sequence = sequence
         shareKey = connection.principal.bypassesRules ? ShareKey(target) : nil
+        if shareKey == nil, case .query(let query, _) = target.kind, case .collection = query.source {
+            openShareKey = ShareKey(target)
+        } else {
+            openShareKey = nil
+        }
     }
 
     var principal: ListenPrincipal { connection.principal }
@@ -46,18 +55,19 @@ final class TargetState: @unchecked Sendable {
         case .document:
             return access.mayRead(principal, path: document.path, document: document, listing: false)
         case .query:
-            let collection = document.path.collection
-            let now = Clock.seconds()
-            let allowed: Bool?
-            if let cached = decisions[collection], cached.until > now {
-                allowed = cached.allowed
-            } else {
-                allowed = access.listDecision(principal, collection: collection)
-                if decisions.count > 64 { decisions.removeAll() }
-                decisions[collection] = (allowed, now + 1)
-            }
-            return allowed ?? access.mayRead(principal, path: document.path, document: document, listing: true)
+            return listDecision(document.path.collection)
+                ?? access.mayRead(principal, path: document.path, document: document, listing: true)
         }
+    }
+
+    /// The rules' `list` decision for a whole collection (`nil`: it depends on each document), kept for a second.
+    private func listDecision(_ collection: CollectionPath) -> Bool? {
+        let now = Clock.seconds()
+        if let cached = decisions[collection], cached.until > now { return cached.allowed }
+        let allowed = access.listDecision(principal, collection: collection)
+        if decisions.count > 64 { decisions.removeAll() }
+        decisions[collection] = (allowed, now + 1)
+        return allowed
     }
 
     /// Applies one change-log entry (if it is past `sequence` and could concern the target) and returns what the
@@ -76,19 +86,34 @@ final class TargetState: @unchecked Sendable {
         guard change.sequence > sequence else { return nil }
         sequence = change.sequence
         guard target.covers(change.path) else { return nil }
-        return try sharing.apply(shareKey, view: &view, token: &viewToken) { view in
-            try apply(change, to: &view, reader: reader)
+        // Decided once for this change: the computation below then filters exactly as the key promises, even if
+        // the cached decision expires meanwhile (another listener may adopt its result).
+        let key: ShareKey?
+        if let shareKey {
+            key = shareKey
+        } else if let openShareKey, listDecision(change.path.collection) == true {
+            key = openShareKey
+        } else {
+            key = nil
+        }
+        return try sharing.apply(key, view: &view, token: &viewToken) { view in
+            try apply(change, to: &view, reader: reader, unfiltered: key != nil)
         }
     }
 
-    private func apply(_ change: Change, to view: inout TargetView, reader: TargetReader) throws -> [ListenChange] {
-        try view.apply(
+    /// With `unfiltered`, every matching document counts as readable: the principal bypasses the rules, or they
+    /// let it list the whole collection.
+    private func apply(
+        _ change: Change, to view: inout TargetView, reader: TargetReader, unfiltered: Bool = false
+    ) throws -> [ListenChange] {
+        let readable: (Document) -> Bool = unfiltered ? { _ in true } : { self.readable($0) }
+        return try view.apply(
             path: change.path, after: change.after,
-            includes: { self.target.matches($0) && self.readable($0) },
+            includes: { self.target.matches($0) && readable($0) },
             refill: { after, count in
                 guard count > 0 else { return ([], false) }
                 let snapshot = try reader.read(
-                    self.target, at: change.sequence, after: after, limit: count, readable: self.readable)
+                    self.target, at: change.sequence, after: after, limit: count, readable: readable)
                 return (snapshot.documents, snapshot.complete)
             })
     }
