@@ -5,11 +5,13 @@
 #  2. IDLE streams held on another query: kura's resident memory with them open     -> idle_rss_mb (target ≤ 300)
 #  3. one write to that query reaching all IDLE streams                             -> fanout_10k_ms (target ≤ 1000)
 # The load client is bench/realtime_load.c (epoll, one process), compiled here. Each figure is printed on its own
-# line; the last line sums up: `realtime_summary p50_ms=… p99_ms=… idle_rss_mb=… fanout_10k_ms=…`.
+# line; the last line sums up: `realtime_summary listen_as=… p50_ms=… p99_ms=… idle_rss_mb=… fanout_10k_ms=…`.
 #
 # Usage: bench/realtime.sh   (needs swift, cc and curl)
 #        LISTENERS=50 IDLE=200 WRITES=100 bench/realtime.sh   (a quick try)
 # Environment: LISTENERS=1000 WRITES=1000 INTERVAL_MS=10 IDLE=10000 BUILD_DIR=.build
+#              LISTEN_AS=admin|user: listeners use the admin key (default) or a signed-up user's ID token under
+#              rules that let anyone read `feed` and `fan` (writes always use the admin key).
 #              KURA_ARGS="--set http.eventLoops=2" adds flags to `kura serve`.
 set -euo pipefail
 
@@ -17,6 +19,7 @@ LISTENERS=${LISTENERS:-1000}
 WRITES=${WRITES:-1000}
 INTERVAL_MS=${INTERVAL_MS:-10}
 IDLE=${IDLE:-10000}
+LISTEN_AS=${LISTEN_AS:-admin}
 BUILD_DIR=${BUILD_DIR:-.build}
 KURA_ARGS=${KURA_ARGS:-}
 
@@ -41,8 +44,20 @@ cc -O2 -pthread -o "$load" bench/realtime_load.c
 connections=$((IDLE + LISTENERS + 1000))
 KURA_ARGS="--set http.maxConnections=$connections --set realtime.maxConnections=$connections $KURA_ARGS"
 port=$(free_port)
+if [ "$LISTEN_AS" = user ]; then
+    mkdir -p "$dir/kura_data" && chmod 700 "$dir/kura_data"
+    printf '%s\n' "rules_version = '1';" 'match /feed/{id} { allow read: if true; }' \
+        'match /fan/{id} { allow read: if true; }' >"$dir/kura_data/kura.rules"
+fi
 start_kura "$port" "$dir/kura_data" "$dir/kura.log"
 key=$(cat "$dir/kura_data/admin.key")
+export WRITER_KEY=$key
+if [ "$LISTEN_AS" = user ]; then
+    key=$(curl -fsS -X POST -H 'Content-Type: application/json' "http://127.0.0.1:$port/api/auth/signup" \
+        -d '{"email":"listener@example.com","password":"bench-password"}' |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["idToken"])')
+    echo "listeners: a user's ID token (rules: anyone may read feed and fan)"
+fi
 rss() { awk '/^VmRSS:/ { printf "%.0f\n", $2 / 1024 }' "/proc/$kura_pid/status"; }
 echo "kura's RSS at start: $(rss) MB"
 
@@ -55,7 +70,7 @@ echo "p99_ms=$latency_ack_p99_ms"
 if [ "$missed" -ne 0 ]; then echo "WARNING: $missed events never arrived" >&2; fi
 
 # --- 2 and 3. Idle streams and fan-out ----------------------------------------------------------------------------
-curl -fsS -o /dev/null -X PUT -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+curl -fsS -o /dev/null -X PUT -H "Authorization: Bearer $WRITER_KEY" -H 'Content-Type: application/json' \
     -d '{"data":{"seq":-1}}' "http://127.0.0.1:$port/api/docs/fan/x"
 echo "idle: opening $IDLE listeners"
 mkfifo "$dir/fanout.in"
@@ -87,5 +102,5 @@ if [ -n "$complaints" ]; then
     echo "WARNING: kura logged warnings (first 20):" >&2
     echo "$complaints" >&2
 fi
-echo "realtime_summary p50_ms=$latency_ack_p50_ms p99_ms=$latency_ack_p99_ms idle_rss_mb=$idle_rss_mb" \
+echo "realtime_summary listen_as=$LISTEN_AS p50_ms=$latency_ack_p50_ms p99_ms=$latency_ack_p99_ms idle_rss_mb=$idle_rss_mb" \
     "fanout_10k_ms=$fanout_ack_ms listeners=$LISTENERS idle=$IDLE"

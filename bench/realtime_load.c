@@ -39,6 +39,7 @@ typedef struct {
 
 static int port;
 static const char *key;
+static const char *writer_key; // WRITER_KEY from the environment, else key: writes may need the admin key
 static int listeners, writes, interval_ms;
 static stream_t *streams;
 static double *ack_ms, *send_ms;  // per write
@@ -85,7 +86,7 @@ static void put(int fd, const char *path, int seq) {
     int length = snprintf(request, sizeof request,
                           "PUT /api/docs/%s HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer %s\r\n"
                           "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-                          path, key, body_length, body);
+                          path, writer_key, body_length, body);
     send_all(fd, request, length);
     size_t have = 0;
     for (;;) {
@@ -260,6 +261,7 @@ int main(int argc, char **argv) {
     const char *mode = argv[1];
     port = atoi(argv[2]);
     key = argv[3];
+    writer_key = getenv("WRITER_KEY") ? getenv("WRITER_KEY") : key;
     listeners = atoi(argv[4]);
     if (strcmp(mode, "latency") == 0) {
         if (argc < 7) return 2;
