@@ -82,16 +82,28 @@ public final class HTTPServer: @unchecked Sendable {
         state.withLock { $0 = .stopped }
     }
 
-    /// Shuts down on SIGINT or SIGTERM; a second signal exits at once.
-    public func installSignalHandlers() {
-        guard let first = loops.first else { return }
-        // A process may inherit these signals blocked (from a test runner, say); a blocked SIGTERM would wait
-        // forever. Unblocked on this thread, they are delivered here and libuv forwards them to the loop.
+    /// Blocks SIGINT and SIGTERM on the calling thread, so that threads started afterwards (event loops, workers,
+    /// the store's writer) inherit them blocked. Call first thing in `main`; `installSignalHandlers` unblocks them
+    /// once a handler is in place, so a signal arriving during start-up waits for it instead of killing the process.
+    public static func blockTerminationSignals() {
+        var signals = Self.terminationSignals
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    private static var terminationSignals: sigset_t {
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        return signals
+    }
+
+    /// Shuts down on SIGINT or SIGTERM; a second signal exits at once. Returns once the handlers are installed,
+    /// then unblocks the signals on the calling thread (a process may also inherit them blocked, from a test runner
+    /// say; a blocked SIGTERM would wait forever). Delivered there, libuv forwards them to the loop.
+    public func installSignalHandlers() {
+        guard let first = loops.first else { return }
+        let installed = Atomic<Bool>(false)
         first.eventLoop.execute { [self] in
             for signum in [SIGINT, SIGTERM] {
                 let handle = allocateHandle(uv_signal_t.self)
@@ -106,7 +118,12 @@ public final class HTTPServer: @unchecked Sendable {
                 uv_unref(asHandle(handle))
                 signalHandles.append(handle)
             }
+            installed.store(true, ordering: .releasing)
         }
+        // A pending signal delivered before libuv's handler exists would take the default action (exit).
+        while !installed.load(ordering: .acquiring) { usleep(200) }
+        var signals = Self.terminationSignals
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     private func receivedSignal(_ signum: Int32) {

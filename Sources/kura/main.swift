@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraHTTP
 import KuraServer
 
 /// `kura` command line: argument parsing only; everything else lives in KuraServer.
@@ -91,6 +92,8 @@ func configuration(
 func serve(_ arguments: ArraySlice<String>) {
     let (configuration, positional, _) = configuration(from: arguments)
     guard positional.isEmpty else { fail("serve takes no arguments: \(positional.joined(separator: " "))") }
+    // Before any thread starts, so that all of them inherit the signals blocked until a handler is in place.
+    HTTPServer.blockTerminationSignals()
     do {
         let kura = try Kura(configuration: configuration)
         try kura.start()
