@@ -4,20 +4,6 @@ import KuraStore
 
 @testable import KuraRealtime
 
-/// A deterministic generator (SplitMix64), so a failing sequence can be reproduced from its seed.
-struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-}
-
 /// A fresh directory under the system temp directory, removed by `remove()`.
 struct TemporaryDirectory {
     let path = NSTemporaryDirectory() + "kura-realtime-" + SecureRandom.hex(8)

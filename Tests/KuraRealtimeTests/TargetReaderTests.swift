@@ -15,7 +15,7 @@ import Testing
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }
-        var random = Random(state: 77)
+        var random = SplitMix(state: 77)
         var history: [Int64: [DocumentPath: Document]] = [0: [:]]
         var current: [DocumentPath: Document] = [:]
         for _ in 0..<300 {

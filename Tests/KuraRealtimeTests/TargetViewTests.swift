@@ -23,7 +23,7 @@ import Testing
     /// Runs `steps` random writes on 12 documents (plus some in another collection); documents with `secret`
     /// are not readable.
     static func run(_ target: ListenTarget, seed: UInt64, steps: Int = 400) throws -> (emitted: Int, refills: Int) {
-        var random = Random(state: seed)
+        var random = SplitMix(state: seed)
         var model = Model()
         let readable: (Document) -> Bool = { $0.fields["secret"] != .bool(true) }
         var view = TargetView(target: target, documents: [], complete: true)

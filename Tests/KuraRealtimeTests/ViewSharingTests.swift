@@ -64,7 +64,7 @@ import Testing
 
     @Test("random writes: shared results equal the ones computed alone, listeners that join late are merged")
     func sharedEqualsAlone() throws {
-        var random = Random(state: 42)
+        var random = SplitMix(state: 42)
         var model = Model()
         var sharing = ViewSharing()
         func listener(_ target: ListenTarget, shared: Bool = true) -> Listener {

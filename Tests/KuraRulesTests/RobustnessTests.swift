@@ -4,18 +4,6 @@ import Testing
 
 /// Feeds random and mutated inputs through compile (and evaluate when they compile): nothing may crash.
 @Suite struct RobustnessTests {
-    /// A small deterministic generator (SplitMix64) so failures reproduce.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let fragments = [
         "match", "allow", "function", "return", "let", "if", "read", "write", "get", "list", "create", ":", ";", "{",
         "}", "(", ")", "[", "]", "/", "/users/{uid}", "/{rest=**}", "$(", "request.auth.uid", "resource.data", "==",

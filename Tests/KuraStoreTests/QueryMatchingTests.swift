@@ -11,25 +11,10 @@ import Testing
         [], [1], [1, 2], ["a"], [[1]], ["k": 1], ["k": "a"], [:],
     ]
 
-    /// A deterministic generator (SplitMix64), so a failure can be reproduced.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    }
-
     /// Documents in `g/a/items` and `g/b/items` (a collection group) with fields drawn from the pool; some
     /// fields missing; `arr` holds arrays of pool values; `nested.v` a nested field. IDs overlap between the two
     /// collections so the group's tie-break by collection path matters.
-    static func seed(_ store: any DocumentStore, _ random: inout Random) throws -> [Document] {
+    static func seed(_ store: any DocumentStore, _ random: inout SplitMix) throws -> [Document] {
         var writes: [Write] = []
         for collection in ["g/a/items", "g/b/items"] {
             for index in 0..<40 {
@@ -51,7 +36,7 @@ import Testing
         return documents
     }
 
-    static func randomFilter(_ random: inout Random, ids: [String]) throws -> Filter {
+    static func randomFilter(_ random: inout SplitMix, ids: [String]) throws -> Filter {
         let op = random.pick(Filter.Operator.allCases)
         let fieldName = random.pick(["x", "y", "arr", "nested.v", "id", "createTime"])
         let field = try QueryField(fieldName)
@@ -82,7 +67,7 @@ import Testing
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }
-        var random = Random(state: 20_261_129)
+        var random = SplitMix(state: 20_261_129)
         let documents = try Self.seed(store, &random)
         let ids = documents.map(\.id)
         var compared = 0

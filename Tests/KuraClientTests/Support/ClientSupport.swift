@@ -88,17 +88,3 @@ final class Collector<Element: Sendable>: Sendable {
 
     func cancel() { task.cancel() }
 }
-
-/// A value shared between tasks, behind a lock.
-final class Shared<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}

@@ -230,19 +230,3 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     }
     group.wait()
 }
-
-/// A value shared between test threads, behind a lock (a class, so escaping closures can capture it).
-final class Shared<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-
-    var current: Value { withLock { $0 } }
-}

@@ -48,6 +48,20 @@ struct HTTPClientError: Error, CustomStringConvertible {
     var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
 }
 
+/// Connects the socket `fd` to 127.0.0.1:`port`; returns 0, or the `errno` of the failure.
+func connectToLoopback(_ fd: Int32, port: Int) -> Int32 {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    return connected == 0 ? 0 : errno
+}
+
 /// A blocking HTTP/1.1 client connection to 127.0.0.1 over a plain socket, kept alive between requests. Test
 /// targets cannot import each other, so this is a small relative of KuraHTTPTests' `RawClient`: enough to send
 /// any method, headers and body, raw bytes (pipelining), and to read `Content-Length`-framed responses.
@@ -64,17 +78,8 @@ final class HTTPConnection {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            let code = errno
+        let code = connectToLoopback(fd, port: port)
+        guard code == 0 else {
             // Through close(), which forgets the descriptor: deinit runs after a throwing init too, and closing
             // the number twice could close another test's socket that reused it (seen as EBADF in a parallel run).
             close()

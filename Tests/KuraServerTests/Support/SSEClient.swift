@@ -55,18 +55,10 @@ final class SSEClient {
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
+        let code = connectToLoopback(fd, port: port)
+        guard code == 0 else {
             close()
-            throw HTTPClientError("connect")
+            throw HTTPClientError("connect", code: code)
         }
         var text = "GET \(path) HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }

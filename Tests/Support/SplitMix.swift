@@ -1,0 +1,20 @@
+/// A deterministic random generator (SplitMix64), so that a failing random test reproduces from its seed.
+/// Shared by several test targets (they cannot import each other): symlinked into each one's Support folder.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A number in `0..<n`.
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    /// One of `items`.
+    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+    /// `true` with the given probability.
+    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+}
