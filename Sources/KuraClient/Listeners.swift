@@ -14,20 +14,10 @@ extension Queryable {
     /// ```
     public func snapshots() -> AsyncThrowingStream<QuerySnapshot, any Error> {
         let query = self.query
-        return AsyncThrowingStream { continuation in
-            let body: KuraValue
-            do {
-                body = try query.json(limit: query.limit)
-            } catch {
-                continuation.finish(throwing: error)
-                return
-            }
-            let hub = query.kura.listeners
-            let id = hub.add(
-                ["query": body], local: .query(query),
-                deliver: { update in continuation.yield(query.snapshot(update)) },
-                fail: { continuation.finish(throwing: $0) })
-            continuation.onTermination = { _ in hub.remove(id) }
+        return query.kura.listeners.stream(local: .query(query)) {
+            ["query": try query.json(limit: query.limit)]
+        } snapshot: {
+            query.snapshot($0)
         }
     }
 
@@ -36,15 +26,7 @@ extension Queryable {
     public func addSnapshotListener(
         _ listener: @escaping @Sendable (QuerySnapshot?, (any Error)?) -> Void
     ) -> ListenerRegistration {
-        let stream = snapshots()
-        return ListenerRegistration(
-            Task {
-                do {
-                    for try await snapshot in stream { listener(snapshot, nil) }
-                } catch {
-                    listener(nil, error)
-                }
-            })
+        ListenerRegistration(snapshots(), listener)
     }
 }
 
@@ -53,23 +35,11 @@ extension DocumentReference {
     /// `Query.snapshots()`.
     public func snapshots() -> AsyncThrowingStream<DocumentSnapshot, any Error> {
         let reference = self
-        return AsyncThrowingStream { continuation in
-            do {
-                try ResourcePath.validate(segments, document: true)
-            } catch {
-                continuation.finish(throwing: error)
-                return
-            }
-            let hub = kura.listeners
-            let id = hub.add(
-                ["doc": .string(path)], local: .document(path),
-                deliver: { update in
-                    continuation.yield(
-                        DocumentSnapshot(
-                            reference: reference, document: update.documents.first, metadata: update.metadata))
-                },
-                fail: { continuation.finish(throwing: $0) })
-            continuation.onTermination = { _ in hub.remove(id) }
+        return kura.listeners.stream(local: .document(path)) {
+            try ResourcePath.validate(reference.segments, document: true)
+            return ["doc": .string(reference.path)]
+        } snapshot: { update in
+            DocumentSnapshot(reference: reference, document: update.documents.first, metadata: update.metadata)
         }
     }
 
@@ -78,15 +48,7 @@ extension DocumentReference {
     public func addSnapshotListener(
         _ listener: @escaping @Sendable (DocumentSnapshot?, (any Error)?) -> Void
     ) -> ListenerRegistration {
-        let stream = snapshots()
-        return ListenerRegistration(
-            Task {
-                do {
-                    for try await snapshot in stream { listener(snapshot, nil) }
-                } catch {
-                    listener(nil, error)
-                }
-            })
+        ListenerRegistration(snapshots(), listener)
     }
 }
 
@@ -94,7 +56,19 @@ extension DocumentReference {
 public final class ListenerRegistration: Sendable {
     private let task: Task<Void, Never>
 
-    init(_ task: Task<Void, Never>) { self.task = task }
+    /// Calls `listener` with each element of `stream`, then with the error that ends it, if any.
+    init<Snapshot: Sendable>(
+        _ stream: AsyncThrowingStream<Snapshot, any Error>,
+        _ listener: @escaping @Sendable (Snapshot?, (any Error)?) -> Void
+    ) {
+        task = Task {
+            do {
+                for try await snapshot in stream { listener(snapshot, nil) }
+            } catch {
+                listener(nil, error)
+            }
+        }
+    }
 
     /// Stops the listener; no callback follows.
     public func remove() { task.cancel() }
@@ -115,5 +89,27 @@ extension Query {
                     type: $0.kind, document: snapshot($0.document), oldIndex: $0.oldIndex, newIndex: $0.newIndex)
             },
             metadata: update.metadata)
+    }
+}
+
+extension ListenerHub {
+    /// One listener as a stream: `spec` (which may throw, ending the stream at once) names the target for the
+    /// server, `local` for the offline cache; each update becomes an element through `snapshot`. The listener is
+    /// removed when the stream ends.
+    func stream<Snapshot: Sendable>(
+        local: LocalTarget, spec: @escaping () throws -> DocumentData,
+        snapshot: @escaping @Sendable (Update) -> Snapshot
+    ) -> AsyncThrowingStream<Snapshot, any Error> {
+        AsyncThrowingStream { continuation in
+            let target: DocumentData
+            do { target = try spec() } catch {
+                continuation.finish(throwing: error)
+                return
+            }
+            let id = add(
+                target, local: local, deliver: { continuation.yield(snapshot($0)) },
+                fail: { continuation.finish(throwing: $0) })
+            continuation.onTermination = { [self] _ in remove(id) }
+        }
     }
 }
