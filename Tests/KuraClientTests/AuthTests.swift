@@ -115,21 +115,20 @@ import Testing
         }
     }
 
-    @Test func authStateChangesReportSignInAndSignOut() async throws {
+    @Test(.timeLimit(.minutes(1))) func authStateChangesReportSignInAndSignOut() async throws {
         try await withServer { server in
             let kura = makeClient(server)
-            let seen = Recorder<String>()
-            let watcher = Task {
-                for await user in kura.auth.authStateChanges {
-                    await seen.append(user?.email ?? "-")
-                }
-            }
-            #expect(await eventually { await seen.values == ["-"] })
+            // Read the stream in step with the calls, so the test waits on events and never on a clock.
+            var changes = kura.auth.authStateChanges.makeAsyncIterator()
+            let initial = try #require(await changes.next())
+            #expect(initial == nil)
             let email = uniqueEmail()
             try await kura.auth.createUser(withEmail: email, password: "secret-pw")
+            let signedIn = try #require(await changes.next())
+            #expect(signedIn?.email == email)
             try await kura.auth.signOut()
-            #expect(await eventually { await seen.values == ["-", email, "-"] })
-            watcher.cancel()
+            let signedOut = try #require(await changes.next())
+            #expect(signedOut == nil)
         }
     }
 
