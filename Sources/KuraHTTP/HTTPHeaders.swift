@@ -41,6 +41,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// ASCII case-insensitive comparison, the only kind header names need.
     @inlinable
     public static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
         var ai = a.utf8.makeIterator()
         var bi = b.utf8.makeIterator()
         while true {

@@ -50,14 +50,21 @@ public struct Request: Sendable {
         return value
     }
 
-    /// The bearer token from `Authorization: Bearer …`, if present.
+    /// The bearer token from `Authorization: Bearer …`, if present: what follows `Bearer ` (any case), without
+    /// surrounding spaces or tabs. Walks the value's bytes and copies only the token: this is on every request.
     public var bearerToken: String? {
         guard let value = headers["Authorization"] else { return nil }
-        let prefix = "bearer "
-        guard value.utf8.count > prefix.utf8.count,
-            HTTPHeaders.equalsIgnoringCase(String(value.prefix(prefix.count)), prefix)
+        let utf8 = value.utf8
+        let prefix = "bearer ".utf8
+        guard utf8.count > prefix.count,
+            zip(utf8, prefix).allSatisfy({ $0 == $1 || ($0 | 0x20 == $1 && $1 >= UInt8(ascii: "a")) })
         else { return nil }
-        return String(value.dropFirst(prefix.count)).trimmingSpaces()
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = utf8.index(utf8.startIndex, offsetBy: prefix.count)
+        var end = utf8.endIndex
+        while start < end, isBlank(utf8[start]) { start = utf8.index(after: start) }
+        while start < end, isBlank(utf8[utf8.index(before: end)]) { end = utf8.index(before: end) }
+        return String(value[start..<end])
     }
 }
 

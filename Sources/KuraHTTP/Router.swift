@@ -46,7 +46,7 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
                     node = child
                 }
             } else {
-                let key = String(segment)
+                let key = Substring(segment)
                 if let child = node.literals[key] {
                     node = child
                 } else {
@@ -77,10 +77,10 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
     /// Finds the handler for `method` on the (percent-encoded) `path`.
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
         guard path.first == "/" else { return .notFound }
-        // "/" is the root itself: no segments (splitting "" would give one empty segment).
-        let segments = path == "/" ? [] : path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        // "/" is the root itself: no segments. Otherwise the first segment starts after the leading "/".
+        let first = path == "/" ? nil : path.index(after: path.startIndex)
         var captured: [(String, Substring)] = []
-        guard let node = find(root, segments[...], &captured) else { return .notFound }
+        guard let node = find(root, in: path, from: first, &captured) else { return .notFound }
         guard let handler = node.handlers[method] ?? (method == .HEAD ? node.handlers[.GET] : nil) else {
             var allow = node.handlers.keys.map(\.description)
             if node.handlers[.GET] != nil && node.handlers[.HEAD] == nil { allow.append("HEAD") }
@@ -94,18 +94,29 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         return .found(handler, parameters: parameters)
     }
 
-    private func find(_ node: Node, _ rest: ArraySlice<Substring>, _ captured: inout [(String, Substring)]) -> Node? {
-        guard let segment = rest.first else { return node.handlers.isEmpty ? nil : node }
-        let tail = rest.dropFirst()
-        if let child = node.literals[String(segment)], let found = find(child, tail, &captured) { return found }
+    /// Matches the segments of `path` from `start` (where a segment begins, possibly an empty one at the end;
+    /// nil when no segment is left) below `node`. Walks the path in place: no segment array, and a wildcard
+    /// captures the rest of the path as it is.
+    private func find(
+        _ node: Node, in path: Substring, from start: Substring.Index?, _ captured: inout [(String, Substring)]
+    ) -> Node? {
+        guard let start else { return node.handlers.isEmpty ? nil : node }
+        let end = path.utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex
+        let segment = path[start..<end]
+        let next = end == path.endIndex ? nil : path.index(after: end)
+        if let child = node.literals[segment], let found = find(child, in: path, from: next, &captured) {
+            return found
+        }
         if !segment.isEmpty, let (name, child) = node.parameter {
             captured.append((name, segment))
-            if let found = find(child, tail, &captured) { return found }
+            if let found = find(child, in: path, from: next, &captured) { return found }
             captured.removeLast()
         }
-        if let (name, child) = node.wildcard, !child.handlers.isEmpty, !rest.allSatisfy(\.isEmpty) {
-            let joined = rest.joined(separator: "/")
-            captured.append((name, Substring(joined)))
+        let rest = path[start...]
+        if let (name, child) = node.wildcard, !child.handlers.isEmpty,
+            rest.utf8.contains(where: { $0 != UInt8(ascii: "/") })
+        {
+            captured.append((name, rest))
             return child
         }
         return nil
@@ -132,7 +143,8 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
     }
 
     private final class Node {
-        var literals: [String: Node] = [:]
+        /// Keyed by Substring so that matching looks segments up without copying them.
+        var literals: [Substring: Node] = [:]
         var parameter: (name: String, node: Node)?
         var wildcard: (name: String, node: Node)?
         var handlers: [HTTPMethod: Handler] = [:]
