@@ -58,10 +58,12 @@ public final class DocumentCache: Sendable {
     /// The cached document at `path`, if any.
     public func lookup(_ path: DocumentPath) -> Entry? {
         state.withLock { state in
-            guard var slot = state.slots[path], let entry = slot.entry else { return nil }
+            // One hash of the path: found by index, touched in place.
+            guard let index = state.slots.index(forKey: path), let entry = state.slots.values[index].entry else {
+                return nil
+            }
             state.clock &+= 1
-            slot.lastUsed = state.clock
-            state.slots[path] = slot
+            state.slots.values[index].lastUsed = state.clock
             return entry
         }
     }

@@ -17,11 +17,16 @@ public enum ResourcePath {
 
     /// Throws unless `id` is a valid collection or document ID.
     public static func validateID(_ id: String) throws {
+        if id.utf8.contains(slash) { throw invalid("IDs must not contain '/'") }
+        try validateSegment(id)
+    }
+
+    /// `validateID` for a segment known to hold no `/`.
+    private static func validateSegment(_ id: String) throws {
         let bytes = id.utf8
         if bytes.isEmpty { throw invalid("path segments must not be empty") }
         if bytes.count > maxIDBytes { throw invalid("IDs are at most \(maxIDBytes) bytes") }
-        if bytes.allSatisfy({ $0 == dot }) && bytes.count <= 2 { throw invalid("'.' and '..' are not valid IDs") }
-        if bytes.contains(slash) { throw invalid("IDs must not contain '/'") }
+        if bytes.count <= 2 && bytes.allSatisfy({ $0 == dot }) { throw invalid("'.' and '..' are not valid IDs") }
         if bytes.count >= 4 && bytes.starts(with: reserved) && bytes.reversed().starts(with: reserved) {
             throw invalid("IDs matching __.*__ are reserved")
         }
@@ -34,26 +39,27 @@ public enum ResourcePath {
     /// Splits and validates `string`; a single leading or trailing `/` is tolerated. Works on UTF-8 bytes: every
     /// document request parses its path, and splitting by `Character` was a visible share of a cached GET.
     static func segments(_ string: String) throws -> [String] {
-        let utf8 = string.utf8
-        var start = utf8.startIndex
-        var end = utf8.endIndex
-        if start < end && utf8[start] == slash { start = utf8.index(after: start) }
-        if start < end && utf8[utf8.index(before: end)] == slash { end = utf8.index(before: end) }
-        if start >= end { throw invalid("the path is empty") }
-        var segments: [String] = []
-        var segmentStart = start
-        var position = start
-        // Positions next to an ASCII '/' are scalar boundaries, so they are valid `String` indices.
-        while position < end {
-            if utf8[position] == slash {
-                segments.append(String(string[segmentStart..<position]))
+        var string = string
+        // Over contiguous bytes (`withUTF8` makes the string native first if it is not).
+        let segments = try string.withUTF8 { bytes throws(KuraError) -> [String] in
+            var start = 0
+            var end = bytes.count
+            if start < end && bytes[start] == slash { start += 1 }
+            if start < end && bytes[end - 1] == slash { end -= 1 }
+            if start >= end { throw invalid("the path is empty") }
+            var segments: [String] = []
+            segments.reserveCapacity(8)
+            var segmentStart = start
+            for position in start..<end where bytes[position] == slash {
+                segments.append(
+                    String(decoding: UnsafeBufferPointer(rebasing: bytes[segmentStart..<position]), as: UTF8.self))
                 if segments.count >= maxSegments { throw invalid("paths have at most \(maxSegments) segments") }
-                segmentStart = utf8.index(after: position)
+                segmentStart = position + 1
             }
-            position = utf8.index(after: position)
+            segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[segmentStart..<end]), as: UTF8.self))
+            return segments
         }
-        segments.append(String(string[segmentStart..<end]))
-        for segment in segments { try validateID(segment) }
+        for segment in segments { try validateSegment(segment) }
         return segments
     }
 }
