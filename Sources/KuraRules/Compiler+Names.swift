@@ -61,10 +61,13 @@ extension Compiler {
             case "auth":
                 evaluate = { (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in evaluation.auth }
             case "resource":
+                // The same for every document a `list` sees (null), but the data of each write.
+                recorder?.readsVolatile = true
                 evaluate = { (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in
                     evaluation.requestResource
                 }
             case "time":
+                recorder?.readsVolatile = true
                 evaluate = { (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in
                     .timestamp(evaluation.context.time)
                 }
@@ -134,6 +137,7 @@ extension Compiler {
         }
         let pathEvaluator = evaluators[0]
         let isExists = name == "exists"
+        recorder?.readsVolatile = true
         return CompiledExpression(
             evaluate: { (evaluation: Evaluation) throws(RuleEvaluationError) -> RuleValue in
                 guard case .path(var segments) = try pathEvaluator(evaluation) else {

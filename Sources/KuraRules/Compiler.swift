@@ -28,28 +28,45 @@ final class CompileScope {
     func function(_ name: String) -> CompiledFunction? { functions[name] ?? parent?.function(name) }
 }
 
-/// A compiled `allow`.
-struct CompiledAllow: Sendable {
+/// A compiled `allow`. A class, like `CompiledMatch`, so that evaluation walks the rules by reference instead of
+/// copying (and reference counting) every field of every statement it visits. Filled in by the compiler, never
+/// changed once `RuleSet.compile` returns: that is what makes sharing it between threads safe.
+final class CompiledAllow: @unchecked Sendable {
     /// Bit per `RuleMethod` (in `allCases` order).
-    var methods: UInt8
-    var condition: Evaluator
-    var position: SourcePosition
+    let methods: UInt8
+    let condition: Evaluator
+    let position: SourcePosition
     /// What the condition reads, through the functions it calls too (filled in once every body is compiled).
     var dependencies = RuleDependencies()
+
+    init(methods: UInt8, condition: @escaping Evaluator, position: SourcePosition) {
+        self.methods = methods
+        self.condition = condition
+        self.position = position
+    }
 }
 
-/// A compiled `match` block: pattern segments with the slot each variable binds.
-struct CompiledMatch: Sendable {
+/// A compiled `match` block: pattern segments with the slot each variable binds. Immutable once compiled (see
+/// `CompiledAllow`).
+final class CompiledMatch: @unchecked Sendable {
     enum Segment: Sendable {
         case literal(String)
         case variable(slot: Int)
-        case rest(slot: Int)
+        /// `{name=**}`; `slot` is nil when no condition reads `name`, so evaluation need not join the rest.
+        case rest(slot: Int?)
     }
     var segments: [Segment]
     /// `match /databases/{database}/documents`: consumes no segments and binds `database` to `(default)`.
     var databaseRootSlot: Int?
-    var allows: [CompiledAllow]
+    let allows: [CompiledAllow]
     var children: [CompiledMatch]
+
+    init(segments: [Segment], databaseRootSlot: Int?, allows: [CompiledAllow], children: [CompiledMatch]) {
+        self.segments = segments
+        self.databaseRootSlot = databaseRootSlot
+        self.allows = allows
+        self.children = children
+    }
 }
 
 /// Resolves names, checks arity and obvious type errors, and turns the AST into a closure tree.

@@ -25,6 +25,9 @@ final class Evaluation {
     var calls = 0
     var depth = 0
     private var lookups: [(path: [String], document: JSONObject?)] = []
+    /// Set by `RuleSet.evaluateInMemory`: lookups answer "missing" and set `neededLookup` instead of reading.
+    var lookupsUnavailable = false
+    private(set) var neededLookup = false
     private var cachedAuth: RuleValue?
     private var cachedAuthToken: RuleValue?
     private var cachedResource: RuleValue?
@@ -86,6 +89,10 @@ final class Evaluation {
 
     /// Reads a document through the caller's lookup, counting distinct paths against `maxLookups`.
     func lookup(_ path: [String]) throws(RuleEvaluationError) -> JSONObject? {
+        if lookupsUnavailable {
+            neededLookup = true
+            return nil
+        }
         if let cached = lookups.first(where: { $0.path == path }) { return cached.document }
         guard lookups.count < Self.maxLookups else {
             throw RuleEvaluationError("more than \(Self.maxLookups) document lookups in one evaluation")

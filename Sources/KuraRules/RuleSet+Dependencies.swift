@@ -5,6 +5,9 @@ final class DependencyRecorder {
     var readsDocument = false
     /// Path-variable slots read.
     var slots: Set<Int> = []
+    /// `request.time`, `get()` or `exists()`: what can change between two requests of the same caller on the
+    /// same path.
+    var readsVolatile = false
     /// User functions called: what they read counts too.
     var callees: [CompiledFunction] = []
 }
@@ -15,26 +18,35 @@ struct RuleDependencies: Sendable {
     var readsDocument = false
     /// Path-variable slots read.
     var slots: Set<Int> = []
+    /// `request.time`, `get()` or `exists()`.
+    var readsVolatile = false
 }
 
 extension Compiler {
     /// `match` with each allow's dependencies resolved through the call graph (which has no cycles by now).
     /// `next` walks `allowRecorders` in the order `compile(_:parent:)` filled it: a block's allows, then its children.
     func resolveDependencies(_ match: CompiledMatch, next: inout Int) -> CompiledMatch {
-        var match = match
+        let match = match
         for index in match.allows.indices {
             let recorder = allowRecorders[next]
             next += 1
-            var dependencies = RuleDependencies(readsDocument: recorder.readsDocument, slots: recorder.slots)
+            var dependencies = RuleDependencies(
+                readsDocument: recorder.readsDocument, slots: recorder.slots, readsVolatile: recorder.readsVolatile)
             var seen: Set<ObjectIdentifier> = []
             var pending = recorder.callees
             while let function = pending.popLast() {
                 guard seen.insert(ObjectIdentifier(function)).inserted else { continue }
                 dependencies.readsDocument = dependencies.readsDocument || function.dependencies.readsDocument
                 dependencies.slots.formUnion(function.dependencies.slots)
+                dependencies.readsVolatile = dependencies.readsVolatile || function.dependencies.readsVolatile
                 pending += function.dependencies.callees
             }
             match.allows[index].dependencies = dependencies
+        }
+        if case .rest(let slot?) = match.segments.last,
+            !match.allows.contains(where: { $0.dependencies.slots.contains(slot) })
+        {
+            match.segments[match.segments.count - 1] = .rest(slot: nil)
         }
         match.children = match.children.map { resolveDependencies($0, next: &next) }
         return match
@@ -42,6 +54,40 @@ extension Compiler {
 }
 
 extension RuleSet {
+    /// Whether the decision for `method` on the document at `path` is a function of the caller and the path
+    /// alone: no `allow` for the method that matches `path` reads a document (`resource`, `request.resource`,
+    /// `request.path` or the whole `request`), `request.time`, or `get()`/`exists()`, through the functions it
+    /// calls included. Such a decision can be remembered per caller and path until the rules change.
+    /// Conservative: `false` may be a decision that would not change, never the reverse.
+    public func decisionDependsOnlyOnCallerAndPath(method: RuleMethod, path: [String]) -> Bool {
+        let bit = method.bit
+        return !matches.contains { readsMoreThanCallerAndPath($0, path: path[...], bit: bit) }
+    }
+
+    /// Walks `match` like `visit` does: whether some allow for `bit` that matches `path` reads more.
+    private func readsMoreThanCallerAndPath(_ match: CompiledMatch, path: ArraySlice<String>, bit: UInt8) -> Bool {
+        var rest = path
+        for segment in match.segments {
+            switch segment {
+            case .literal(let text):
+                guard let first = rest.first, first == text else { return false }
+                rest = rest.dropFirst()
+            case .variable:
+                guard !rest.isEmpty else { return false }
+                rest = rest.dropFirst()
+            case .rest:
+                rest = rest[rest.endIndex...]
+            }
+        }
+        if rest.isEmpty {
+            return match.allows.contains { allow in
+                allow.methods & bit != 0
+                    && (allow.dependencies.readsDocument || allow.dependencies.readsVolatile)
+            }
+        }
+        return match.children.contains { readsMoreThanCallerAndPath($0, path: rest, bit: bit) }
+    }
+
     /// Whether the `list` decision for a document directly in the collection `collection` (segments, e.g.
     /// `["users", "alice", "notes"]`) can differ between documents: `true` when some `allow list` that may match
     /// reads `resource`, `request.path`, or a path variable bound to the document ID, or when a `match` pattern
@@ -72,7 +118,7 @@ extension RuleSet {
                 if first == nil { varying.insert(slot) }
                 rest = rest.dropFirst()
             case .rest(let slot):
-                if rest.contains(where: { $0 == nil }) { varying.insert(slot) }
+                if let slot, rest.contains(where: { $0 == nil }) { varying.insert(slot) }
                 rest = rest[rest.endIndex...]
             }
         }

@@ -27,8 +27,22 @@ public struct RuleSet: Sendable {
     /// Decides whether `method` on the document at `path` (segments, e.g. `["users", "alice"]`) is allowed.
     /// Default deny: some matching `allow` for the method must evaluate to `true`. An error while evaluating a
     /// condition (type mismatch, missing field, too many lookups) makes that condition false.
-    public func evaluate(method: RuleMethod, path: [String], context: RuleContext) -> RuleDecision {
+    public func evaluate(method: RuleMethod, path: [String], context: consuming RuleContext) -> RuleDecision {
+        decide(Evaluation(context: context, method: method, path: path, slotCount: slotCount))
+    }
+
+    /// `evaluate` without reading any document, for threads that must not block: `nil` when some condition
+    /// wanted `get()` or `exists()` (evaluate again where lookups can run). `context.lookup` is not called.
+    public func evaluateInMemory(method: RuleMethod, path: [String], context: consuming RuleContext) -> RuleDecision? {
         let evaluation = Evaluation(context: context, method: method, path: path, slotCount: slotCount)
+        evaluation.lookupsUnavailable = true
+        let decision = decide(evaluation)
+        return evaluation.neededLookup ? nil : decision
+    }
+
+    private func decide(_ evaluation: Evaluation) -> RuleDecision {
+        let method = evaluation.method
+        let path = evaluation.path
         var outcome = Outcome(bit: method.bit)
         for match in matches {
             if visit(match, path: path[...], evaluation: evaluation, outcome: &outcome) { return .allow }
@@ -60,7 +74,7 @@ public struct RuleSet: Sendable {
                 evaluation.slots[slot] = .string(first)
                 rest = rest.dropFirst()
             case .rest(let slot):
-                evaluation.slots[slot] = .string(rest.joined(separator: "/"))
+                if let slot { evaluation.slots[slot] = .string(rest.joined(separator: "/")) }
                 rest = rest[rest.endIndex...]
             }
         }
