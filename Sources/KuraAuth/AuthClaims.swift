@@ -37,6 +37,21 @@ public struct AuthClaims: Sendable, Equatable {
         for (key, value) in customClaims { object[key] = value }
         return .object(object)
     }
+
+    /// An equal copy with storage of its own (its strings and custom claims rebuilt), for a cache that one thread
+    /// reads on every request: reference counts on storage shared with other threads would bounce between cores.
+    public var unshared: AuthClaims {
+        var copy = self
+        copy.uid = String(decoding: Array(uid.utf8), as: UTF8.self)
+        copy.email = String(decoding: Array(email.utf8), as: UTF8.self)
+        copy.sessionID = String(decoding: Array(sessionID.utf8), as: UTF8.self)
+        if !customClaims.isEmpty,
+            let rebuilt = (try? JSONValue.parse(JSONValue.object(customClaims).jsonBytes))?.objectValue
+        {
+            copy.customClaims = rebuilt
+        }
+        return copy
+    }
 }
 
 /// Compact JWS encoding of ID tokens: `base64url(header).base64url(payload).base64url(Ed25519 signature)`.

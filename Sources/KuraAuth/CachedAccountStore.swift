@@ -125,23 +125,3 @@ public final class CachedAccountStore: AccountStore {
     }
     @discardableResult public func purge(now: Int64) throws -> Int { try base.purge(now: now) }
 }
-
-extension AuthService {
-    /// The claims of `token` if they are in the token cache, unexpired and recently re-checked; `nil` means
-    /// "ask `verifyIDToken` on the worker pool". Memory only: safe on an event loop.
-    public func cachedClaims(token: String) -> AuthClaims? {
-        guard let entry = cache.entry(token) else { return nil }
-        let now = clock.now()
-        guard Double(entry.claims.expiresAt) > now, now - entry.checkedAt < configuration.tokenRecheckInterval else {
-            return nil
-        }
-        return entry.claims
-    }
-
-    /// The caller's account for `GET /api/auth/me`, as encoded `AuthUser` JSON, when both the token and the
-    /// account are cached; memory only.
-    public func cachedUserJSON(token: String) -> [UInt8]? {
-        guard let claims = cachedClaims(token: token), let cached = store as? CachedAccountStore else { return nil }
-        return cached.cachedUserJSON(uid: claims.uid)
-    }
-}

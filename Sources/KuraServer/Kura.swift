@@ -80,7 +80,9 @@ public final class Kura: Sendable {
             ])
         let accountMailer = AccountMailer(mailer: mailer, publicURL: publicURL, appName: configuration.appName)
         let authenticator = Authenticator(adminKey: key, auth: auth)
-        let access = DataAccess(rules: rules, store: store, adminKey: key, auth: auth, logger: logger)
+        let access = DataAccess(
+            rules: rules, store: store, adminKey: key, auth: auth, logger: logger,
+            eventLoops: configuration.http.eventLoops)
         dataAccess = access
         let router = Router<KuraContext>()
         SystemRoutes.register(on: router)

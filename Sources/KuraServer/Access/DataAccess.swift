@@ -1,3 +1,4 @@
+import Foundation
 import KuraAuth
 import KuraCore
 import KuraHTTP
@@ -16,6 +17,70 @@ public struct DataAccess: Sendable {
     let adminKey: AdminKey
     let auth: AuthService
     let logger: Logger
+    /// Users' callers by `Authorization` value, per event loop.
+    private let loopCallers: LoopLocal<LoopCallerCache>
+    /// Each event loop's own compilation of the rules in force, and its version.
+    private let loopRules: LoopLocal<(version: UInt64, ruleSet: RuleSet)?>
+    /// Allowed `get` decisions that depend on the caller and path only, per event loop.
+    private let loopDecisions: LoopLocal<LoopDecisionMemo>
+
+    init(
+        rules: SecurityRules, store: CachedDocumentStore, adminKey: AdminKey, auth: AuthService, logger: Logger,
+        eventLoops: Int
+    ) {
+        self.rules = rules
+        self.store = store
+        self.adminKey = adminKey
+        self.auth = auth
+        self.logger = logger
+        loopCallers = LoopLocal(loops: eventLoops) { LoopCallerCache() }
+        loopRules = LoopLocal(loops: eventLoops) { nil }
+        loopDecisions = LoopLocal(loops: eventLoops) { LoopDecisionMemo() }
+    }
+
+    /// The rules in force, for a check on `loop`: a compilation of the loop's own, made again when the rules change,
+    /// so that checks take no lock and touch no memory that other loops use. Off the loops, the shared one.
+    func ruleSet(on loop: EventLoop) -> (ruleSet: RuleSet, version: UInt64) {
+        let version = rules.version
+        guard let cached = loopRules.withValue(on: loop, { $0 }) else {
+            let current = rules.currentVersioned
+            return (current.rules.ruleSet, current.version)
+        }
+        if let cached, cached.version == version { return (cached.ruleSet, cached.version) }
+        let (loaded, loadedVersion) = rules.currentVersioned
+        // The source compiled once already; compiling it again gives the same rules in memory of this loop's own.
+        let own = (try? RuleSet.compile(source: loaded.source, fileName: SecurityRules.fileName)) ?? loaded.ruleSet
+        loopRules.withValue(on: loop) { $0 = (loadedVersion, own) }
+        return (own, loadedVersion)
+    }
+
+    /// `authorize` for `get` of the cached document `path` (`fields` its data) on the event loop `loop`: throws
+    /// 403, or `MustRunOnWorkerPool` when the rules want to read the store. A user's allowed decision that depends
+    /// on the caller and path only is remembered on the loop (`LoopDecisionMemo`); `pathKey` is the path as the
+    /// request spelled it.
+    func authorizeGet(
+        _ caller: Caller, _ path: DocumentPath, pathKey: String, fields: JSONObject, on loop: EventLoop
+    ) throws {
+        guard case .user(let claims) = caller else {
+            return try authorize(
+                caller, .get, path: path.segments, resource: Self.ruleDocument(path, fields),
+                time: Timestamp.nowMicros(), rules: ruleSet(on: loop).ruleSet, onLoop: loop.inEventLoop)
+        }
+        let epoch = auth.revocationEpoch
+        let (ruleSet, version) = ruleSet(on: loop)
+        let remembered = loopDecisions.withValue(on: loop) {
+            $0.allowsGet(claims, path: pathKey, rulesVersion: version, epoch: epoch)
+        }
+        if remembered == true { return }
+        try authorize(
+            caller, .get, path: path.segments, resource: Self.ruleDocument(path, fields), time: Timestamp.nowMicros(),
+            rules: ruleSet, onLoop: loop.inEventLoop)
+        if remembered != nil, ruleSet.decisionDependsOnlyOnCallerAndPath(method: .get, path: path.segments) {
+            loopDecisions.withValue(on: loop) {
+                $0.rememberGet(claims, path: pathKey, rulesVersion: version, epoch: epoch)
+            }
+        }
+    }
 
     // MARK: Callers
 
@@ -53,9 +118,35 @@ public struct DataAccess: Sendable {
     public func withCaller(
         _ request: Request, _ environment: RequestEnvironment, _ body: @escaping @Sendable (Caller) throws -> Response
     ) throws -> Response {
+        let header = request.headers["Authorization"]
+        if let header, let caller = loopCachedCaller(header: header, loop: environment.eventLoop) {
+            return try body(caller)
+        }
         let token = try bearerToken(request)
-        if let caller = cachedCaller(bearerToken: token) { return try body(caller) }
+        if let caller = cachedCaller(bearerToken: token) {
+            if let header, let token, case .user = caller, let verification = auth.cachedVerification(token: token) {
+                loopCallers.withValue(on: environment.eventLoop) {
+                    $0.insert(header: header, verification: verification)
+                }
+            }
+            return try body(caller)
+        }
         return environment.offload { try body(try caller(bearerToken: token)) }
+    }
+
+    func debugLoop(header: String, loop: EventLoop) {
+        let entry = loopCallers.withValue(on: loop) { $0.entry(header: header) }
+        FileHandle.standardError.write(
+            Data(
+                "debug: inLoop \(loop.inEventLoop) index \(loop.index) withValue \(entry != nil) entry \(entry??.validUntil ?? -1) now \(auth.clock.now()) epoch \(entry??.epoch ?? 99) vs \(auth.revocationEpoch)\n"
+                    .utf8))
+    }
+
+    /// The user whose `Authorization` value is `header`, from this loop's cache (nothing off the loops).
+    func loopCachedCaller(header: String, loop: EventLoop) -> Caller? {
+        let entry = loopCallers.withValue(on: loop) { $0.entry(header: header) } ?? nil
+        guard let entry, auth.clock.now() < entry.validUntil, entry.epoch == auth.revocationEpoch else { return nil }
+        return entry.caller
     }
 
     // MARK: Decisions
@@ -88,28 +179,27 @@ public struct DataAccess: Sendable {
         _ caller: Caller, _ method: RuleMethod, path: [String], resource: RuleDocument?,
         requestResource: RuleDocument?, time: Int64, rules: RuleSet, onLoop: Bool
     ) throws -> RuleDecision {
+        if onLoop {
+            // No lookups on an event loop: a rule that wants one sends the check to the worker pool.
+            let context = RuleContext(
+                auth: caller.ruleAuth, resource: resource, requestResource: requestResource, time: time)
+            guard let decision = rules.evaluateInMemory(method: method, path: path, context: context) else {
+                throw MustRunOnWorkerPool()
+            }
+            return decision
+        }
         let trace = LookupTrace()
         let store = self.store
-        let lookup: RuleContext.Lookup
-        if onLoop {
-            lookup = { _ in
-                trace.neededStore = true
+        let context = RuleContext(
+            auth: caller.ruleAuth, resource: resource, requestResource: requestResource, time: time
+        ) { segments in
+            guard let path = try? DocumentPath(segments.joined(separator: "/")) else { return nil }
+            do { return try store.get(path)?.fields } catch {
+                trace.error = error
                 return nil
             }
-        } else {
-            lookup = { segments in
-                guard let path = try? DocumentPath(segments.joined(separator: "/")) else { return nil }
-                do { return try store.get(path)?.fields } catch {
-                    trace.error = error
-                    return nil
-                }
-            }
         }
-        let context = RuleContext(
-            auth: caller.ruleAuth, resource: resource, requestResource: requestResource, time: time, lookup: lookup)
         let decision = rules.evaluate(method: method, path: path, context: context)
-        // The decision was made on a made-up "missing" answer: it does not count.
-        if trace.neededStore { throw MustRunOnWorkerPool() }
         if let error = trace.error { throw error }
         return decision
     }
@@ -132,6 +222,5 @@ struct MustRunOnWorkerPool: Error {}
 
 /// What the rules' document lookups ran into during one evaluation (used on one thread, synchronously).
 private final class LookupTrace {
-    var neededStore = false
     var error: (any Error)?
 }

@@ -32,10 +32,15 @@ public final class SecurityRules: Sendable {
     /// Serializes reloads and replacements (file I/O and compiling), so that readers of `state` never wait for it.
     private let updates = Mutex(())
 
+    /// `State.version`, readable without the lock.
+    private let publishedVersion = Atomic<UInt64>(0)
+
     private struct State {
         var current: LoadedRules
         /// The file as last seen by a reload or written by a replacement.
         var signature: FileSignature?
+        /// Counts the rules put in force.
+        var version: UInt64 = 0
     }
 
     /// Loads `<data>/kura.rules`, writing the default rules there first if it is missing. Throws a
@@ -61,6 +66,21 @@ public final class SecurityRules: Sendable {
     /// The rules in force now.
     public var current: LoadedRules { state.withLock { $0.current } }
 
+    /// The rules in force now, with their version.
+    public var currentVersioned: (rules: LoadedRules, version: UInt64) {
+        state.withLock { ($0.current, $0.version) }
+    }
+
+    /// Changes whenever other rules are put in force; lock-free, for per-thread copies of the rules to compare.
+    public var version: UInt64 { publishedVersion.load(ordering: .acquiring) }
+
+    /// Puts `loaded` in force (with the lock held).
+    private func install(_ loaded: LoadedRules, in state: inout State) {
+        state.current = loaded
+        state.version += 1
+        publishedVersion.store(state.version, ordering: .releasing)
+    }
+
     /// Reloads the file if its inode, size or modification time changed since it was last seen. A file that does
     /// not compile (or cannot be read) is logged once and the rules in force stay.
     public func reloadIfChanged() {
@@ -79,7 +99,7 @@ public final class SecurityRules: Sendable {
             do {
                 let source = try Self.read(path)
                 let ruleSet = try RuleSet.compile(source: source, fileName: path)
-                state.withLock { $0.current = LoadedRules(source: source, ruleSet: ruleSet) }
+                state.withLock { install(LoadedRules(source: source, ruleSet: ruleSet), in: &$0) }
                 logger.info("reloaded the security rules from \(path)")
             } catch {
                 logger.error("\(error); the security rules in force stay")
@@ -101,7 +121,10 @@ public final class SecurityRules: Sendable {
         try updates.withLock { _ in
             try Self.writeAtomically(source, to: path)
             let signature = FileSignature(path: path)
-            state.withLock { $0 = State(current: loaded, signature: signature) }
+            state.withLock { state in
+                install(loaded, in: &state)
+                state.signature = signature
+            }
         }
         logger.info("security rules replaced through the API and written to \(path)")
         return loaded

@@ -13,14 +13,14 @@ struct DocumentRoutes {
     func register(on router: Router<KuraContext>) {
         router.get("/api/docs/*path") { request, context in
             try access.withCaller(request, context.environment) { caller in
-                if let path = try? DocumentPath(try request.parameter("path")), let entry = store.cache.lookup(path) {
+                if let pathKey = request.parameters["path"], let path = try? DocumentPath(pathKey),
+                    let entry = store.cache.lookup(path)
+                {
                     if case .admin = caller { return documentResponse(body: entry.body, version: entry.version) }
                     do {
                         // On the loop for a user whose claims are cached; MustRunOnWorkerPool if rules look up.
-                        try access.authorize(
-                            caller, .get, path: path.segments, resource: DataAccess.ruleDocument(path, entry.fields),
-                            time: Timestamp.nowMicros(), rules: access.rules.current.ruleSet,
-                            onLoop: context.environment.eventLoop.inEventLoop)
+                        try access.authorizeGet(
+                            caller, path, pathKey: pathKey, fields: entry.fields, on: context.environment.eventLoop)
                         return documentResponse(body: entry.body, version: entry.version)
                     } catch is MustRunOnWorkerPool {}
                 }
