@@ -47,8 +47,12 @@ public enum ResourcePath {
             if start < end && bytes[start] == slash { start += 1 }
             if start < end && bytes[end - 1] == slash { end -= 1 }
             if start >= end { throw invalid("the path is empty") }
+            // Exactly as many as there are: paths are kept by the million (cache slots, index keys), and an array
+            // grown by appending keeps up to twice the room it needs.
+            var count = 1
+            for position in start..<end where bytes[position] == slash { count += 1 }
             var segments: [String] = []
-            segments.reserveCapacity(8)
+            segments.reserveCapacity(count)
             var segmentStart = start
             for position in start..<end where bytes[position] == slash {
                 segments.append(
