@@ -1,4 +1,3 @@
-import Foundation
 import KuraAuth
 import KuraCore
 import KuraHTTP
@@ -19,7 +18,7 @@ public struct DataAccess: Sendable {
     let logger: Logger
     /// Users' callers by `Authorization` value, per event loop.
     private let loopCallers: LoopLocal<LoopCallerCache>
-    /// Each event loop's own compilation of the rules in force, and its version.
+    /// The rules in force and their version, as each event loop last read them.
     private let loopRules: LoopLocal<(version: UInt64, ruleSet: RuleSet)?>
     /// Allowed `get` decisions that depend on the caller and path only, per event loop.
     private let loopDecisions: LoopLocal<LoopDecisionMemo>
@@ -38,20 +37,16 @@ public struct DataAccess: Sendable {
         loopDecisions = LoopLocal(loops: eventLoops) { LoopDecisionMemo() }
     }
 
-    /// The rules in force, for a check on `loop`: a compilation of the loop's own, made again when the rules change,
-    /// so that checks take no lock and touch no memory that other loops use. Off the loops, the shared one.
+    /// The rules in force and their version, for a check on `loop`: the loop's copy while `SecurityRules.version`
+    /// (an atomic) has not moved, so that a check takes no lock; read again under the lock when it has.
     func ruleSet(on loop: EventLoop) -> (ruleSet: RuleSet, version: UInt64) {
         let version = rules.version
-        guard let cached = loopRules.withValue(on: loop, { $0 }) else {
-            let current = rules.currentVersioned
-            return (current.rules.ruleSet, current.version)
+        if let cached = loopRules.withValue(on: loop, { $0 }) ?? nil, cached.version == version {
+            return (cached.ruleSet, cached.version)
         }
-        if let cached, cached.version == version { return (cached.ruleSet, cached.version) }
         let (loaded, loadedVersion) = rules.currentVersioned
-        // The source compiled once already; compiling it again gives the same rules in memory of this loop's own.
-        let own = (try? RuleSet.compile(source: loaded.source, fileName: SecurityRules.fileName)) ?? loaded.ruleSet
-        loopRules.withValue(on: loop) { $0 = (loadedVersion, own) }
-        return (own, loadedVersion)
+        loopRules.withValue(on: loop) { $0 = (loadedVersion, loaded.ruleSet) }
+        return (loaded.ruleSet, loadedVersion)
     }
 
     /// `authorize` for `get` of the cached document `path` (`fields` its data) on the event loop `loop`: throws
@@ -134,16 +129,8 @@ public struct DataAccess: Sendable {
         return environment.offload { try body(try caller(bearerToken: token)) }
     }
 
-    func debugLoop(header: String, loop: EventLoop) {
-        let entry = loopCallers.withValue(on: loop) { $0.entry(header: header) }
-        FileHandle.standardError.write(
-            Data(
-                "debug: inLoop \(loop.inEventLoop) index \(loop.index) withValue \(entry != nil) entry \(entry??.validUntil ?? -1) now \(auth.clock.now()) epoch \(entry??.epoch ?? 99) vs \(auth.revocationEpoch)\n"
-                    .utf8))
-    }
-
     /// The user whose `Authorization` value is `header`, from this loop's cache (nothing off the loops).
-    func loopCachedCaller(header: String, loop: EventLoop) -> Caller? {
+    private func loopCachedCaller(header: String, loop: EventLoop) -> Caller? {
         let entry = loopCallers.withValue(on: loop) { $0.entry(header: header) } ?? nil
         guard let entry, auth.clock.now() < entry.validUntil, entry.epoch == auth.revocationEpoch else { return nil }
         return entry.caller
