@@ -61,31 +61,12 @@ extension RuleSet {
     /// Conservative: `false` may be a decision that would not change, never the reverse.
     public func decisionDependsOnlyOnCallerAndPath(method: RuleMethod, path: [String]) -> Bool {
         let bit = method.bit
-        return !matches.contains { readsMoreThanCallerAndPath($0, path: path[...], bit: bit) }
-    }
-
-    /// Walks `match` like `visit` does: whether some allow for `bit` that matches `path` reads more.
-    private func readsMoreThanCallerAndPath(_ match: CompiledMatch, path: ArraySlice<String>, bit: UInt8) -> Bool {
-        var rest = path
-        for segment in match.segments {
-            switch segment {
-            case .literal(let text):
-                guard let first = rest.first, first == text else { return false }
-                rest = rest.dropFirst()
-            case .variable:
-                guard !rest.isEmpty else { return false }
-                rest = rest.dropFirst()
-            case .rest:
-                rest = rest[rest.endIndex...]
+        let known: [String?] = path
+        return !matches.contains { match in
+            someMatchingAllow(match, path: known[...], bit: bit, varying: []) { allow, _ in
+                allow.dependencies.readsDocument || allow.dependencies.readsVolatile
             }
         }
-        if rest.isEmpty {
-            return match.allows.contains { allow in
-                allow.methods & bit != 0
-                    && (allow.dependencies.readsDocument || allow.dependencies.readsVolatile)
-            }
-        }
-        return match.children.contains { readsMoreThanCallerAndPath($0, path: rest, bit: bit) }
     }
 
     /// Whether the `list` decision for a document directly in the collection `collection` (segments, e.g.
@@ -97,12 +78,19 @@ extension RuleSet {
     public func listDependsOnDocument(inCollection collection: [String]) -> Bool {
         let path: [String?] = collection.map { $0 } + [nil]
         let bit = RuleMethod.list.bit
-        return matches.contains { dependsOnDocument($0, path: path[...], bit: bit, varying: []) }
+        return matches.contains { match in
+            someMatchingAllow(match, path: path[...], bit: bit, varying: []) { allow, varying in
+                allow.dependencies.readsDocument || !allow.dependencies.slots.isDisjoint(with: varying)
+            }
+        }
     }
 
-    /// Walks `match` like `visit` does, with `nil` standing for the unknown document ID.
-    private func dependsOnDocument(
-        _ match: CompiledMatch, path: ArraySlice<String?>, bit: UInt8, varying: Set<Int>
+    /// Walks `match` like `visit` does, with `nil` standing for a segment not known yet: whether some `allow` for
+    /// `bit` that matches `path` passes `test` (given the slots bound to unknown segments), or a literal pattern
+    /// segment meets an unknown one (it matches some paths and not others).
+    private func someMatchingAllow(
+        _ match: CompiledMatch, path: ArraySlice<String?>, bit: UInt8, varying: Set<Int>,
+        _ test: (CompiledAllow, Set<Int>) -> Bool
     ) -> Bool {
         var rest = path
         var varying = varying
@@ -122,12 +110,7 @@ extension RuleSet {
                 rest = rest[rest.endIndex...]
             }
         }
-        if rest.isEmpty {
-            return match.allows.contains { allow in
-                allow.methods & bit != 0
-                    && (allow.dependencies.readsDocument || !allow.dependencies.slots.isDisjoint(with: varying))
-            }
-        }
-        return match.children.contains { dependsOnDocument($0, path: rest, bit: bit, varying: varying) }
+        if rest.isEmpty { return match.allows.contains { $0.methods & bit != 0 && test($0, varying) } }
+        return match.children.contains { someMatchingAllow($0, path: rest, bit: bit, varying: varying, test) }
     }
 }
