@@ -31,7 +31,7 @@ public final class ChangeSignal: @unchecked Sendable {
 
 /// A `DocumentStore` that pokes a `ChangeSignal` after each commit, so listeners hear of a write as soon as it
 /// is durable (before the writer's answer is sent), not at the next poll.
-public final class ChangeNotifyingStore: DocumentStore {
+public final class ChangeNotifyingStore: DocumentStoreDecorator {
     public let base: any DocumentStore
     public let signal: ChangeSignal
 
@@ -39,8 +39,6 @@ public final class ChangeNotifyingStore: DocumentStore {
         self.base = base
         self.signal = signal
     }
-
-    public func get(_ path: DocumentPath) throws -> Document? { try base.get(path) }
 
     public func commit(_ writes: [Write]) throws -> [WriteResult] {
         defer { signal.poke() }
@@ -56,12 +54,4 @@ public final class ChangeNotifyingStore: DocumentStore {
             completion(result)
         }
     }
-
-    public func query(_ query: Query) throws -> QueryResult { try base.query(query) }
-    public func count(_ query: Query) throws -> Int64 { try base.count(query) }
-    public func changes(after sequence: Int64, limit: Int) throws -> [Change] {
-        try base.changes(after: sequence, limit: limit)
-    }
-    public func oldestRetainedSequence() throws -> Int64 { try base.oldestRetainedSequence() }
-    public func latestSequence() throws -> Int64 { try base.latestSequence() }
 }

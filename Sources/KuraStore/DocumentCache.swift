@@ -121,7 +121,7 @@ public final class DocumentCache: Sendable {
 
 /// A `DocumentStore` that keeps a `DocumentCache` coherent: every commit invalidates the paths it wrote once it is
 /// durable and before it is acknowledged, and `get` fills the cache.
-public final class CachedDocumentStore: DocumentStore {
+public final class CachedDocumentStore: DocumentStoreDecorator {
     public let base: any DocumentStore
     public let cache: DocumentCache
 
@@ -164,12 +164,4 @@ public final class CachedDocumentStore: DocumentStore {
             completion(result)
         }
     }
-
-    public func query(_ query: Query) throws -> QueryResult { try base.query(query) }
-    public func count(_ query: Query) throws -> Int64 { try base.count(query) }
-    public func changes(after sequence: Int64, limit: Int) throws -> [Change] {
-        try base.changes(after: sequence, limit: limit)
-    }
-    public func oldestRetainedSequence() throws -> Int64 { try base.oldestRetainedSequence() }
-    public func latestSequence() throws -> Int64 { try base.latestSequence() }
 }
