@@ -9,7 +9,7 @@ public final class ChangeSignal: @unchecked Sendable {
 
     public init() {}
 
-    /// Wakes the waiter (cheap; safe from any thread, including the store's writer thread).
+    /// Wakes the waiter (cheap; safe from any thread, including the store's completion queue).
     public func poke() {
         condition.lock()
         poked = true

@@ -6,7 +6,8 @@ import Testing
 
 @testable import KuraStore
 
-/// The group-committing writer on its own: how one failing job in a batch is kept from affecting the others.
+/// The group-committing writer on its own: how one failing job in a batch is kept from affecting the others, and
+/// how completions are called.
 @Suite struct SQLiteWriterTests {
     /// A writer on a fresh database with a table `t(name TEXT UNIQUE)`.
     private final class Harness: Sendable {
@@ -111,5 +112,39 @@ import Testing
             ])
         #expect(outcomes == [false, true])
         #expect(try h.names() == ["y"])
+    }
+
+    /// The writer does not wait for completions: a batch commits while an earlier batch's completion is still
+    /// running, and completions are still called in commit order.
+    @Test func completionsRunInCommitOrderOffTheWriter() throws {
+        let h = try Harness()
+        let order = Mutex<[String]>([])
+        let inFirstCompletion = DispatchSemaphore(value: 0)
+        let releaseFirst = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        done.enter()
+        h.writer.submit(size: 1, Self.insert("a")) { _ in
+            inFirstCompletion.signal()
+            releaseFirst.wait()
+            order.withLock { $0.append("a") }
+            done.leave()
+        }
+        inFirstCompletion.wait()
+        done.enter()
+        h.writer.submit(size: 1, Self.insert("b")) { _ in
+            order.withLock { $0.append("b") }
+            done.leave()
+        }
+        // "b" commits although "a"'s completion has not returned.
+        var names: [String] = []
+        for _ in 0..<500 where names != ["a", "b"] {
+            names = try h.names()
+            if names != ["a", "b"] { usleep(10_000) }
+        }
+        #expect(names == ["a", "b"])
+        #expect(order.withLock { $0 }.isEmpty)
+        releaseFirst.signal()
+        done.wait()
+        #expect(order.withLock { $0 } == ["a", "b"])
     }
 }

@@ -105,7 +105,7 @@ private final class CommitAttempt: Sendable {
             return promise.fail(error)
         }
         store.commit(prepared.writes) { [self] result in
-            // On the writer thread: hand off at once, the next batch waits for us.
+            // On the store's completion queue: hand off at once, later batches' completions wait for us.
             switch result {
             case .failure(let error as KuraError)
             where error.code == "FAILED_PRECONDITION" && prepared.retryOnFailedPrecondition:

@@ -10,6 +10,11 @@ import KuraSQLite
 /// transaction. While one batch is being committed the next one queues up, so durability costs one fsync per
 /// batch, not per write.
 ///
+/// The writer thread is the one serial stage of every write, so it does nothing after COMMIT: calling the
+/// completions (which invalidate caches and wake event loops) and freeing the batch (the writes' fields and index
+/// entries, allocated on other threads) happen on a serial queue of their own, in commit order. That took a
+/// sixth off each cycle of the writer (bench/docs.sh creates: ~250 µs of a 1.6 ms cycle for ~30 writes).
+///
 /// One failing commit must not take its batch with it. A commit of several writes runs inside its own SAVEPOINT
 /// and rolls back alone. A SAVEPOINT is not free, though: SQLite copies every page a savepoint touches to its
 /// journal first, which was the writer's largest cost for single-document writes (bench/docs.sh, creates). So a
@@ -39,6 +44,8 @@ final class SQLiteWriter: @unchecked Sendable {
     static let maxBatchWrites = 2000
 
     private let condition = NSCondition()
+    /// Runs the completions of committed batches, in commit order (see the type's documentation).
+    private let acknowledgements = DispatchQueue(label: "kura-store-acknowledge")
     private var queue: [Job] = []
     private var stopped = false
     private var thread: Thread?
@@ -71,9 +78,9 @@ final class SQLiteWriter: @unchecked Sendable {
         return try outcome.result.get() as! T
     }
 
-    /// Queues `work` for the next group-committed transaction; `completion` runs on the writer thread once that
-    /// transaction is durable (or failed). Keep `completion` short: the next batch waits for it. `selfContained`:
-    /// see the type's documentation.
+    /// Queues `work` for the next group-committed transaction; `completion` runs once that transaction is durable
+    /// (or failed), on a serial queue that calls the completions in commit order. `selfContained`: see the type's
+    /// documentation.
     func submit<T>(
         size: Int, selfContained: Bool = false, _ work: @escaping (SQLiteWriteTransaction) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
@@ -112,6 +119,7 @@ final class SQLiteWriter: @unchecked Sendable {
             commit(batch)
             maintenance(transaction)
         }
+        acknowledgements.sync {}
     }
 
     private func nextBatch() -> [Job]? {
@@ -134,8 +142,8 @@ final class SQLiteWriter: @unchecked Sendable {
         do {
             try transaction.begin()
         } catch {
-            for job in batch { job.finish(.failure(error)) }
-            return
+            for job in batch { job.result = .failure(error) }
+            return acknowledge(batch)
         }
         for (index, job) in batch.enumerated() {
             if job.selfContained {
@@ -147,7 +155,7 @@ final class SQLiteWriter: @unchecked Sendable {
                     if transaction.connection.totalChanges != changesBefore {
                         // It changed rows before failing: only a rollback of everything undoes them.
                         transaction.rollback()
-                        job.finish(job.result)
+                        acknowledge([job])
                         var rest = batch
                         rest.remove(at: index)
                         return commit(rest)
@@ -174,6 +182,11 @@ final class SQLiteWriter: @unchecked Sendable {
                 if case .success = job.result { job.result = .failure(error) }
             }
         }
-        for job in batch { job.finish(job.result) }
+        acknowledge(batch)
+    }
+
+    /// Calls the jobs' completions, and drops the jobs, off the writer thread.
+    private func acknowledge(_ jobs: [Job]) {
+        acknowledgements.async { for job in jobs { job.finish(job.result) } }
     }
 }
