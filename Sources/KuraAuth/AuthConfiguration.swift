@@ -45,6 +45,8 @@ public struct AuthConfiguration: Sendable {
     public var passwordMemLimit: Int = crypto_pwhash_memlimit_interactive()
     /// Verified ID tokens kept in the verification cache. Default 10 000.
     public var tokenCacheCapacity = 10_000
+    /// Accounts kept in memory by the account cache (`CachedAccountStore`). Default 100 000.
+    public var accountCacheCapacity = 100_000
     /// A cached verification re-checks the session and account in the database after this many seconds, so a
     /// user disabled by another process stops working within that time. Default 60.
     public var tokenRecheckInterval: Double = 60

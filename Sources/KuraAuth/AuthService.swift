@@ -28,7 +28,9 @@ public final class AuthService: Sendable {
         directory: String, configuration: AuthConfiguration = AuthConfiguration(), clock: AuthClock = .system
     ) throws {
         try self.init(
-            directory: directory, store: CachedAccountStore(base: SQLiteAccountStore(directory: directory)),
+            directory: directory,
+            store: CachedAccountStore(
+                base: SQLiteAccountStore(directory: directory), capacity: configuration.accountCacheCapacity),
             configuration: configuration, clock: clock)
     }
 

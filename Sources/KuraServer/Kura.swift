@@ -82,7 +82,7 @@ public final class Kura: Sendable {
         let authenticator = Authenticator(adminKey: key, auth: auth)
         let access = DataAccess(
             rules: rules, store: store, adminKey: key, auth: auth, logger: logger,
-            eventLoops: configuration.http.eventLoops)
+            eventLoops: configuration.http.eventLoops, loopCaches: configuration.loopCaches)
         dataAccess = access
         let router = Router<KuraContext>()
         SystemRoutes.register(on: router)

@@ -15,6 +15,7 @@ public struct KuraConfiguration: Sendable {
     /// Change-log entries older than this are pruned (realtime listeners resume from the log).
     public var changeRetentionSeconds: Int64 = 86_400
     var pages = PageLimits()
+    var loopCaches = LoopCacheLimits()
     /// How often `<data>/kura.rules` is checked for changes, in seconds; 0 turns the polling off.
     public var rulesReloadInterval = 1.0
     /// Memory for hot documents served without touching the database (0 turns the cache off).
@@ -88,6 +89,12 @@ public struct KuraConfiguration: Sendable {
             }
             $0.rulesReloadInterval = seconds
         },
+        Setting(
+            key: "rules.rememberedReadsPerLoop",
+            help: "allowed reads each event loop remembers without evaluating the rules again (default 4096)"
+        ) {
+            $0.loopCaches.rememberedReads = try integer($1, "rules.rememberedReadsPerLoop", 1...10_000_000)
+        },
         Setting(key: "auth.sendVerificationOnSignUp", help: "mail a verification link on sign-up (default true)") {
             $0.auth.sendVerificationOnSignUp = try boolean($1, "auth.sendVerificationOnSignUp")
         },
@@ -108,6 +115,23 @@ public struct KuraConfiguration: Sendable {
         },
         Setting(key: "auth.passwordMemLimit", help: "argon2id memory in bytes (default INTERACTIVE: 67108864)") {
             $0.auth.passwordMemLimit = try integer($1, "auth.passwordMemLimit", 8192...(1 << 32))
+        },
+        Setting(key: "auth.tokenCacheEntries", help: "verified ID tokens kept in memory (default 10000)") {
+            $0.auth.tokenCacheCapacity = try integer($1, "auth.tokenCacheEntries", 1...10_000_000)
+        },
+        Setting(key: "auth.accountCacheEntries", help: "accounts kept in memory (default 100000)") {
+            $0.auth.accountCacheCapacity = try integer($1, "auth.accountCacheEntries", 1...100_000_000)
+        },
+        Setting(
+            key: "auth.callersPerLoop", help: "Authorization values each event loop keeps verified (default 1024)"
+        ) {
+            $0.loopCaches.callers = try integer($1, "auth.callersPerLoop", 1...10_000_000)
+        },
+        Setting(
+            key: "auth.rateLimitBuckets",
+            help: "clients (and accounts) each rate limiter tracks before dropping idle ones (default 100000)"
+        ) {
+            $0.auth.rateLimits.maxBuckets = try integer($1, "auth.rateLimitBuckets", 1...100_000_000)
         },
         Setting(key: "auth.publicURL", help: "base URL of mail links (default http://HOST:PORT)") { $0.publicURL = $1 },
         Setting(key: "auth.appName", help: "app name used in mails (default Kura)") { $0.appName = $1 },

@@ -71,4 +71,25 @@ import Testing
             #expect(try statuses(server, "users/\(alice.uid)/notes/n", as: bob) == [403])
         }
     }
+
+    @Test("per-loop caches of one entry each start over on every new user and path, and answer as before")
+    func smallestCaches() throws {
+        let settings = ["KURA_AUTH_CALLERS_PER_LOOP": "1", "KURA_RULES_REMEMBERED_READS_PER_LOOP": "1"]
+        try withRulesKura(configure: { try $0.applyEnvironment(settings) }) { server in
+            let alice = try server.signUp("alice-small@example.com")
+            let bob = try server.signUp("bob-small@example.com")
+            for user in [alice, bob] {
+                try server.put("users/\(user.uid)/notes/a", ["text": "a"])
+                try server.put("users/\(user.uid)/notes/b", ["text": "b"])
+            }
+            for _ in 0..<3 {
+                for (reader, owner) in [(alice, alice), (bob, alice), (bob, bob), (alice, bob)] {
+                    for note in ["a", "b"] {
+                        let want = reader.uid == owner.uid ? 200 : 403
+                        #expect(try statuses(server, "users/\(owner.uid)/notes/\(note)", as: reader) == [want])
+                    }
+                }
+            }
+        }
+    }
 }

@@ -25,16 +25,16 @@ public struct DataAccess: Sendable {
 
     init(
         rules: SecurityRules, store: CachedDocumentStore, adminKey: AdminKey, auth: AuthService, logger: Logger,
-        eventLoops: Int
+        eventLoops: Int, loopCaches: LoopCacheLimits = LoopCacheLimits()
     ) {
         self.rules = rules
         self.store = store
         self.adminKey = adminKey
         self.auth = auth
         self.logger = logger
-        loopCallers = LoopLocal(loops: eventLoops) { LoopCallerCache() }
+        loopCallers = LoopLocal(loops: eventLoops) { LoopCallerCache(capacity: loopCaches.callers) }
         loopRules = LoopLocal(loops: eventLoops) { nil }
-        loopDecisions = LoopLocal(loops: eventLoops) { LoopDecisionMemo() }
+        loopDecisions = LoopLocal(loops: eventLoops) { LoopDecisionMemo(capacity: loopCaches.rememberedReads) }
     }
 
     /// The rules in force and their version, for a check on `loop`: the loop's copy while `SecurityRules.version`
@@ -210,4 +210,12 @@ struct MustRunOnWorkerPool: Error {}
 /// What the rules' document lookups ran into during one evaluation (used on one thread, synchronously).
 private final class LookupTrace {
     var error: (any Error)?
+}
+
+/// How much each event loop's own caches keep (`DataAccess`); each starts over when full.
+struct LoopCacheLimits: Sendable {
+    /// `Authorization` values and their callers (`LoopCallerCache`); `auth.callersPerLoop`.
+    var callers = 1024
+    /// Allowed reads remembered (`LoopDecisionMemo`); `rules.rememberedReadsPerLoop`.
+    var rememberedReads = 4096
 }

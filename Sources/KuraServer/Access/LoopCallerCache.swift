@@ -10,8 +10,9 @@ import KuraCore
 /// (`AuthService.revocationEpoch`). Only users are kept: the admin key is checked as fast without a cache, and
 /// anonymous callers have no header.
 struct LoopCallerCache {
-    /// Most header values kept per loop; when full, the cache starts over (cheap, and rare).
-    static let capacity = 1024
+    /// Most header values kept per loop (`auth.callersPerLoop`); when full, the cache starts over (cheap, and
+    /// rare).
+    let capacity: Int
     /// Bytes of the header's tail used as the hash key (inside the token's signature).
     static let keyLength = 32
 
@@ -32,6 +33,8 @@ struct LoopCallerCache {
 
     private var entries: [Substring: Entry] = [:]
 
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
     /// The entry for the `Authorization` value `header`, if any; the caller checks `validUntil` and `epoch`.
     func entry(header: String) -> Entry? {
         guard let entry = entries[header.utf8Tail(Self.keyLength)], entry.header == header else { return nil }
@@ -41,7 +44,7 @@ struct LoopCallerCache {
     /// Remembers that `header` names the user of `verification`.
     mutating func insert(header: String, verification: CachedVerification) {
         let key = header.utf8Tail(Self.keyLength)
-        if entries[key] == nil, entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        if entries[key] == nil, entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
         entries[key] = Entry(
             header: header, caller: .user(verification.claims.unshared), validUntil: verification.validUntil,
             epoch: verification.epoch)

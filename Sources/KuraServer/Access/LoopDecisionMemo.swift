@@ -10,8 +10,8 @@ import KuraRules
 /// while no revocation has happened since (`AuthService.revocationEpoch`); the caller's token itself is checked
 /// before, on every request. Denials are not kept: they are rare, and their log line needs the evaluation.
 struct LoopDecisionMemo {
-    /// Most decisions kept per loop; when full, the memo starts over.
-    static let capacity = 4096
+    /// Most decisions kept per loop (`rules.rememberedReadsPerLoop`); when full, the memo starts over.
+    let capacity: Int
 
     private struct Key: Hashable {
         let uid: String
@@ -26,6 +26,8 @@ struct LoopDecisionMemo {
 
     private var entries: [Key: Entry] = [:]
 
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
     /// Whether `claims` were allowed `get` on `path` under rules `rulesVersion` with no revocation since `epoch`.
     func allowsGet(_ claims: AuthClaims, path: String, rulesVersion: UInt64, epoch: UInt64) -> Bool {
         guard let entry = entries[Key(uid: claims.uid, path: path)] else { return false }
@@ -35,7 +37,7 @@ struct LoopDecisionMemo {
     /// Remembers an allowed `get`.
     mutating func rememberGet(_ claims: AuthClaims, path: String, rulesVersion: UInt64, epoch: UInt64) {
         let key = Key(uid: claims.uid, path: path)
-        if entries[key] == nil, entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        if entries[key] == nil, entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
         entries[key] = Entry(claims: claims, rulesVersion: rulesVersion, epoch: epoch)
     }
 }
