@@ -25,6 +25,9 @@ public struct MailConfiguration: Sendable {
     public var maxAttempts: Int
     /// How often the delivery worker looks for due mail when nothing wakes it (enqueues wake it at once).
     public var pollInterval: Duration
+    /// How long sent, held and failed mails stay in the outbox (their bodies hold action links); `.zero` keeps
+    /// them for good. Default 7 days.
+    public var retention: Duration = .seconds(7 * 86_400)
 
     public init(
         smtp: SMTPConfiguration? = nil, from: String = "Kura <noreply@localhost>", retryBase: Duration = .seconds(1),

@@ -91,6 +91,15 @@ public final class Mailer: Sendable {
         try outbox.renderedMessage(id).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Deletes the mails that are done with (sent, held or failed) and were queued more than
+    /// `configuration.retention` ago; pending mails stay. Returns how many were deleted. Runs hourly in `kura serve`.
+    @discardableResult
+    public func purge(now: Int64 = Timestamp.nowMicros()) throws -> Int {
+        guard configuration.retention > .zero else { return 0 }
+        let (seconds, attoseconds) = configuration.retention.components
+        return try outbox.purge(queuedBefore: now - seconds * 1_000_000 - attoseconds / 1_000_000_000_000)
+    }
+
     /// Stops the worker (aborting a delivery in progress, which stays pending and is retried by the next run) and
     /// closes the outbox. Idempotent.
     public func shutdown() {

@@ -205,6 +205,16 @@ final class Outbox: Sendable {
         }
     }
 
+    /// Deletes the mails that are done with (sent, held or failed) and were queued before `cutoff`; pending mails
+    /// stay whatever their age. Returns how many were deleted.
+    func purge(queuedBefore cutoff: Int64) throws -> Int {
+        try withDatabase { db in
+            try db.run(
+                "DELETE FROM outbox WHERE status IN ('sent', 'held', 'failed') AND created_at < ?", [.int(cutoff)])
+            return Int(db.changes)
+        }
+    }
+
     /// The stored RFC 5322 text of a mail.
     func renderedMessage(_ id: MailID) throws -> [UInt8]? {
         try withDatabase { db in

@@ -70,13 +70,15 @@ public final class Kura: Sendable {
             configured: configuration.publicURL, host: configuration.http.host, port: configuration.http.port)
         self.publicURL = publicURL
         let accounts = auth.store
+        let outbox = mailer
         maintenance = Maintenance(
             interval: 3600, logger: logger,
             tasks: [
                 (
                     "purge expired action codes and revoked sessions",
                     { try accounts.purge(now: Timestamp.nowMicros() / 1_000_000) }
-                )
+                ),
+                ("delete old mails from the outbox", { try outbox.purge() }),
             ])
         let accountMailer = AccountMailer(mailer: mailer, publicURL: publicURL, appName: configuration.appName)
         let authenticator = Authenticator(adminKey: key, auth: auth)

@@ -155,6 +155,12 @@ public struct KuraConfiguration: Sendable {
             $0.mail.smtp?.startTLS = mode
         },
         Setting(key: "smtp.from", help: "sender, e.g. 'My App <noreply@example.com>'") { $0.mail.from = $1 },
+        Setting(
+            key: "mail.retentionSeconds",
+            help: "how long sent, held and failed mails stay in the outbox; 0: for good (default 604800)"
+        ) {
+            $0.mail.retention = .seconds(try integer($1, "mail.retentionSeconds", 0...315_360_000))
+        },
         Setting(key: "http.eventLoops", help: "event loop threads (default: one per core)") {
             $0.http.eventLoops = try integer($1, "http.eventLoops", 1...256)
         },

@@ -49,6 +49,40 @@ import Testing
         #expect(try reopened.entry(MailID(rawValue: "missing")) == nil)
     }
 
+    @Test func finishedMailsAreDeletedAfterTheRetentionAndPendingOnesStay() throws {
+        let directory = try TestEnvironment.temporaryDirectory()
+        var configuration = MailConfiguration.held
+        configuration.retention = .seconds(3600)
+        let mailer = try Mailer(directory: directory, configuration: configuration, logger: Logger(level: .error))
+        defer { mailer.shutdown() }
+        let message = MailMessage(to: "a@example.com", subject: "s", text: "t", html: "h")
+        let old = try mailer.enqueue(message)
+        let pending = try mailer.enqueue(message)
+        let failed = try mailer.enqueue(message)
+        let sent = try mailer.enqueue(message)
+        try mailer.outbox.markAttemptFailed(pending, error: "relay down", retryAt: 0)
+        try mailer.outbox.markAttemptFailed(failed, error: "rejected", retryAt: nil)
+        try mailer.outbox.markSent(sent, now: Timestamp.nowMicros())
+        let queued = try #require(mailer.entry(old)?.createdAt)
+
+        // Not yet an hour old: everything stays.
+        #expect(try mailer.purge(now: queued + 3_599_000_000) == 0)
+        #expect(try mailer.list().count == 4)
+        // Over an hour: held, failed and sent go; the pending one stays.
+        #expect(try mailer.purge(now: Timestamp.nowMicros() + 3_601_000_000) == 3)
+        #expect(try mailer.list().map(\.id) == [pending])
+
+        // A retention of zero keeps everything.
+        var keepAll = MailConfiguration.held
+        keepAll.retention = .zero
+        mailer.shutdown()
+        let reopened = try Mailer(directory: directory, configuration: keepAll, logger: Logger(level: .error))
+        defer { reopened.shutdown() }
+        try reopened.enqueue(message)
+        #expect(try reopened.purge(now: Timestamp.nowMicros() + 1_000_000_000_000) == 0)
+        #expect(try reopened.list().count == 2)
+    }
+
     @Test func invalidRecipientIsRejectedBeforeStoring() throws {
         let directory = try TestEnvironment.temporaryDirectory()
         let mailer = try Mailer(directory: directory, logger: Logger(level: .error))
