@@ -13,6 +13,7 @@
 #
 # Usage: bench/docs.sh   (needs what `make bench` installs, plus python3)
 #        DOCS=50000 ROUNDS=1 DURATION=5 bench/docs.sh   (a quick try)
+#        STEPS=create ROUNDS=3 bench/docs.sh   (step 2 alone; STEPS lists any of get, create, query; default all)
 # Environment: ROUNDS=5 DURATION=10 (seconds per side per round) CONNECTIONS=64 THREADS=2 BUILD_DIR=.build
 #              KURA_ARGS="--set http.eventLoops=2" adds flags to `kura serve`;
 #              DOCS=1000000 LOADERS=4 (parallel commit connections) QUERIES=2000 QUERY_CLIENTS=2 (for step 3);
@@ -31,6 +32,7 @@ LOADERS=${LOADERS:-4}
 QUERIES=${QUERIES:-2000}
 QUERY_CLIENTS=${QUERY_CLIENTS:-2}
 KEEP_LOGS=${KEEP_LOGS:-}
+STEPS=${STEPS:-get create query}
 WARMUP=2
 QUERY_WARMUP=200 # queries before the measured ones, left out of the figures
 DOC_BYTES=1024   # the GET body size of the document in step 1
@@ -120,97 +122,109 @@ check_errors() {
     fi
 }
 
-echo "== GET /api/docs/$doc_path, a $(wc -c <"$dir/www/api/docs/$doc_path")-byte body: kura with the admin key" \
-    "(admin), kura as its owner with an ID token, rule-checked (user), and nginx's static copy (nginx)"
-wrk_admin=("$kura_base/api/docs/$doc_path" -H "$auth")
-wrk_user=("$kura_base/api/docs/$doc_path" -H "$user_auth")
-wrk_nginx=("$nginx_base/api/docs/$doc_path" -H "$auth")
-run_sides get- admin user nginx
-echo "median  admin $rps_admin req/s  p99 $p99_admin ms  |  user $rps_user req/s  p99 $p99_user ms  |" \
-    "nginx $rps_nginx req/s  p99 $p99_nginx ms"
-check_errors GET admin
-check_errors GET user
-check_errors GET nginx
-get_ratio=$(ratio "$rps_admin" "$rps_nginx")
-user_get_ratio=$(ratio "$rps_user" "$rps_nginx")
-user_vs_admin=$(ratio "$rps_user" "$rps_admin")
-echo "docs_get_ratio=$get_ratio"
-echo "docs_user_get_ratio=$user_get_ratio"
-echo "docs_user_get_vs_admin_ratio=$user_vs_admin"
+# Figures of a step left out of STEPS.
+get_ratio=skipped user_get_ratio=skipped user_vs_admin=skipped create_ratio=skipped
+query_p50=skipped query_p99=skipped rss_mb=skipped load_docs_per_s=skipped
+steps=" $STEPS "
+
+if [[ $steps == *" get "* ]]; then
+    echo "== GET /api/docs/$doc_path, a $(wc -c <"$dir/www/api/docs/$doc_path")-byte body: kura with the admin key" \
+        "(admin), kura as its owner with an ID token, rule-checked (user), and nginx's static copy (nginx)"
+    wrk_admin=("$kura_base/api/docs/$doc_path" -H "$auth")
+    wrk_user=("$kura_base/api/docs/$doc_path" -H "$user_auth")
+    wrk_nginx=("$nginx_base/api/docs/$doc_path" -H "$auth")
+    run_sides get- admin user nginx
+    echo "median  admin $rps_admin req/s  p99 $p99_admin ms  |  user $rps_user req/s  p99 $p99_user ms  |" \
+        "nginx $rps_nginx req/s  p99 $p99_nginx ms"
+    check_errors GET admin
+    check_errors GET user
+    check_errors GET nginx
+    get_ratio=$(ratio "$rps_admin" "$rps_nginx")
+    user_get_ratio=$(ratio "$rps_user" "$rps_nginx")
+    user_vs_admin=$(ratio "$rps_user" "$rps_admin")
+    echo "docs_get_ratio=$get_ratio"
+    echo "docs_user_get_ratio=$user_get_ratio"
+    echo "docs_user_get_vs_admin_ratio=$user_vs_admin"
+fi
 
 # --- 2. Durable creates ---------------------------------------------------------------------------------------
-create_body=$(sed -n 's/^wrk.body = \x27\(.*\)\x27$/\1/p' bench/docs-create.lua)
-echo "== POST /api/docs/bench_creates (${#create_body}-byte body, 201 each) against nginx's GET /api/health" \
-    "($(wc -c <"$dir/www/api/health")-byte body)"
-kura_wrk=("$kura_base/api/docs/bench_creates" -H "$auth" -s bench/docs-create.lua)
-nginx_wrk=("$nginx_base/api/health")
-run_rounds create-
-echo "median  kura $rps_kura creates/s  p99 $p99_kura ms  |  nginx $rps_nginx req/s  p99 $p99_nginx ms"
-check_errors creates kura
-check_errors creates nginx
-sleep 1.1 # kura flushes its access log about every second
-# wrk counts any 2xx as success; a create must be 201.
-read -r creates created < <(awk '$4 == "/api/docs/bench_creates" && $3 == "POST" { n++; if ($5 == 201) ok++ }
-    END { print n + 0, ok + 0 }' "$dir/kura.log")
-echo "creates in kura's access log: $creates, of which 201: $created"
-if [ "$creates" -eq 0 ] || [ "$created" -ne "$creates" ]; then
-    echo "WARNING: creates: $((creates - created)) of $creates answers were not 201" >&2
-    status=1
+if [[ $steps == *" create "* ]]; then
+    create_body=$(sed -n 's/^wrk.body = \x27\(.*\)\x27$/\1/p' bench/docs-create.lua)
+    echo "== POST /api/docs/bench_creates (${#create_body}-byte body, 201 each) against nginx's GET /api/health" \
+        "($(wc -c <"$dir/www/api/health")-byte body)"
+    kura_wrk=("$kura_base/api/docs/bench_creates" -H "$auth" -s bench/docs-create.lua)
+    nginx_wrk=("$nginx_base/api/health")
+    run_rounds create-
+    echo "median  kura $rps_kura creates/s  p99 $p99_kura ms  |  nginx $rps_nginx req/s  p99 $p99_nginx ms"
+    check_errors creates kura
+    check_errors creates nginx
+    sleep 1.1 # kura flushes its access log about every second
+    # wrk counts any 2xx as success; a create must be 201.
+    read -r creates created < <(awk '$4 == "/api/docs/bench_creates" && $3 == "POST" { n++; if ($5 == 201) ok++ }
+        END { print n + 0, ok + 0 }' "$dir/kura.log")
+    echo "creates in kura's access log: $creates, of which 201: $created"
+    if [ "$creates" -eq 0 ] || [ "$created" -ne "$creates" ]; then
+        echo "WARNING: creates: $((creates - created)) of $creates answers were not 201" >&2
+        status=1
+    fi
+    create_ratio=$(ratio "$rps_kura" "$rps_nginx")
+    echo "docs_create_ratio=$create_ratio"
 fi
-create_ratio=$(ratio "$rps_kura" "$rps_nginx")
-echo "docs_create_ratio=$create_ratio"
 
 # --- 3. A query on a large collection -------------------------------------------------------------------------
-# A kura of its own, so that step 2's documents do not count in its memory.
-echo "== $DOCS documents into 'items' (POST /api/commit, $LOADERS loaders), then $QUERIES queries" \
-    "'status == S orderBy rank desc limit 20' from $QUERY_CLIENTS clients"
-start_kura "$query_port" "$dir/query_data" "$dir/kura-query.log"
-query_key=$(cat "$dir/query_data/admin.key")
-python3 bench/docs.py load --url "http://127.0.0.1:$query_port" --key "$query_key" --docs "$DOCS" \
-    --loaders "$LOADERS" | tee "$dir/load.txt" | grep -v '^load_'
-eval "$(grep '^load_' "$dir/load.txt")" # load_seconds, load_docs_per_s
-rss() { awk '/^VmRSS:/ { printf "%.0f\n", $2 / 1024 }' "/proc/$kura_pid/status"; }
-rss_mb=$(rss)
-echo "kura's RSS after loading: $rss_mb MB (database $(du -sm "$dir/query_data" | cut -f1) MB on disk)"
-# The rarest status still has at least 20 documents unless DOCS is tiny; the check needs to know.
-expect_at_least=$((DOCS / 200))
-query() {
-    python3 bench/docs.py query --url "http://127.0.0.1:$query_port" --key "$query_key" \
-        --clients "$QUERY_CLIENTS" --expect-at-least "$expect_at_least" "$@"
-}
-query --requests "$QUERY_WARMUP" --id-prefix warmup >/dev/null
-query --requests "$QUERIES" --id-prefix q
-sleep 1.5 # kura flushes its access log about every second
-echo "kura's RSS after the queries: $(rss) MB"
+if [[ $steps == *" query "* ]]; then
+    # A kura of its own, so that step 2's documents do not count in its memory.
+    echo "== $DOCS documents into 'items' (POST /api/commit, $LOADERS loaders), then $QUERIES queries" \
+        "'status == S orderBy rank desc limit 20' from $QUERY_CLIENTS clients"
+    start_kura "$query_port" "$dir/query_data" "$dir/kura-query.log"
+    query_key=$(cat "$dir/query_data/admin.key")
+    python3 bench/docs.py load --url "http://127.0.0.1:$query_port" --key "$query_key" --docs "$DOCS" \
+        --loaders "$LOADERS" | tee "$dir/load.txt" | grep -v '^load_'
+    eval "$(grep '^load_' "$dir/load.txt")" # load_seconds, load_docs_per_s
+    rss() { awk '/^VmRSS:/ { printf "%.0f\n", $2 / 1024 }' "/proc/$kura_pid/status"; }
+    rss_mb=$(rss)
+    echo "kura's RSS after loading: $rss_mb MB (database $(du -sm "$dir/query_data" | cut -f1) MB on disk)"
+    # The rarest status still has at least 20 documents unless DOCS is tiny; the check needs to know.
+    expect_at_least=$((DOCS / 200))
+    query() {
+        python3 bench/docs.py query --url "http://127.0.0.1:$query_port" --key "$query_key" \
+            --clients "$QUERY_CLIENTS" --expect-at-least "$expect_at_least" "$@"
+    }
+    query --requests "$QUERY_WARMUP" --id-prefix warmup >/dev/null
+    query --requests "$QUERIES" --id-prefix q
+    sleep 1.5 # kura flushes its access log about every second
+    echo "kura's RSS after the queries: $(rss) MB"
 
-# The server time (ms) of each measured query, from lines `… INFO POST /api/query 200 1.234ms id=q-open-17`.
-awk '$3 == "POST" && $4 == "/api/query" && $NF ~ /^id=q-/ {
-        split($NF, id, "-"); sub(/ms$/, "", $6); print id[2], $5, $6 }' "$dir/kura-query.log" >"$dir/query-times.txt"
-answered=$(wc -l <"$dir/query-times.txt")
-not_ok=$(awk '$2 != 200' "$dir/query-times.txt" | wc -l)
-if [ "$answered" -ne "$QUERIES" ] || [ "$not_ok" -gt 0 ]; then
-    echo "WARNING: queries: kura's log has $answered of $QUERIES measured queries, $not_ok not 200" >&2
-    status=1
+    # The server time (ms) of each measured query, from lines `… INFO POST /api/query 200 1.234ms id=q-open-17`.
+    awk '$3 == "POST" && $4 == "/api/query" && $NF ~ /^id=q-/ {
+            split($NF, id, "-"); sub(/ms$/, "", $6); print id[2], $5, $6 }' "$dir/kura-query.log" >"$dir/query-times.txt"
+    answered=$(wc -l <"$dir/query-times.txt")
+    not_ok=$(awk '$2 != 200' "$dir/query-times.txt" | wc -l)
+    if [ "$answered" -ne "$QUERIES" ] || [ "$not_ok" -gt 0 ]; then
+        echo "WARNING: queries: kura's log has $answered of $QUERIES measured queries, $not_ok not 200" >&2
+        status=1
+    fi
+    # Nearest-rank percentiles of the times on stdin: prints "p50 p99".
+    percentiles() {
+        sort -g | awk '{ v[NR] = $1 } END {
+            if (NR == 0) { print "nan nan"; exit }
+            i = int((NR * 50 + 99) / 100); j = int((NR * 99 + 99) / 100); printf "%.3f %.3f\n", v[i], v[j] }'
+    }
+    by_status=""
+    for value in $(awk '{ print $1 }' "$dir/query-times.txt" | sort -u); do
+        read -r p50 p99 < <(awk -v s="$value" '$1 == s { print $3 }' "$dir/query-times.txt" | percentiles)
+        by_status+="  $value $p50/$p99"
+    done
+    echo "server time p50/p99 ms by status:$by_status"
+    read -r query_p50 query_p99 < <(awk '{ print $3 }' "$dir/query-times.txt" | percentiles)
+    echo "query_p50_ms=$query_p50"
+    echo "query_p99_ms=$query_p99"
+    echo "rss_mb=$rss_mb"
 fi
-# Nearest-rank percentiles of the times on stdin: prints "p50 p99".
-percentiles() {
-    sort -g | awk '{ v[NR] = $1 } END {
-        if (NR == 0) { print "nan nan"; exit }
-        i = int((NR * 50 + 99) / 100); j = int((NR * 99 + 99) / 100); printf "%.3f %.3f\n", v[i], v[j] }'
-}
-by_status=""
-for value in $(awk '{ print $1 }' "$dir/query-times.txt" | sort -u); do
-    read -r p50 p99 < <(awk -v s="$value" '$1 == s { print $3 }' "$dir/query-times.txt" | percentiles)
-    by_status+="  $value $p50/$p99"
-done
-echo "server time p50/p99 ms by status:$by_status"
-read -r query_p50 query_p99 < <(awk '{ print $3 }' "$dir/query-times.txt" | percentiles)
-echo "query_p50_ms=$query_p50"
-echo "query_p99_ms=$query_p99"
-echo "rss_mb=$rss_mb"
 
 # --- Anything the servers complained about ----------------------------------------------------------------------
 for log in kura.log kura-query.log; do
+    [ -f "$dir/$log" ] || continue
     # Access-log lines with a status of 400 or more, and any line that is not an access-log line at INFO.
     complaints=$(awk '($2 == "INFO" && $5 ~ /^[0-9]+$/ && $5 >= 400) || ($2 != "INFO" && $2 != "")' "$dir/$log" | head -20)
     if [ -n "$complaints" ]; then
