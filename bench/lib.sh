@@ -11,8 +11,13 @@ require_tools() {
     done
 }
 
-# A release build of kura in $BUILD_DIR; sets $kura to the binary.
+# A release build of kura in $BUILD_DIR; sets $kura to the binary. KURA_BIN=path uses that binary instead, without
+# building (to compare two builds in alternating runs).
 build_kura() {
+    if [ -n "${KURA_BIN:-}" ]; then
+        kura=$KURA_BIN
+        return
+    fi
     swift build -c release --product kura --scratch-path "$BUILD_DIR"
     kura=$BUILD_DIR/release/kura
 }

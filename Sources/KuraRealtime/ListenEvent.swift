@@ -167,7 +167,7 @@ struct DocumentJSON {
             out.append(contentsOf: bytes)
             return
         }
-        let bytes = document.json.jsonBytes
+        let bytes = document.jsonBytes
         if encoded.count > 4096 { encoded.removeAll(keepingCapacity: true) }
         encoded[key] = bytes
         out.append(contentsOf: bytes)

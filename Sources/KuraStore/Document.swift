@@ -40,6 +40,27 @@ public struct Document: Sendable, Equatable {
             ]))
     }
 
+    /// `json`'s encoding, written directly (a create's or GET's answer, a cache entry, a listener's event) instead of
+    /// building the `JSONValue` tree first.
+    public var jsonBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(160)
+        out.append(contentsOf: #"{"id":"#.utf8)
+        appendJSONString(id, to: &out)
+        out.append(contentsOf: #","path":"#.utf8)
+        appendJSONString(path.description, to: &out)
+        out.append(contentsOf: #","createTime":""#.utf8)
+        Timestamp.appendRFC3339(createTime, to: &out)
+        out.append(contentsOf: #"","updateTime":""#.utf8)
+        Timestamp.appendRFC3339(updateTime, to: &out)
+        out.append(contentsOf: #"","version":"#.utf8)
+        out.append(contentsOf: String(version).utf8)
+        out.append(contentsOf: #","data":"#.utf8)
+        JSONValue.object(fields).appendJSON(to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
     /// A copy holding only the fields at `paths` (nested paths keep their enclosing objects).
     public func projected(to paths: [FieldPath]) -> Document {
         var copy = self

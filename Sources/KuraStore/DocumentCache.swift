@@ -75,7 +75,7 @@ public final class DocumentCache: Sendable {
     /// returns its encoding (also when it is not kept), so a caller answering with it encodes it once.
     @discardableResult
     public func insert(_ document: Document, readSequence: Int64) -> Entry {
-        let entry = Entry(body: document.json.jsonBytes, version: document.version, fields: document.fields)
+        let entry = Entry(body: document.jsonBytes, version: document.version, fields: document.fields)
         // One huge document must not flush the rest.
         guard entry.body.count * 2 + 64 <= capacityBytes / 8 else { return entry }
         state.withLock { state in

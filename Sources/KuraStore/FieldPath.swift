@@ -57,22 +57,26 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 
     /// The canonical dotted form; `FieldPath(description)` reproduces `self`.
     public var description: String {
-        segments.map { segment in
-            let simple = segment.utf8.allSatisfy { byte in
-                byte == UInt8(ascii: "_") || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-            }
-            if simple, let first = segment.utf8.first, !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
-                return segment
-            }
-            var quoted = "`"
-            for character in segment {
-                if character == "`" || character == "\\" { quoted.append("\\") }
-                quoted.append(character)
-            }
-            return quoted + "`"
-        }.joined(separator: ".")
+        segments.map(Self.canonical(segment:)).joined(separator: ".")
+    }
+
+    /// One segment as the dotted form writes it: as it is when it is a simple name (letters, digits and `_`, not
+    /// starting with a digit), otherwise between backticks with `` ` `` and `\` escaped.
+    static func canonical(segment: String) -> String {
+        let simple = segment.utf8.allSatisfy { byte in
+            byte == UInt8(ascii: "_") || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+        }
+        if simple, let first = segment.utf8.first, !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
+            return segment
+        }
+        var quoted = "`"
+        for character in segment {
+            if character == "`" || character == "\\" { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "`"
     }
 
     /// The path with `name` appended.

@@ -17,18 +17,20 @@ enum IndexEntries {
     static func of(_ fields: JSONObject) -> [IndexEntry] {
         var entries: [IndexEntry] = []
         entries.reserveCapacity(fields.count + 4)
-        collect(fields, prefix: [], into: &entries)
+        collect(fields, prefix: "", into: &entries)
         return entries
     }
 
-    private static func collect(_ object: JSONObject, prefix: [String], into entries: inout [IndexEntry]) {
+    /// `prefix`: the canonical dotted path of `object` (`FieldPath.description`), empty at the top; each field's
+    /// path is built from it, without a `FieldPath` per field.
+    private static func collect(_ object: JSONObject, prefix: String, into entries: inout [IndexEntry]) {
         for member in object.members {
-            let segments = prefix + [member.key]
-            let field = FieldPath(unchecked: segments).description
+            let segment = FieldPath.canonical(segment: member.key)
+            let field = prefix.isEmpty ? segment : prefix + "." + segment
             entries.append(IndexEntry(field: field, kind: 0, value: IndexKey.encode(member.value)))
             switch member.value {
             case .object(let inner):
-                collect(inner, prefix: segments, into: &entries)
+                collect(inner, prefix: field, into: &entries)
             case .array(let elements):
                 var seen: Set<[UInt8]> = []
                 for element in elements {

@@ -186,7 +186,7 @@ struct DocumentRoutes {
     }
 
     private func documentResponse(_ document: Document, status: Int = 200) -> Response {
-        documentResponse(body: document.json.jsonBytes, version: document.version, status: status)
+        documentResponse(body: document.jsonBytes, version: document.version, status: status)
     }
 
     private func documentResponse(body: [UInt8], version: Int64, status: Int = 200) -> Response {
