@@ -20,7 +20,8 @@ public struct AccountRecord: Sendable, Equatable {
 }
 
 /// A session: one refresh-token family. Each refresh replaces the current refresh token (and bumps `generation`);
-/// presenting a replaced one revokes the whole session.
+/// presenting a replaced one revokes the whole session, unless it is the one replaced last and within the reuse
+/// grace (`AuthConfiguration.refreshTokenReuseGrace`).
 public struct SessionRecord: Sendable, Equatable {
     /// The family id, also the ID tokens' `sid` claim.
     public var id: String
@@ -88,8 +89,11 @@ public protocol AccountStore: Sendable {
     /// Stores a new session whose current refresh token hashes to `refreshTokenHash`.
     func insertSession(_ session: SessionRecord, refreshTokenHash: [UInt8]) throws
     func session(id: String) throws -> SessionRecord?
-    /// Atomically checks `presentedHash` and, when current, replaces it with `newHash`.
-    func rotateRefreshToken(presentedHash: [UInt8], newHash: [UInt8]) throws -> RefreshRotation
+    /// Atomically checks `presentedHash` and, when current, replaces it with `newHash`. The token spent last in its
+    /// session also counts as current for `reuseGrace` microseconds after it was spent (a client retrying a refresh
+    /// whose answer it lost); any other spent token revokes the session. `now`: microseconds since the epoch.
+    func rotateRefreshToken(presentedHash: [UInt8], newHash: [UInt8], now: Int64, reuseGrace: Int64) throws
+        -> RefreshRotation
     func revokeSession(id: String) throws
     /// Revokes every session of `uid` except `exceptID`.
     func revokeSessions(uid: String, except exceptID: String?) throws

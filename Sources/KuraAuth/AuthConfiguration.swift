@@ -50,6 +50,11 @@ public struct AuthConfiguration: Sendable {
     /// A cached verification re-checks the session and account in the database after this many seconds, so a
     /// user disabled by another process stops working within that time. Default 60.
     public var tokenRecheckInterval: Double = 60
+    /// How long, in seconds, the refresh token spent last in a session still works after its refresh: a client
+    /// that lost the answer to a refresh (a dropped connection) retries with it and gets new tokens instead of
+    /// having its session revoked for reuse. Any older spent token, or this one later, still revokes the session.
+    /// Default 30; 0 turns the grace off.
+    public var refreshTokenReuseGrace: Double = 30
     /// Old signing keys kept (for verification only) after rotation, besides the active one. Default 3.
     public var retiredSigningKeys = 3
     /// Rate limiting of the public endpoints; see `AuthRateLimits`.

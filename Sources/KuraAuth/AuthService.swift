@@ -100,13 +100,14 @@ public final class AuthService: Sendable {
     }
 
     /// Exchanges a refresh token for a new ID token and a new refresh token (the old one stops working).
-    /// Presenting an already-rotated token revokes its whole session. Throws `INVALID_REFRESH_TOKEN`,
-    /// `USER_DISABLED`.
+    /// Presenting an already-rotated token revokes its whole session, except the token rotated last, within
+    /// `refreshTokenReuseGrace` seconds of its rotation (a retry). Throws `INVALID_REFRESH_TOKEN`, `USER_DISABLED`.
     public func refresh(refreshToken: String) throws -> AuthResult {
         guard !refreshToken.isEmpty, refreshToken.utf8.count <= 256 else { throw KuraError.invalidRefreshToken }
         let newToken = Base64.encode(SecureRandom.bytes(32), .urlSafe)
         switch try store.rotateRefreshToken(
-            presentedHash: Sodium.sha256(refreshToken), newHash: Sodium.sha256(newToken))
+            presentedHash: Sodium.sha256(refreshToken), newHash: Sodium.sha256(newToken), now: nowMicros(),
+            reuseGrace: Int64(configuration.refreshTokenReuseGrace * 1_000_000))
         {
         case .invalid:
             throw KuraError.invalidRefreshToken

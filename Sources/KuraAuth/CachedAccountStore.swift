@@ -112,8 +112,10 @@ public final class CachedAccountStore: AccountStore {
         try base.insertSession(session, refreshTokenHash: refreshTokenHash)
     }
     public func session(id: String) throws -> SessionRecord? { try base.session(id: id) }
-    public func rotateRefreshToken(presentedHash: [UInt8], newHash: [UInt8]) throws -> RefreshRotation {
-        try base.rotateRefreshToken(presentedHash: presentedHash, newHash: newHash)
+    public func rotateRefreshToken(presentedHash: [UInt8], newHash: [UInt8], now: Int64, reuseGrace: Int64) throws
+        -> RefreshRotation
+    {
+        try base.rotateRefreshToken(presentedHash: presentedHash, newHash: newHash, now: now, reuseGrace: reuseGrace)
     }
     public func revokeSession(id: String) throws { try base.revokeSession(id: id) }
     public func revokeSessions(uid: String, except exceptID: String?) throws {

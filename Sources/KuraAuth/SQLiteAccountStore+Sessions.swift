@@ -20,34 +20,54 @@ extension SQLiteAccountStore {
             .first.map(Self.session(from:))
     }
 
-    public func rotateRefreshToken(presentedHash: [UInt8], newHash: [UInt8]) throws -> RefreshRotation {
+    public func rotateRefreshToken(presentedHash: [UInt8], newHash: [UInt8], now: Int64, reuseGrace: Int64) throws
+        -> RefreshRotation
+    {
         try write { db in
             let current = try db.rows(
                 "SELECT \(Self.sessionColumns) FROM sessions WHERE refresh_token_hash = ?", [.blob(presentedHash)])
             if let row = current.first {
-                var session = Self.session(from: row)
+                let session = Self.session(from: row)
                 guard !session.revoked else { return .invalid }
-                session.generation += 1
-                try db.run(
-                    "INSERT INTO rotated_refresh_tokens (hash, session_id) VALUES (?, ?)",
-                    [.blob(presentedHash), .text(session.id)])
-                try db.run(
-                    "UPDATE sessions SET refresh_token_hash = ?, generation = ? WHERE id = ?",
-                    [.blob(newHash), .int(session.generation), .text(session.id)])
-                return .rotated(session)
+                return .rotated(try rotate(session, spent: presentedHash, to: newHash, now: now, in: db))
             }
             let rotated = try db.rows(
                 """
-                SELECT \(Self.sessionColumns) FROM sessions
-                WHERE id = (SELECT session_id FROM rotated_refresh_tokens WHERE hash = ?)
+                SELECT s.id, s.uid, s.generation, s.auth_time, s.create_time, s.revoked, r.rotated_at, r.generation,
+                       s.refresh_token_hash
+                FROM rotated_refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.hash = ?
                 """, [.blob(presentedHash)])
             guard let row = rotated.first else { return .invalid }
             var session = Self.session(from: row)
             guard !session.revoked else { return .invalid }
+            // The token spent last (its rotation made the current generation), presented again soon after: a retry
+            // of a refresh whose answer was lost. It gets a new token; the one issued in between is spent, with no
+            // grace of its own, so that two holders of a token cannot keep taking turns.
+            if reuseGrace > 0, let spentAt = row[6].int, let spentGeneration = row[7].int,
+                spentGeneration == session.generation, now - spentAt <= reuseGrace, let currentHash = row[8].blob
+            {
+                return .rotated(try rotate(session, spent: currentHash, to: newHash, now: nil, in: db))
+            }
             try db.run("UPDATE sessions SET revoked = 1 WHERE id = ?", [.text(session.id)])
             session.revoked = true
             return .reused(session)
         }
+    }
+
+    /// Makes `newHash` the session's refresh token and records `spent` as spent by this rotation, at `now` (`nil`:
+    /// no reuse grace for it).
+    private func rotate(
+        _ session: SessionRecord, spent: [UInt8], to newHash: [UInt8], now: Int64?, in db: SQLiteConnection
+    ) throws -> SessionRecord {
+        var session = session
+        session.generation += 1
+        try db.run(
+            "INSERT INTO rotated_refresh_tokens (hash, session_id, rotated_at, generation) VALUES (?, ?, ?, ?)",
+            [.blob(spent), .text(session.id), now.map { .int($0) } ?? .null, .int(session.generation)])
+        try db.run(
+            "UPDATE sessions SET refresh_token_hash = ?, generation = ? WHERE id = ?",
+            [.blob(newHash), .int(session.generation), .text(session.id)])
+        return session
     }
 
     public func revokeSession(id: String) throws {

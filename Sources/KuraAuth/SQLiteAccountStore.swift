@@ -18,6 +18,12 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
         writer = try SQLiteConnection(path: path)
         try writer.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
         try writer.execute(Self.schema)
+        // Databases from before the reuse grace: their spent tokens have no time, so they never get the grace.
+        let rotatedColumns = Set(
+            try writer.rows("PRAGMA table_info(rotated_refresh_tokens)").compactMap { $0[1].text })
+        for column in ["rotated_at", "generation"] where !rotatedColumns.contains(column) {
+            try writer.execute("ALTER TABLE rotated_refresh_tokens ADD COLUMN \(column) INTEGER")
+        }
         readers = SQLiteReaderPool(path: path)
     }
 
@@ -48,7 +54,9 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
         CREATE INDEX IF NOT EXISTS sessions_by_uid ON sessions(uid);
         CREATE TABLE IF NOT EXISTS rotated_refresh_tokens (
             hash BLOB PRIMARY KEY,
-            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            rotated_at INTEGER,
+            generation INTEGER
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS rotated_by_session ON rotated_refresh_tokens(session_id);
         CREATE TABLE IF NOT EXISTS action_codes (

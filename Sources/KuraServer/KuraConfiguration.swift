@@ -116,6 +116,12 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "auth.passwordMemLimit", help: "argon2id memory in bytes (default INTERACTIVE: 67108864)") {
             $0.auth.passwordMemLimit = try integer($1, "auth.passwordMemLimit", 8192...(1 << 32))
         },
+        Setting(
+            key: "auth.refreshTokenReuseGraceSeconds",
+            help: "how long the refresh token spent last still works, for retries; 0: never (default 30)"
+        ) {
+            $0.auth.refreshTokenReuseGrace = Double(try integer($1, "auth.refreshTokenReuseGraceSeconds", 0...3600))
+        },
         Setting(key: "auth.tokenCacheEntries", help: "verified ID tokens kept in memory (default 10000)") {
             $0.auth.tokenCacheCapacity = try integer($1, "auth.tokenCacheEntries", 1...10_000_000)
         },

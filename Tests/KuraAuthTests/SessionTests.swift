@@ -26,6 +26,7 @@ import Testing
         let other = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
         let second = try f.auth.refresh(refreshToken: first.refreshToken)
         _ = try f.auth.verifyIDToken(second.idToken)  // cached
+        f.clock.advance(31)  // past the reuse grace (30 s)
         expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: first.refreshToken) }
         // The whole family is dead: the current refresh token and the cached ID tokens.
         expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: second.refreshToken) }
@@ -34,6 +35,43 @@ import Testing
         // Other sessions are untouched.
         _ = try f.auth.verifyIDToken(other.idToken)
         _ = try f.auth.refresh(refreshToken: other.refreshToken)
+    }
+
+    @Test func retryWithTheTokenSpentLastWithinTheGraceGetsNewTokens() throws {
+        let f = try Fixture()
+        let first = try f.signUp()
+        let lost = try f.auth.refresh(refreshToken: first.refreshToken)  // its answer never reaches the client
+        f.clock.advance(10)
+        let retried = try f.auth.refresh(refreshToken: first.refreshToken)
+        #expect(retried.refreshToken != lost.refreshToken)
+        #expect(retried.refreshToken != first.refreshToken)
+        let claims = try f.auth.verifyIDToken(retried.idToken)
+        #expect(claims.sessionID == (try f.auth.verifyIDToken(first.idToken)).sessionID)
+        // The session goes on from the retried answer.
+        let next = try f.auth.refresh(refreshToken: retried.refreshToken)
+        _ = try f.auth.verifyIDToken(next.idToken)
+        // The first token is no longer the one spent last: presenting it now is reuse, and ends the session.
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: first.refreshToken) }
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: next.refreshToken) }
+        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(next.idToken) }
+    }
+
+    @Test func theTokenSpentInBetweenIsReuseAfterARetry() throws {
+        let f = try Fixture()
+        let first = try f.signUp()
+        let lost = try f.auth.refresh(refreshToken: first.refreshToken)
+        let retried = try f.auth.refresh(refreshToken: first.refreshToken)
+        // `lost` was spent by the retry, with no grace of its own: whoever holds it is reusing a spent token.
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: lost.refreshToken) }
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: retried.refreshToken) }
+    }
+
+    @Test func withoutAGraceAnySpentTokenRevokesTheSession() throws {
+        let f = try Fixture { $0.refreshTokenReuseGrace = 0 }
+        let first = try f.signUp()
+        let second = try f.auth.refresh(refreshToken: first.refreshToken)
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: first.refreshToken) }
+        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: second.refreshToken) }
     }
 
     @Test func signOutRevokesImmediatelyThoughCached() throws {
