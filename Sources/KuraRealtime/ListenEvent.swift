@@ -32,16 +32,11 @@ enum ListenEvent {
     static func changes(
         _ target: ListenTarget, _ changes: [ListenChange], id: StreamPosition, cache: inout DocumentJSON
     ) -> [UInt8] {
-        var data = targetPrefix(target.id)
-        data.append(contentsOf: #","changes":["#.utf8)
-        appendChanges(changes, select: target.select, to: &data, cache: &cache)
-        data.append(contentsOf: "]}".utf8)
-        return frame("changes", id: id, data)
+        Self.changes(target, [ChangeChunk(changes)], id: Array(id.description.utf8), cache: &cache)
     }
 
     /// `event: changes` for the chunks of changes a page made to one target (each chunk encoded once, however
-    /// many listeners share it); the same bytes as `changes(_:_:id:cache:)` with the chunks' changes in order.
-    /// `id` is the event id's text.
+    /// many listeners share it), the chunks' changes in order. `id` is the event id's text.
     static func changes(
         _ target: ListenTarget, _ chunks: [ChangeChunk], id: [UInt8], cache: inout DocumentJSON
     ) -> [UInt8] {
