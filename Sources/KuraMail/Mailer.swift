@@ -96,8 +96,7 @@ public final class Mailer: Sendable {
     @discardableResult
     public func purge(now: Int64 = Timestamp.nowMicros()) throws -> Int {
         guard configuration.retention > .zero else { return 0 }
-        let (seconds, attoseconds) = configuration.retention.components
-        return try outbox.purge(queuedBefore: now - seconds * 1_000_000 - attoseconds / 1_000_000_000_000)
+        return try outbox.purge(queuedBefore: now - configuration.retention.milliseconds * 1000)
     }
 
     /// Stops the worker (aborting a delivery in progress, which stays pending and is retried by the next run) and
