@@ -41,7 +41,8 @@ final class HTTPLoop: @unchecked Sendable {
         self.responder = responder
         self.logger = logger
         self.logAccess = logger.isEnabled(.info)
-        self.environment = RequestEnvironment(eventLoop: eventLoop, workers: workers, logger: logger)
+        self.environment = RequestEnvironment(
+            eventLoop: eventLoop, workers: workers, logger: logger, verboseErrors: server.configuration.verboseErrors)
         self.requestIDPrefix = server.instanceID + "-" + String(eventLoop.index) + "-"
     }
 

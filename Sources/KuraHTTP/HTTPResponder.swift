@@ -12,25 +12,32 @@ public struct RequestEnvironment: Sendable {
     public let eventLoop: EventLoop
     public let workers: WorkerPool
     public let logger: Logger
+    /// Unexpected errors show their details in the answer (`HTTPServerConfiguration.verboseErrors`).
+    public let verboseErrors: Bool
 
-    public init(eventLoop: EventLoop, workers: WorkerPool, logger: Logger) {
+    public init(eventLoop: EventLoop, workers: WorkerPool, logger: Logger, verboseErrors: Bool = false) {
         self.eventLoop = eventLoop
         self.workers = workers
         self.logger = logger
+        self.verboseErrors = verboseErrors
     }
 }
 
 /// The one place where thrown errors become responses.
 public enum ErrorResponses {
     /// A `KuraError` becomes its own status and JSON body; anything else becomes an opaque 500 `INTERNAL` whose
-    /// message carries only the request id, with the details in the log.
-    public static func response(for error: any Error, requestID: String, logger: Logger) -> Response {
+    /// message carries only the request id, with the details in the log (and, when `verbose`, in the message too).
+    public static func response(
+        for error: any Error, requestID: String, logger: Logger, verbose: Bool = false
+    ) -> Response {
         if let error = error as? KuraError {
             if error.status >= 500 { logger.warn("request \(requestID) failed: \(error)") }
             return Response(error: error)
         }
         logger.error("request \(requestID) failed with an unexpected error: \(String(reflecting: error))")
-        return Response(error: .internalError(requestID: requestID))
+        var answer = KuraError.internalError(requestID: requestID)
+        if verbose { answer.message += ": \(String(reflecting: error))" }
+        return Response(error: answer)
     }
 }
 

@@ -23,6 +23,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// On shutdown, in-flight requests get this long to finish before their connections are closed.
     public var shutdownGraceMs: UInt64 = 10_000
     /// TCP listen backlog.
+    /// Unexpected errors' details in their 500 answers, not only in the log (`kura serve --dev`; never in
+    /// production, where they could disclose internals).
+    public var verboseErrors = false
     public var backlog: Int32 = 1024
 
     public init() {}

@@ -33,7 +33,10 @@ public final class ResponsePromise: Sendable {
     }
 
     public func fail(_ error: any Error) {
-        succeed(ErrorResponses.response(for: error, requestID: exchange.requestID, logger: connection.loop.logger))
+        let loop = connection.loop
+        succeed(
+            ErrorResponses.response(
+                for: error, requestID: exchange.requestID, logger: loop.logger, verbose: loop.config.verboseErrors))
     }
 
     public func complete(_ result: Result<Response, any Error>) {

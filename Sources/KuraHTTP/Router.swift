@@ -138,7 +138,9 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
                 throw KuraError.badRequest("malformed percent-encoding in the path", code: "INVALID_PATH")
             }
         } catch {
-            return ErrorResponses.response(for: error, requestID: request.requestID, logger: environment.logger)
+            return ErrorResponses.response(
+                for: error, requestID: request.requestID, logger: environment.logger,
+                verbose: environment.verboseErrors)
         }
     }
 

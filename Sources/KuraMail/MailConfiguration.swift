@@ -28,6 +28,9 @@ public struct MailConfiguration: Sendable {
     /// How long sent, held and failed mails stay in the outbox (their bodies hold action links); `.zero` keeps
     /// them for good. Default 7 days.
     public var retention: Duration = .seconds(7 * 86_400)
+    /// Where held mails are also written whole (recipient, subject, text), e.g. the terminal for
+    /// `kura serve --dev`; `nil` only logs their action link.
+    public var printHeld: (@Sendable (String) -> Void)? = nil
 
     public init(
         smtp: SMTPConfiguration? = nil, from: String = "Kura <noreply@localhost>", retryBase: Duration = .seconds(1),

@@ -69,6 +69,9 @@ public final class Mailer: Sendable {
             logger.info(
                 "mail \(id) held (no SMTP relay configured) to=\(message.to) subject=\(message.subject)"
                     + " link=\(message.actionLink ?? "-")")
+            configuration.printHeld?(
+                "--- mail \(id) (held: no SMTP relay) ---\nTo: \(message.to)\nSubject: \(message.subject)\n\n"
+                    + message.text + "\n--- end of mail \(id) ---\n")
         } else {
             logger.debug("mail \(id) queued to=\(message.to)")
             worker?.wake()

@@ -35,20 +35,41 @@ public struct KuraConfiguration: Sendable {
     public struct Setting: Sendable {
         public let key: String
         public let help: String
+        /// The environment variable that sets it (see `environmentName(for:)`), unless the setting names its own.
+        public let environmentName: String
         let apply: @Sendable (inout KuraConfiguration, String) throws -> Void
 
-        /// The environment variable that sets it: `http.maxBodyBytes` → `KURA_HTTP_MAX_BODY_BYTES`.
-        public var environmentName: String {
+        init(
+            key: String, environment: String? = nil, help: String,
+            apply: @escaping @Sendable (inout KuraConfiguration, String) throws -> Void
+        ) {
+            self.key = key
+            self.help = help
+            self.environmentName = environment ?? Self.environmentName(for: key)
+            self.apply = apply
+        }
+
+        /// `KURA_` and the key in upper snake case, an acronym being one word: `http.maxBodyBytes` →
+        /// `KURA_HTTP_MAX_BODY_BYTES`, `auth.publicURL` → `KURA_AUTH_PUBLIC_URL`.
+        public static func environmentName(for key: String) -> String {
             var out = "KURA_"
-            for c in key {
+            let characters = Array(key)
+            for (position, c) in characters.enumerated() {
                 if c == "." {
                     out.append("_")
-                } else if c.isUppercase {
-                    out.append("_")
-                    out.append(c)
-                } else {
-                    out.append(contentsOf: c.uppercased())
+                    continue
                 }
+                if c.isUppercase, position > 0 {
+                    let previous = characters[position - 1]
+                    let next = position + 1 < characters.count ? characters[position + 1] : nil
+                    // A word starts at an upper-case letter after a lower-case one or a digit (`maxBody`), or at
+                    // the last capital of an acronym that a lower-case word follows (`HTTPServer` → HTTP_SERVER).
+                    let startsWord =
+                        previous.isLowercase || previous.isNumber
+                        || (previous.isUppercase && next?.isLowercase == true)
+                    if startsWord && previous != "." { out.append("_") }
+                }
+                out.append(contentsOf: c.uppercased())
             }
             return out
         }
@@ -153,7 +174,7 @@ public struct KuraConfiguration: Sendable {
             $0.mail.smtp = $0.mail.smtp ?? SMTPConfiguration(url: "")
             $0.mail.smtp?.password = $1
         },
-        Setting(key: "smtp.startTLS", help: "required, optional (default) or none") {
+        Setting(key: "smtp.startTLS", environment: "KURA_SMTP_STARTTLS", help: "required, optional (default) or none") {
             guard let mode = SMTPConfiguration.StartTLS(rawValue: $1) else {
                 throw ConfigurationError("smtp.startTLS: use required, optional or none")
             }

@@ -4,42 +4,25 @@ import KuraHTTP
 import KuraServer
 
 /// `kura` command line: argument parsing only; everything else lives in KuraServer.
-let usage = """
-    Kura \(Kura.version): a self-hosted backend for app developers.
-
-    Usage:
-      kura serve [OPTIONS]          serve the API (default http://127.0.0.1:8090, data in ./kura_data)
-      kura backup FILE [OPTIONS]    write a consistent copy of the document database to FILE, even while serving
-      kura rules test TABLE [--rules FILE]
-                                    run a rules test table (docs/rules.md) against FILE, the table's "rules" file,
-                                    or the default rules; exits 1 if a case fails
-      kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
-                                    create a verified account (a random password is printed if none is given;
-                                    --admin sets the admin claim)
-      kura admin rotate-keys [OPTIONS]
-                                    make a new ID-token signing key; older keys keep verifying until they age
-                                    out (restart the server to sign with the new key)
-      kura --version
-      kura --help
-
-    Options:
-      --host ADDR  --port N  --data DIR  --log-level LEVEL  --config FILE  --set KEY=VALUE (any setting below)
-
-    Settings (config file key / environment variable):
-    \(KuraConfiguration.settings.map { "  \($0.key.padding(toLength: 28, withPad: " ", startingAt: 0)) \($0.environmentName.padding(toLength: 36, withPad: " ", startingAt: 0)) \($0.help)" }.joined(separator: "\n"))
-
-    Precedence: flags > environment > config file (--config or KURA_CONFIG) > defaults.
-    """
+/// Each command prints its own help on `--help` and exits 0; a usage error is one line on stderr and exit 2.
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("kura: \(message)\n".utf8))
     exit(2)
 }
 
+/// Prints `text` and exits 0 when `arguments` ask for help.
+func helpIfAsked(_ arguments: ArraySlice<String>, _ text: String) {
+    guard arguments.contains(where: { $0 == "--help" || $0 == "-h" }) else { return }
+    print(text)
+    exit(0)
+}
+
 /// Parses the shared options into a configuration; positional arguments are returned in order, and the options
-/// named in `extra` (with their values, or "" for the `switches`) separately.
+/// named in `extra` (with their values, or "" for the `switches`) separately. `command` names the command in
+/// error messages (`see kura COMMAND --help`).
 func configuration(
-    from arguments: ArraySlice<String>, extra: Set<String> = [], switches: Set<String> = []
+    from arguments: ArraySlice<String>, command: String, extra: Set<String> = [], switches: Set<String> = []
 ) -> (KuraConfiguration, [String], [String: String]) {
     var extras: [String: String] = [:]
     var flags: [(String, String)] = []
@@ -48,7 +31,7 @@ func configuration(
     var rest = arguments
     let flagKeys = ["--host": "host", "--port": "port", "--data": "data", "--log-level": "logLevel"]
     while let argument = rest.popFirst() {
-        guard argument.hasPrefix("--") else {
+        guard argument.hasPrefix("-"), argument != "-" else {
             positional.append(argument)
             continue
         }
@@ -60,6 +43,7 @@ func configuration(
             return next
         }
         if switches.contains(name) {
+            guard parts.count == 1 else { fail("\(name) takes no value") }
             extras[name] = ""
             continue
         }
@@ -74,7 +58,7 @@ func configuration(
             guard pair.count == 2 else { fail("--set takes KEY=VALUE") }
             flags.append((pair[0], pair[1]))
         default:
-            guard let key = flagKeys[name] else { fail("unknown option \(argument); see kura --help") }
+            guard let key = flagKeys[name] else { fail("unknown option \(name); see kura \(command) --help") }
             flags.append((key, value()))
         }
     }
@@ -90,12 +74,19 @@ func configuration(
 }
 
 func serve(_ arguments: ArraySlice<String>) {
-    let (configuration, positional, _) = configuration(from: arguments)
+    helpIfAsked(arguments, Usage.serve)
+    var (configuration, positional, extras) = configuration(from: arguments, command: "serve", switches: ["--dev"])
     guard positional.isEmpty else { fail("serve takes no arguments: \(positional.joined(separator: " "))") }
+    if extras["--dev"] != nil {
+        do { try configuration.applyDevelopmentMode() } catch { fail("\(error)") }
+    }
     // Before any thread starts, so that all of them inherit the signals blocked until a handler is in place.
     HTTPServer.blockTerminationSignals()
     do {
         let kura = try Kura(configuration: configuration)
+        if extras["--dev"] != nil {
+            kura.logger.warn("development mode: auth rate limits off, held mails printed, errors explained")
+        }
         try kura.start()
         kura.http.installSignalHandlers()
         kura.wait()
@@ -106,7 +97,8 @@ func serve(_ arguments: ArraySlice<String>) {
 }
 
 func backup(_ arguments: ArraySlice<String>) {
-    let (configuration, positional, _) = configuration(from: arguments)
+    helpIfAsked(arguments, Usage.backup)
+    let (configuration, positional, _) = configuration(from: arguments, command: "backup")
     guard positional.count == 1, let file = positional.first else { fail("usage: kura backup FILE [OPTIONS]") }
     do {
         try Kura.backup(configuration: configuration, to: file)
@@ -116,21 +108,22 @@ func backup(_ arguments: ArraySlice<String>) {
     }
 }
 
-func admin(_ arguments: ArraySlice<String>) {
-    if arguments.first == "rotate-keys" {
-        let (configuration, positional, _) = configuration(from: arguments.dropFirst())
-        guard positional.isEmpty else { fail("usage: kura admin rotate-keys [OPTIONS]") }
-        do {
-            let kid = try Kura.rotateSigningKey(configuration: configuration)
-            print("kura: new signing key \(kid); restart the server to sign with it")
-        } catch {
-            fail("\(error)")
-        }
-        return
+func rotateKeys(_ arguments: ArraySlice<String>) {
+    helpIfAsked(arguments, Usage.rotateKeys)
+    let (configuration, positional, _) = configuration(from: arguments, command: "admin rotate-keys")
+    guard positional.isEmpty else { fail("usage: kura admin rotate-keys [OPTIONS]") }
+    do {
+        let kid = try Kura.rotateSigningKey(configuration: configuration)
+        print("kura: new signing key \(kid); restart the server to sign with it")
+    } catch {
+        fail("\(error)")
     }
-    guard arguments.first == "create-user" else { fail("usage: kura admin create-user|rotate-keys …; see kura --help") }
+}
+
+func createUser(_ arguments: ArraySlice<String>) {
+    helpIfAsked(arguments, Usage.createUser)
     let (configuration, positional, extras) = configuration(
-        from: arguments.dropFirst(), extra: ["--email", "--password"], switches: ["--admin"])
+        from: arguments, command: "admin create-user", extra: ["--email", "--password"], switches: ["--admin"])
     guard positional.isEmpty, let email = extras["--email"] else {
         fail("usage: kura admin create-user --email ADDRESS [--password PASSWORD] [--admin]")
     }
@@ -146,9 +139,27 @@ func admin(_ arguments: ArraySlice<String>) {
     }
 }
 
+func admin(_ arguments: ArraySlice<String>) {
+    switch arguments.first {
+    case "rotate-keys": rotateKeys(arguments.dropFirst())
+    case "create-user": createUser(arguments.dropFirst())
+    case "--help", "-h", "help": print(Usage.admin)
+    case nil: fail("usage: kura admin create-user|rotate-keys …; see kura admin --help")
+    case let other?: fail("unknown admin command '\(other)'; see kura admin --help")
+    }
+}
+
 func rules(_ arguments: ArraySlice<String>) {
-    guard arguments.first == "test" else { fail("usage: kura rules test TABLE [--rules FILE]") }
+    switch arguments.first {
+    case "test": break
+    case "--help", "-h", "help":
+        print(Usage.rules)
+        return
+    case nil: fail("usage: kura rules test TABLE [--rules FILE]; see kura rules --help")
+    case let other?: fail("unknown rules command '\(other)'; see kura rules --help")
+    }
     var rest = arguments.dropFirst()
+    helpIfAsked(rest, Usage.rules)
     var table: String?
     var rulesFile: String?
     while let argument = rest.popFirst() {
@@ -157,10 +168,12 @@ func rules(_ arguments: ArraySlice<String>) {
             rulesFile = value
         } else if argument.hasPrefix("--rules=") {
             rulesFile = String(argument.dropFirst("--rules=".count))
-        } else if table == nil, !argument.hasPrefix("--") {
+        } else if argument.hasPrefix("-") {
+            fail("unknown option \(argument); see kura rules test --help")
+        } else if table == nil {
             table = argument
         } else {
-            fail("usage: kura rules test TABLE [--rules FILE]")
+            fail("rules test takes one TABLE; got '\(argument)' too")
         }
     }
     guard let table else { fail("usage: kura rules test TABLE [--rules FILE]") }
@@ -180,6 +193,6 @@ case "backup": backup(arguments.dropFirst())
 case "admin": admin(arguments.dropFirst())
 case "rules": rules(arguments.dropFirst())
 case "--version", "version": print("kura \(Kura.version)")
-case "--help", "-h", "help", nil: print(usage)
-default: fail("unknown command '\(arguments.first!)'; see kura --help")
+case "--help", "-h", "help", nil: print(Usage.tool)
+case let other?: fail("unknown command '\(other)'; see kura --help")
 }

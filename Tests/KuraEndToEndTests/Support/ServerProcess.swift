@@ -9,12 +9,14 @@ final class ServerProcess {
     let process = Process()
     let port: Int
 
-    init(dataDirectory: String, logFile: String) throws {
+    /// `arguments` go after `serve` and the port, data and log-level flags.
+    init(dataDirectory: String, logFile: String, arguments: [String] = []) throws {
         port = try Self.freePort()
         process.executableURL = KuraBinary.url
-        process.arguments = [
-            "serve", "--port", "\(port)", "--data", dataDirectory, "--log-level", "warn",
-        ]
+        process.arguments =
+            [
+                "serve", "--port", "\(port)", "--data", dataDirectory, "--log-level", "warn",
+            ] + arguments
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
         log.seekToEndOfFile()

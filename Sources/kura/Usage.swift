@@ -1,0 +1,99 @@
+import KuraServer
+
+/// The help texts: `kura --help` for the whole tool, and one per subcommand for `kura COMMAND --help`.
+enum Usage {
+    static let options = """
+        Options:
+          --host ADDR          address to listen on (default 127.0.0.1)
+          --port N             TCP port (default 8090; 0 picks a free one)
+          --data DIR           data directory (default ./kura_data)
+          --log-level LEVEL    debug, info, warn or error (default info)
+          --config FILE        a JSON config file (also KURA_CONFIG)
+          --set KEY=VALUE      any setting below
+          -h, --help           this help
+        """
+
+    /// Every setting on two lines: its key and environment variable, then what it does.
+    static var settings: String {
+        let width = KuraConfiguration.settings.map(\.key.count).max() ?? 0
+        let lines = KuraConfiguration.settings.map { setting in
+            "  " + setting.key + String(repeating: " ", count: width - setting.key.count + 2)
+                + setting.environmentName + "\n      " + setting.help
+        }
+        return """
+            Settings (config file key, environment variable, then what it does):
+            \(lines.joined(separator: "\n"))
+
+            Precedence: flags > environment > config file (--config or KURA_CONFIG) > defaults.
+            """
+    }
+
+    static let tool = """
+        Kura \(Kura.version): a self-hosted backend for app developers.
+
+        Usage:
+          kura serve [OPTIONS]          serve the API (default http://127.0.0.1:8090, data in ./kura_data)
+          kura backup FILE [OPTIONS]    write a consistent copy of the document database to FILE, even while serving
+          kura rules test TABLE [--rules FILE]
+                                        run a rules test table (docs/rules.md); exits 1 if a case fails
+          kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
+                                        create a verified account
+          kura admin rotate-keys [OPTIONS]
+                                        make a new ID-token signing key
+          kura --version
+          kura --help                   this help; `kura COMMAND --help` for one command
+        """ + "\n\n" + options + "\n\n" + settings
+
+    static let serve = """
+        Usage: kura serve [OPTIONS] [--dev]
+
+        Serves the API, the realtime listeners and the action pages until SIGINT or SIGTERM.
+
+          --dev                the development loop: auth rate limits off, held mails printed here in full,
+                               unexpected errors explained in their answers; serves loopback addresses only
+        """ + "\n\n" + options + "\n\n" + settings
+
+    static let backup = """
+        Usage: kura backup FILE [OPTIONS]
+
+        Writes a consistent copy of the document database (one snapshot) to FILE, also while `kura serve` runs on
+        the same data directory. FILE can be opened as the documents.db of a new data directory.
+        """ + "\n\n" + options
+
+    static let rules = """
+        Usage: kura rules test TABLE [--rules FILE]
+
+        Runs a rules test table (docs/rules.md) against FILE, the table's own "rules" file, or the default rules,
+        and prints one line per case. Exits 0 when every case passes, 1 when one fails, 2 on a usage error.
+
+          --rules FILE         the rules to test
+          -h, --help           this help
+        """
+
+    static let admin = """
+        Usage:
+          kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
+              creates a verified account; a random password is printed if none is given; --admin sets the admin
+              claim
+          kura admin rotate-keys [OPTIONS]
+              makes a new ID-token signing key; older keys keep verifying until they age out (restart the server
+              to sign with the new key)
+        """ + "\n\n" + options
+
+    static let createUser = """
+        Usage: kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
+
+        Creates a verified account. A random password is printed if none is given; --admin sets the admin claim.
+
+          --email ADDRESS      the account's address (required)
+          --password PASSWORD  its password (default: a random one, printed)
+          --admin              give the account the admin claim
+        """ + "\n\n" + options
+
+    static let rotateKeys = """
+        Usage: kura admin rotate-keys [OPTIONS]
+
+        Makes a new ID-token signing key. Older keys keep verifying until they age out; restart the server to sign
+        with the new key.
+        """ + "\n\n" + options
+}
