@@ -5,6 +5,7 @@
 #     the same OPSLIMIT/MEMLIMIT on HASH_THREADS threads                                  -> signin_vs_pwhash_ratio
 #  2. GET /api/auth/me with a Bearer ID token (CONNECTIONS connections) against nginx's GET of the 33-byte health
 #     body                                                                                -> me_vs_nginx_ratio
+#  3. sign-ins with an unknown address against sign-ins with a wrong password, one at a time -> unknown_vs_wrong_ratio
 # Each part warms up, then alternates its two sides for ROUNDS rounds of DURATION seconds (who goes first alternates
 # too) and takes medians, like bench/http.sh. The last line sums up:
 # `auth_summary signin_ratio=… me_ratio=… signins_per_s=… pwhash_per_s=… …`.
@@ -235,6 +236,27 @@ if [ -s "$dir/nginx/error.log" ]; then
     head -20 "$dir/nginx/error.log" >&2
 fi
 
+# --- 3. An unknown address against a wrong password -------------------------------------------------------------
+# Both must cost one argon2id verification (the test suite proves that by counting; this measures it). One sign-in
+# at a time, alternating, UNKNOWN_SAMPLES of each; the ratio of the medians should be close to 1.
+UNKNOWN_SAMPLES=${UNKNOWN_SAMPLES:-30}
+time_signin() {
+    curl -s -o /dev/null -w '%{time_total}\n' -X POST "$kura_base/api/auth/signin" \
+        -d "{\"email\":\"$1\",\"password\":\"not-the-password\"}"
+}
+wrong_times="" unknown_times=""
+for ((i = 0; i < UNKNOWN_SAMPLES; i++)); do
+    wrong_times+="$(time_signin bench-1@example.com) "
+    unknown_times+="$(time_signin "nobody-$i@example.com") "
+done
+wrong_ms=$(median %.6f <<<"$wrong_times" | awk '{ printf "%.2f", $1 * 1000 }')
+unknown_ms=$(median %.6f <<<"$unknown_times" | awk '{ printf "%.2f", $1 * 1000 }')
+unknown_ratio=$(ratio "$unknown_ms" "$wrong_ms")
+echo "== sign-in with an unknown address vs a wrong password, $UNKNOWN_SAMPLES each, one at a time"
+echo "median  unknown $unknown_ms ms  |  wrong password $wrong_ms ms"
+echo "unknown_vs_wrong_ratio=$unknown_ratio"
+
 echo "auth_summary signin_ratio=$signin_ratio me_ratio=$me_ratio signins_per_s=$signins_per_s" \
-    "pwhash_per_s=$pwhash_per_s me_per_s=$rps_kura nginx_per_s=$rps_nginx opslimit=$OPSLIMIT memlimit=$MEMLIMIT"
+    "pwhash_per_s=$pwhash_per_s me_per_s=$rps_kura nginx_per_s=$rps_nginx unknown_vs_wrong_ratio=$unknown_ratio" \
+    "opslimit=$OPSLIMIT memlimit=$MEMLIMIT"
 exit "$status"

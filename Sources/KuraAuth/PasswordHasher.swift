@@ -1,5 +1,6 @@
 import CSodium
 import KuraCore
+import Synchronization
 
 /// Argon2id password hashing with libsodium's `crypto_pwhash_str_alg`: the stored value is the self-describing
 /// encoded string (`$argon2id$v=19$m=…,t=…,p=1$salt$hash`), so parameters can change without a migration.
@@ -9,6 +10,9 @@ struct PasswordHasher: Sendable {
     /// A hash of a random password with the current parameters: verified against when the email is unknown, so
     /// that case costs the same time as a wrong password.
     let dummyHash: String
+    /// How many verifications ran and with which parameters, so tests can prove by structure (not by timing) that
+    /// an unknown address costs what a wrong password costs.
+    let verifications = VerificationLog()
 
     init(opsLimit: UInt64, memLimit: Int) throws {
         self.opsLimit = opsLimit
@@ -34,7 +38,8 @@ struct PasswordHasher: Sendable {
 
     /// Whether `password` matches the encoded `hash`.
     func verify(_ password: String, against hash: String) -> Bool {
-        Self.withChars(Array(password.utf8)) { chars, count in
+        verifications.record(parameters: Self.parameters(of: hash))
+        return Self.withChars(Array(password.utf8)) { chars, count in
             crypto_pwhash_str_verify(hash, chars, UInt64(count)) == 0
         }
     }
@@ -47,8 +52,28 @@ struct PasswordHasher: Sendable {
         }
     }
 
+    /// The cost part of an encoded hash, `m=65536,t=2,p=1`; empty when it has none.
+    static func parameters(of hash: String) -> Substring {
+        let fields = hash.split(separator: "$")
+        return fields.first { $0.hasPrefix("m=") } ?? ""
+    }
+
     /// Whether `hash` was made with other parameters than the current ones (and should be replaced).
     func needsRehash(_ hash: String) -> Bool {
         crypto_pwhash_str_needs_rehash(hash, opsLimit, memLimit) != 0
     }
+}
+
+/// Counts the argon2id verifications a `PasswordHasher` ran and remembers the cost parameters of the last one.
+final class VerificationLog: Sendable {
+    private let state = Mutex<(count: Int, lastParameters: String)>((0, ""))
+
+    func record(parameters: Substring) {
+        state.withLock { $0 = ($0.count + 1, String(parameters)) }
+    }
+
+    /// Verifications so far.
+    var count: Int { state.withLock { $0.count } }
+    /// `m=…,t=…,p=…` of the hash verified last.
+    var lastParameters: String { state.withLock { $0.lastParameters } }
 }
