@@ -337,6 +337,10 @@ final class Connection: @unchecked Sendable {
     /// the last bytes.
     static let closeGraceMs: UInt64 = 5000
 
+    /// How long a connection closed after an error response keeps reading (and discarding) after its FIN, so a
+    /// client still sending a refused body reads the answer instead of a reset.
+    static let lingerMs: UInt64 = 2000
+
     func finishStream(_ writer: ResponseStream, closing: Bool = false) {
         guard phase == .open, stream === writer else { return }
         if !writer.exchange.http10 { out.append(contentsOf: "0\r\n\r\n".utf8) }
@@ -427,7 +431,7 @@ final class Connection: @unchecked Sendable {
         phase = .lingering
         closeWhenFlushed = false
         deadlineKind = .linger
-        deadline = loop.eventLoop.now + 2000
+        deadline = loop.eventLoop.now + Self.lingerMs
         let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
         let rc = uv_shutdown(request, asStream(handle)) { request, _ in request?.deallocate() }
         if rc != 0 {

@@ -15,7 +15,6 @@ public final class EventLoop: @unchecked Sendable {
     private let jobs = Mutex<[@Sendable () -> Void]>([])
     private var thread = pthread_t()
     private let threadID = Atomic<UInt>(0)
-    private let finished = Mutex<Bool>(false)
 
     init(index: Int) {
         self.index = index
@@ -66,7 +65,6 @@ public final class EventLoop: @unchecked Sendable {
                 // Drain jobs queued while the loop was stopping, then let closing handles finish.
                 loop.runJobs()
                 uv_run(loop.uvLoop, UV_RUN_DEFAULT)
-                loop.finished.withLock { $0 = true }
                 return nil
             }, box)
         precondition(rc == 0, "pthread_create failed: \(rc)")
