@@ -87,8 +87,19 @@ extension TestKura {
     /// `GET /api/auth/me` with `token`.
     func me(_ token: String) throws -> HTTPResponse { try request("GET", "/api/auth/me", token: token) }
 
-    /// `GET /api/admin/outbox` as the administrator; requires a 200 and returns the mails, newest first.
-    func outbox(_ query: String = "") throws -> [[String: Any]] {
+    /// Waits until every mail asked for by address (password reset, verification resend) has been handled:
+    /// those are answered before their mail is written (`AddressMailRequests`).
+    func settleAddressMails() throws {
+        let requests = kura.addressMails
+        guard waitUntil(timeout: 10, { requests.finished >= requests.submitted }) else {
+            throw TestFailure("address mail requests did not finish: \(requests.finished)/\(requests.submitted)")
+        }
+    }
+
+    /// `GET /api/admin/outbox` as the administrator; requires a 200 and returns the mails, newest first. With
+    /// `settle`, after the mails asked for by address have been written.
+    func outbox(_ query: String = "", settle: Bool = true) throws -> [[String: Any]] {
+        if settle { try settleAddressMails() }
         let response = try request("GET", "/api/admin/outbox" + query)
         guard response.status == 200, let mails = response.json["mails"] as? [[String: Any]] else {
             throw UnexpectedResponse(response)
