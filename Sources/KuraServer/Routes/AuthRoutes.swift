@@ -74,8 +74,9 @@ struct AuthRoutes {
             }
         }
         router.post("/api/auth/verify-email") { request, context in
-            // Without credentials, by address: for an account that cannot sign in before verifying.
-            guard request.headers["Authorization"] != nil else {
+            // Without credentials, by address: for an account that cannot sign in before verifying. (Neither a
+            // token nor a body: 401, as for the signed-in form.)
+            guard request.headers["Authorization"] != nil || request.body.isEmpty else {
                 return try byAddress(.verification, .verifyEmail, request, context.environment)
             }
             return context.environment.offload { .json(try resendVerification(request).jsonBytes) }

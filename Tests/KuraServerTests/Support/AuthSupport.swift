@@ -67,6 +67,18 @@ extension TestKura {
         return try Session(response)
     }
 
+    /// `POST /api/auth/signup` on a server with `auth.requireVerifiedEmail`: requires a 201 with the account and no
+    /// tokens; returns the account's `uid`.
+    @discardableResult
+    func signUpWithoutSession(_ email: String, _ password: String = "secret-pw") throws -> String {
+        let response = try request(
+            "POST", "/api/auth/signup", json: ["email": email, "password": password], auth: .none)
+        guard response.status == 201, response.json["idToken"] == nil,
+            let uid = (response.json["user"] as? [String: Any])?["uid"] as? String
+        else { throw UnexpectedResponse(response) }
+        return uid
+    }
+
     /// `POST /api/auth/signin` as is.
     func signInResponse(_ email: String, _ password: String) throws -> HTTPResponse {
         try request("POST", "/api/auth/signin", json: ["email": email, "password": password], auth: .none)
