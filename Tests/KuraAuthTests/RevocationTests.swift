@@ -69,6 +69,20 @@ import Testing
         #expect(!revocation.covers(uid: "someone-else", sessionID: "another-session"))
     }
 
+    @Test("a password reset and the user's own account deletion revoke everything; a verification nothing")
+    func userInitiated() throws {
+        let (f, seen) = try observed()
+        let ann = try f.signUp()
+        _ = try f.auth.confirmEmailVerification(code: try #require(ann.verificationCode))
+        #expect(seen.take().isEmpty)
+        let reset = try #require(try f.auth.requestPasswordReset(email: "ann@example.com"))
+        try f.auth.confirmPasswordReset(code: reset, newPassword: "another-pw")
+        #expect(seen.take() == [Revocation(uid: ann.user.uid)])
+        let fresh = try f.auth.signIn(email: "ann@example.com", password: "another-pw")
+        try f.auth.deleteAccount(try f.auth.verifyIDToken(fresh.idToken))
+        #expect(seen.take() == [Revocation(uid: ann.user.uid)])
+    }
+
     @Test("a reused refresh token revokes its session")
     func refreshReuse() throws {
         let (f, seen) = try observed()
