@@ -29,7 +29,8 @@ public struct AuthConfiguration: Sendable {
     public var passwordResetCodeLifetime: Int64 = 3600
     /// Create an email-verification code on sign-up (returned in `AuthResult.verificationCode`). Default `true`.
     public var sendVerificationOnSignUp = true
-    /// Refuse sign-in (403 `EMAIL_NOT_VERIFIED`) until the address is verified. Default `false`.
+    /// No access until the address is verified: sign-up starts no session, sign-in and refresh answer 403
+    /// `EMAIL_NOT_VERIFIED` (and the server refuses unverified callers on every data endpoint). Default `false`.
     public var requireVerifiedEmail = false
     /// Shortest accepted password, in characters. Default 6 (Firebase's minimum).
     public var minPasswordLength = 6
@@ -71,7 +72,8 @@ public struct AuthConfiguration: Sendable {
     }
 }
 
-/// The token-bucket limits used by `AuthService.checkRateLimit(_:ip:email:)`.
+/// The token-bucket limits used by `AuthService.checkRateLimit(_:ip:email:)`, and for sign-in by
+/// `AuthService.checkSignInThrottle(ip:email:)`, which charges failed sign-ins only.
 public struct AuthRateLimits: Sendable {
     /// Off switch for every limiter. Default on.
     public var enabled = true

@@ -31,4 +31,9 @@ extension KuraError {
             code: "TOO_MANY_ATTEMPTS_TRY_LATER", status: 429, message: "too many attempts; try again later",
             headers: [("Retry-After", String(retryAfter))])
     }
+
+    /// 429 with `Retry-After` rounded up from `seconds`.
+    static func tooManyAttempts(seconds: Double) -> KuraError {
+        tooManyAttempts(retryAfter: max(1, Int(seconds.rounded(.up))))
+    }
 }

@@ -27,7 +27,8 @@ extension AuthService {
         try store.updateAccount(account)
         if update.password != nil {
             try store.revokeSessions(uid: account.uid, except: claims.sessionID)
-            cache.invalidate(uid: account.uid)
+            // Every other session; this one keeps its access (its claims did not change).
+            revoke(Revocation(uid: account.uid, keptSessionID: claims.sessionID))
         }
         var result = ProfileUpdateResult(user: AuthUser(account))
         if let newAddress, newAddress.value != account.email {
@@ -43,7 +44,7 @@ extension AuthService {
         try requireRecentLogin(claims)
         _ = try liveAccount(claims)
         try store.deleteAccount(uid: claims.uid)
-        cache.invalidate(uid: claims.uid)
+        revoke(Revocation(uid: claims.uid))
     }
 
     /// A new email-verification code for the caller's current address (to mail to `currentUser(_:).email`).
@@ -61,6 +62,8 @@ extension AuthService {
         }
         account.emailVerified = true
         try store.updateAccount(account)
+        // Access only grows: cached verifications take the new `email_verified`, streams stay.
+        cache.invalidate(uid: account.uid)
         return AuthUser(account)
     }
 
@@ -74,6 +77,8 @@ extension AuthService {
         account.emailKey = address.key
         account.emailVerified = true
         try store.updateAccount(account)
+        // The `email` claim changed, and rules may grant by it.
+        revoke(Revocation(uid: account.uid))
         return AuthUser(account)
     }
 
@@ -91,6 +96,17 @@ extension AuthService {
         return (try makeActionCode(.passwordReset, uid: account.uid, email: account.email), account.email)
     }
 
+    /// An email-verification code for the account with address `email`, with the address to mail it to, or `nil`
+    /// when no enabled, unverified account has it: the resend for someone who cannot sign in before verifying
+    /// (`requireVerifiedEmail`). The route answers the same either way. Throws `INVALID_EMAIL`.
+    public func verificationMail(email: String) throws -> (code: String, email: String)? {
+        let address = try EmailAddress(email)
+        guard let account = try store.account(emailKey: address.key), !account.disabled, !account.emailVerified else {
+            return nil
+        }
+        return (try makeActionCode(.verifyEmail, uid: account.uid, email: account.email), account.email)
+    }
+
     /// Sets a new password with a reset code, marks the address verified (the code proved it) and revokes every
     /// session. Throws `WEAK_PASSWORD`, `MISSING_PASSWORD` (checked before the code is spent), `INVALID_OOB_CODE`,
     /// `EXPIRED_OOB_CODE`, `USER_DISABLED`.
@@ -106,7 +122,7 @@ extension AuthService {
         account.emailVerified = true
         try store.updateAccount(account)
         try store.revokeSessions(uid: account.uid, except: nil)
-        cache.invalidate(uid: account.uid)
+        revoke(Revocation(uid: account.uid))
         return AuthUser(account)
     }
 

@@ -41,11 +41,14 @@ extension AuthService {
         return AuthUser(account)
     }
 
-    /// Changes an account. Disabling takes effect immediately in this process (the user's cached tokens re-check);
-    /// a password change revokes every session; claims apply to ID tokens issued from now on (next refresh).
+    /// Changes an account. Takes effect on the user's next request in this process: ID tokens are checked against
+    /// the account as it is now, so disabling, new custom claims, a new email or a withdrawn verification apply to
+    /// tokens already issued, and the user's listen streams end (`Revocation`). A password change also revokes
+    /// every session. New ID tokens carry the new claims.
     /// Throws `USER_NOT_FOUND`, `INVALID_CLAIMS`, `INVALID_EMAIL`, `EMAIL_EXISTS`, `WEAK_PASSWORD`.
     public func updateUser(uid: String, _ update: AdminUserUpdate) throws -> AuthUser {
         guard var account = try store.account(uid: uid) else { throw KuraError.userNotFound }
+        let before = account
         if let claims = update.customClaims {
             try Self.validateCustomClaims(claims)
             account.customClaims = claims
@@ -67,21 +70,29 @@ extension AuthService {
         }
         guard try store.updateAccount(account) else { throw KuraError.userNotFound }
         if update.password != nil { try store.revokeSessions(uid: uid, except: nil) }
-        cache.invalidate(uid: uid)
+        let narrowed =
+            update.password != nil || (account.disabled && !before.disabled)
+            || account.customClaims != before.customClaims || account.email != before.email
+            || (before.emailVerified && !account.emailVerified)
+        if narrowed {
+            revoke(Revocation(uid: uid))
+        } else {
+            cache.invalidate(uid: uid)
+        }
         return AuthUser(account)
     }
 
     /// Deletes an account with its sessions and codes. Throws `USER_NOT_FOUND`.
     public func deleteUser(uid: String) throws {
         guard try store.deleteAccount(uid: uid) else { throw KuraError.userNotFound }
-        cache.invalidate(uid: uid)
+        revoke(Revocation(uid: uid))
     }
 
     /// Signs the user out everywhere. Throws `USER_NOT_FOUND`.
     public func revokeSessions(uid: String) throws {
         guard try store.account(uid: uid) != nil else { throw KuraError.userNotFound }
         try store.revokeSessions(uid: uid, except: nil)
-        cache.invalidate(uid: uid)
+        revoke(Revocation(uid: uid))
     }
 
     /// Custom claims: at most 1000 bytes of JSON (Firebase's limit), none of `AuthClaims.reservedNames`.

@@ -22,6 +22,7 @@ public final class AuthService: Sendable {
     let keys: SigningKeyRing
     let hasher: PasswordHasher
     let cache: TokenCache
+    let revocations = RevocationObservers()
 
     /// Opens the service on `directory` (the data directory): `accounts.db` and `auth-signing-keys.json` live there.
     public convenience init(
@@ -61,18 +62,56 @@ public final class AuthService: Sendable {
         }
     }
 
+    /// Sign-in throttling, which counts failures rather than attempts so that nobody but the guesser is slowed:
+    /// 429 `TOO_MANY_ATTEMPTS_TRY_LATER` when the client address has used up its failed sign-ins (`perIP`), or
+    /// when the account has (`perAccount`, failures from any address) and this address has failed too within
+    /// its bucket's refill time. So a correct password from an address that has not been failing goes through
+    /// even while strangers keep an account's bucket empty. Call before `signIn`; report failures with
+    /// `recordFailedSignIn`.
+    public func checkSignInThrottle(ip: String?, email: String) throws {
+        let ipKey = ip.map { "\(AuthEndpoint.signIn.rawValue):ip:\($0)" }
+        if let ipKey, let wait = ipLimiter.retryAfter(ipKey) { throw KuraError.tooManyAttempts(seconds: wait) }
+        guard let accountKey = signInAccountKey(email), let wait = accountLimiter.retryAfter(accountKey) else {
+            return
+        }
+        // The account is being guessed at; only an address with a clean record may try.
+        if let ipKey, !ipLimiter.isCharged(ipKey) { return }
+        throw KuraError.tooManyAttempts(seconds: wait)
+    }
+
+    /// Counts a failed sign-in (`INVALID_LOGIN_CREDENTIALS`) against the address and the account. A failure
+    /// against an account whose bucket is already empty (one let through by `checkSignInThrottle`) empties the
+    /// address's bucket too: each address gets one such guess per `perIP` burst × refill interval.
+    public func recordFailedSignIn(ip: String?, email: String) {
+        let accountKey = signInAccountKey(email)
+        let accountLocked = accountKey.map { accountLimiter.retryAfter($0) != nil } ?? false
+        if let ip {
+            ipLimiter.charge(
+                "\(AuthEndpoint.signIn.rawValue):ip:\(ip)", count: accountLocked ? ipLimiter.limit.burst : 1)
+        }
+        if let accountKey { accountLimiter.charge(accountKey) }
+    }
+
+    private func signInAccountKey(_ email: String) -> String? {
+        (try? EmailAddress(email)).map { "\(AuthEndpoint.signIn.rawValue):email:\($0.key)" }
+    }
+
     // MARK: Sign-up, sign-in, refresh, sign-out
 
-    /// Creates an account and signs it in. Throws `INVALID_EMAIL`, `MISSING_PASSWORD`, `WEAK_PASSWORD`,
-    /// `EMAIL_EXISTS`.
+    /// Creates an account and signs it in. With `requireVerifiedEmail` the account is created without a session
+    /// (`AuthResult.isSignedIn` is false, as PocketBase does for collections that need verified users): its owner
+    /// verifies the address from the mail, then signs in; the verification code is made whatever
+    /// `sendVerificationOnSignUp` says. Throws `INVALID_EMAIL`, `MISSING_PASSWORD`, `WEAK_PASSWORD`, `EMAIL_EXISTS`.
     public func signUp(email: String, password: String, displayName: String? = nil) throws -> AuthResult {
         let address = try EmailAddress(email)
         try validateNewPassword(password)
         let account = try insertAccount(
             address: address, password: password, displayName: displayName, emailVerified: false,
             customClaims: JSONObject())
-        var result = try startSession(for: account)
-        if configuration.sendVerificationOnSignUp {
+        var result =
+            configuration.requireVerifiedEmail
+            ? AuthResult.accountOnly(AuthUser(account)) : try startSession(for: account)
+        if configuration.sendVerificationOnSignUp || configuration.requireVerifiedEmail {
             result.verificationCode = try makeActionCode(.verifyEmail, uid: account.uid, email: account.email)
         }
         return result
@@ -101,7 +140,9 @@ public final class AuthService: Sendable {
 
     /// Exchanges a refresh token for a new ID token and a new refresh token (the old one stops working).
     /// Presenting an already-rotated token revokes its whole session, except the token rotated last, within
-    /// `refreshTokenReuseGrace` seconds of its rotation (a retry). Throws `INVALID_REFRESH_TOKEN`, `USER_DISABLED`.
+    /// `refreshTokenReuseGrace` seconds of its rotation (a retry). Throws `INVALID_REFRESH_TOKEN`, `USER_DISABLED`,
+    /// `EMAIL_NOT_VERIFIED` (with `requireVerifiedEmail`, for an unverified account: the presented token is spent
+    /// and no new one issued, so the session ends; its owner signs in again once the address is verified).
     public func refresh(refreshToken: String) throws -> AuthResult {
         guard !refreshToken.isEmpty, refreshToken.utf8.count <= 256 else { throw KuraError.invalidRefreshToken }
         let newToken = Base64.encode(SecureRandom.bytes(32), .urlSafe)
@@ -112,11 +153,12 @@ public final class AuthService: Sendable {
         case .invalid:
             throw KuraError.invalidRefreshToken
         case .reused(let session):
-            cache.invalidate(uid: session.uid)
+            revoke(Revocation(uid: session.uid, sessionID: session.id))
             throw KuraError.invalidRefreshToken
         case .rotated(let session):
             guard let account = try store.account(uid: session.uid) else { throw KuraError.invalidRefreshToken }
             guard !account.disabled else { throw KuraError.userDisabled }
+            if configuration.requireVerifiedEmail && !account.emailVerified { throw KuraError.emailNotVerified }
             return AuthResult(
                 user: AuthUser(account), idToken: issueIDToken(account: account, session: session),
                 refreshToken: newToken, expiresIn: configuration.idTokenLifetime)
@@ -131,14 +173,17 @@ public final class AuthService: Sendable {
         } else {
             try store.revokeSession(id: claims.sessionID)
         }
-        cache.invalidate(uid: claims.uid)
+        revoke(Revocation(uid: claims.uid, sessionID: allSessions ? nil : claims.sessionID))
     }
 
     // MARK: ID tokens
 
     /// Verifies an ID token (signature, issuer, audience, expiry, session and account state) and returns its
-    /// claims. Repeated calls hit an in-memory cache; the database is re-checked every `tokenRecheckInterval` and
-    /// right after any revocation in this process. Throws `INVALID_ID_TOKEN`, `TOKEN_EXPIRED`, `USER_DISABLED`.
+    /// claims. The claims that can grant power (`email`, `email_verified`, custom claims such as `admin`) are the
+    /// account's as it is now, not as the token was issued: a demoted administrator is demoted on the next request.
+    /// Repeated calls hit an in-memory cache; the database is re-checked every `tokenRecheckInterval` and right
+    /// after any change to the user's account or sessions in this process. Throws `INVALID_ID_TOKEN`,
+    /// `TOKEN_EXPIRED`, `USER_DISABLED`.
     public func verifyIDToken(_ token: String) throws -> AuthClaims {
         let now = clock.now()
         let cached = cache.entry(token)
@@ -150,7 +195,7 @@ public final class AuthService: Sendable {
             if now - cached.checkedAt < configuration.tokenRecheckInterval { return cached.claims }
         }
         let epoch = cache.epoch
-        let claims =
+        var claims =
             try cached?.claims
             ?? IDToken.decode(
                 token, issuer: configuration.issuer, audience: configuration.audience, key: keys.key(kid:))
@@ -159,7 +204,10 @@ public final class AuthService: Sendable {
             throw KuraError.invalidIDToken("the ID token is from the future")
         }
         do {
-            try checkSessionIsLive(claims)
+            let account = try liveAccount(of: claims)
+            claims.email = account.email
+            claims.emailVerified = account.emailVerified
+            claims.customClaims = account.customClaims
         } catch {
             cache.remove(token)
             throw error
@@ -175,11 +223,29 @@ public final class AuthService: Sendable {
     /// Makes a new signing key; tokens signed by the previous keys stay valid until they expire.
     public func rotateSigningKey() throws { try keys.rotate(now: Int64(clock.now())) }
 
-    private func checkSessionIsLive(_ claims: AuthClaims) throws {
+    /// The account of a token whose session is live, read past the account cache (so that the periodic re-check
+    /// also sees other processes' changes). Throws when the session is revoked or the account gone or disabled.
+    private func liveAccount(of claims: AuthClaims) throws -> AccountRecord {
         guard let session = try store.session(id: claims.sessionID), session.uid == claims.uid, !session.revoked,
             let account = try (store as? CachedAccountStore)?.freshAccount(uid: claims.uid)
                 ?? store.account(uid: claims.uid)
         else { throw KuraError.invalidIDToken("the session has been revoked") }
         guard !account.disabled else { throw KuraError.userDisabled }
+        return account
+    }
+
+    // MARK: Revocation
+
+    /// Calls `observer` with every revocation made in this process (see `Revocation`), synchronously on the thread
+    /// that made it, before the operation returns. Observers cannot be removed: register them at start-up.
+    public func observeRevocations(_ observer: @escaping @Sendable (Revocation) -> Void) {
+        revocations.add(observer)
+    }
+
+    /// Makes the user's cached verifications re-check the database (bumping `revocationEpoch`), then tells the
+    /// observers. Call after the database write.
+    func revoke(_ revocation: Revocation) {
+        cache.invalidate(uid: revocation.uid)
+        revocations.announce(revocation)
     }
 }

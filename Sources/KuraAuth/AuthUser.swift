@@ -35,18 +35,27 @@ public struct AuthUser: Sendable, Equatable {
 /// What sign-up, sign-in and refresh return.
 public struct AuthResult: Sendable {
     public var user: AuthUser
-    /// The signed ID token (JWT).
+    /// The signed ID token (JWT); empty when no session was started (`isSignedIn`).
     public var idToken: String
-    /// The new opaque refresh token.
+    /// The new opaque refresh token; empty when no session was started.
     public var refreshToken: String
     /// ID-token lifetime in seconds.
     public var expiresIn: Int64
     /// Sign-up only: the email-verification code to mail (nil when `sendVerificationOnSignUp` is off). Not in `json`.
     public var verificationCode: String?
 
-    /// `{user,idToken,refreshToken,expiresIn}`.
+    /// Whether a session was started: a sign-up with `requireVerifiedEmail` creates the account only.
+    public var isSignedIn: Bool { !idToken.isEmpty }
+
+    /// An account created without a session (its address must be verified first).
+    static func accountOnly(_ user: AuthUser) -> AuthResult {
+        AuthResult(user: user, idToken: "", refreshToken: "", expiresIn: 0)
+    }
+
+    /// `{user,idToken,refreshToken,expiresIn}`, or `{user}` without a session.
     public var json: JSONValue {
-        [
+        guard isSignedIn else { return ["user": user.json] }
+        return [
             "user": user.json, "idToken": .string(idToken), "refreshToken": .string(refreshToken),
             "expiresIn": .int(expiresIn),
         ]

@@ -61,6 +61,40 @@ public final class RateLimiter: Sendable {
         if let retryAfter { throw KuraError.tooManyAttempts(retryAfter: max(1, Int(retryAfter.rounded(.up)))) }
     }
 
+    /// Seconds until `key`'s bucket has an attempt again, or `nil` when it has one now; takes nothing.
+    public func retryAfter(_ key: String) -> Double? {
+        guard enabled else { return nil }
+        let now = clock.now()
+        let tokens = buckets.withLock { $0[key].map { refilled($0, now: now) } } ?? Double(limit.burst)
+        return tokens >= 1 ? nil : (1 - tokens) * limit.refillInterval
+    }
+
+    /// Whether `key`'s bucket is short of full: something was charged to it within the last
+    /// `burst × refillInterval` seconds.
+    public func isCharged(_ key: String) -> Bool {
+        guard enabled else { return false }
+        let now = clock.now()
+        return buckets.withLock { $0[key].map { refilled($0, now: now) < Double(limit.burst) } } ?? false
+    }
+
+    /// Takes `count` attempts from `key`'s bucket (down to empty), without refusing anything: for counting what
+    /// already happened, such as a failed sign-in.
+    public func charge(_ key: String, count: Int = 1) {
+        guard enabled else { return }
+        let now = clock.now()
+        buckets.withLock { buckets in
+            var bucket = buckets[key] ?? Bucket(tokens: Double(limit.burst), updated: now)
+            bucket.tokens = max(0, refilled(bucket, now: now) - Double(count))
+            bucket.updated = now
+            if buckets[key] == nil && buckets.count >= maxBuckets { evict(&buckets, now: now) }
+            buckets[key] = bucket
+        }
+    }
+
+    private func refilled(_ bucket: Bucket, now: Double) -> Double {
+        min(Double(limit.burst), bucket.tokens + max(0, now - bucket.updated) / limit.refillInterval)
+    }
+
     /// Buckets currently held (for tests and metrics).
     public var bucketCount: Int { buckets.withLock { $0.count } }
 

@@ -44,12 +44,25 @@ public final class Auth: Sendable {
 
     // MARK: Signing in and out
 
-    /// Creates an account and signs in as it (`POST /api/auth/signup`). Throws `.emailExists`, `.invalidEmail`,
-    /// `.weakPassword`…
+    /// Creates an account and signs in as it (`POST /api/auth/signup`). When the server requires verified
+    /// addresses (`auth.requireVerifiedEmail`) the account is created but nobody is signed in
+    /// (`AuthDataResult.isSignedIn` is false): the user follows the mailed link, then `signIn`s. Throws
+    /// `.emailExists`, `.invalidEmail`, `.weakPassword`…
     @discardableResult
     public func createUser(withEmail email: String, password: String) async throws -> AuthDataResult {
-        try await signIn(
-            APIRequest("POST", "/api/auth/signup", body: ["email": .string(email), "password": .string(password)]))
+        let response = try await transport.send(
+            APIRequest("POST", "/api/auth/signup", body: ["email": .string(email), "password": .string(password)]),
+            token: nil)
+        let body = try response.object()
+        guard body["idToken"] == nil else { return signIn(try Self.session(from: response)) }
+        return AuthDataResult(user: User(profile: try UserProfile(json: body["user"]), auth: self), isSignedIn: false)
+    }
+
+    /// Mails another verification link to `email`, for an account that cannot sign in before verifying
+    /// (`POST /api/auth/verify-email` by address). Succeeds for unknown and already verified addresses too.
+    public func sendEmailVerification(toEmail email: String) async throws {
+        _ = try await transport.send(
+            APIRequest("POST", "/api/auth/verify-email", body: ["email": .string(email)]), token: nil)
     }
 
     /// Signs in (`POST /api/auth/signin`). Throws `.invalidLoginCredentials` for an unknown address or a wrong
@@ -82,9 +95,12 @@ public final class Auth: Sendable {
     }
 
     private func signIn(_ request: APIRequest) async throws -> AuthDataResult {
-        let session = try Self.session(from: try await transport.send(request, token: nil))
+        signIn(try Self.session(from: try await transport.send(request, token: nil)))
+    }
+
+    private func signIn(_ session: StoredSession) -> AuthDataResult {
         install(session)
-        return AuthDataResult(user: User(profile: session.profile, auth: self))
+        return AuthDataResult(user: User(profile: session.profile, auth: self), isSignedIn: true)
     }
 
     static func session(from response: APIResponse) throws -> StoredSession {
@@ -231,6 +247,8 @@ public final class Auth: Sendable {
 
 /// What `createUser` and `signIn` return, as in Firebase.
 public struct AuthDataResult: Sendable {
-    /// The signed-in user.
+    /// The signed-in user (or, when `isSignedIn` is false, the account just created).
     public let user: User
+    /// False after `createUser` on a server that requires a verified address before any session.
+    public let isSignedIn: Bool
 }

@@ -177,7 +177,7 @@ final class ChangeFeed: @unchecked Sendable {
         deliveries.reserveCapacity(batches.count)
         for batch in batches {
             let connection = batch.first.connection
-            guard !connection.isClosing else { continue }
+            guard !connection.isClosing, !revokedNow(connection, registry) else { continue }
             var bytes: [UInt8]
             if batch.more.isEmpty {
                 bytes = ListenEvent.changes(batch.first.target, batch.first.outgoing, id: endID, cache: &cache)
@@ -273,6 +273,7 @@ final class ChangeFeed: @unchecked Sendable {
     private func activate(_ registration: Registration, _ registry: ListenerRegistry) {
         let state = registration.state
         let connection = state.connection
+        guard !revokedNow(connection, registry) else { return }
         if let existing = connection.feedSide.targets[state.target.id] { unregister(existing) }
         targets[state.key] = state
         index.insert(state.key, state.target)
@@ -322,18 +323,31 @@ final class ChangeFeed: @unchecked Sendable {
                 continue
             }
             let side = connection.feedSide
+            if revokedNow(connection, registry) { continue }
             if !principal.bypassesRules && now >= side.nextAuthCheck {
+                // The backstop for revocations made by other processes; this process's own end the stream at once
+                // (`ListenerRegistry.revoke(where:)`).
                 side.nextAuthCheck = now + configuration.authCheckSeconds
                 if !registry.access.isStillValid(principal) {
-                    connection.terminate(
-                        ListenEvent.terminal(
-                            "auth_revoked", code: "UNAUTHENTICATED",
-                            message: "the credentials were revoked or the account disabled"))
+                    connection.revoke(message: "the credentials were revoked or the account disabled or changed")
                     continue
                 }
             }
             if heartbeat { connection.send(ListenEvent.heartbeat(id: heartbeatPosition(connection))) }
         }
+    }
+
+    /// Checks the credentials of a stream flagged `authCheckDue` (it may have missed a revocation while opening);
+    /// ends it and returns `true` when they no longer hold.
+    private func revokedNow(_ connection: ListenConnection, _ registry: ListenerRegistry) -> Bool {
+        guard connection.authCheckDue.load(ordering: .acquiring),
+            connection.authCheckDue.exchange(false, ordering: .acquiringAndReleasing)
+        else { return false }
+        guard registry.access.isStillValid(connection.principal) else {
+            connection.revoke(message: "the credentials were revoked or the account disabled or changed")
+            return true
+        }
+        return false
     }
 
     /// The position a heartbeat may carry: only when every target the client asked for has had its first event

@@ -12,13 +12,19 @@ public struct ListenPrincipal: Sendable {
     public let expiresAt: Int64?
     /// The access layer's value for this caller.
     public let context: any Sendable
+    /// `ListenAccess.revocationEpoch` read before the credentials were checked: a stream whose principal was
+    /// resolved before a revocation that it missed is checked again before it delivers anything.
+    public let revocationEpoch: UInt64
 
     /// Creates a principal.
-    public init(identity: String, bypassesRules: Bool, expiresAt: Int64?, context: any Sendable) {
+    public init(
+        identity: String, bypassesRules: Bool, expiresAt: Int64?, context: any Sendable, revocationEpoch: UInt64 = 0
+    ) {
         self.identity = identity
         self.bypassesRules = bypassesRules
         self.expiresAt = expiresAt
         self.context = context
+        self.revocationEpoch = revocationEpoch
     }
 }
 
@@ -29,8 +35,13 @@ public protocol ListenAccess: Sendable {
     /// revoked token.
     func principal(bearerToken: String?) throws -> ListenPrincipal
 
-    /// Whether the principal's credentials still hold (not revoked, account not disabled, not expired).
+    /// Whether the principal's credentials still hold (not revoked, account not disabled, not expired, the same
+    /// claims).
     func isStillValid(_ principal: ListenPrincipal) -> Bool
+
+    /// A counter that moves with every revocation in this process (see `ListenerRegistry.revoke(where:)`);
+    /// lock-free. 0 when the access layer has none.
+    var revocationEpoch: UInt64 { get }
 
     /// Whether `principal` may read the document at `path` (`document` is `nil` when it does not exist): `get`
     /// for document listeners, `list` (`listing`) for documents a query listener delivers.
@@ -39,6 +50,10 @@ public protocol ListenAccess: Sendable {
     /// The `list` decision for every document directly in `collection` when the rules make it without looking at
     /// the document, else `nil` (then `mayRead` is asked per document).
     func listDecision(_ principal: ListenPrincipal, collection: CollectionPath) -> Bool?
+}
+
+extension ListenAccess {
+    public var revocationEpoch: UInt64 { 0 }
 }
 
 /// Lets everyone read everything; for tests of the realtime machinery without rules.

@@ -19,6 +19,9 @@ public final class ListenConnection: Sendable {
     let maxQueuedBytes: Int
     private let inTransit = Atomic<Int>(0)
     private let closing = Atomic<Bool>(false)
+    /// Set when the credentials must be checked again before the next delivery (a revocation may have been
+    /// missed while the stream opened).
+    let authCheckDue = Atomic<Bool>(false)
     let requests = Mutex(Requests())
     /// State the change feed keeps for the connection; feed thread only.
     let feedSide = FeedSide()
@@ -155,6 +158,12 @@ public final class ListenConnection: Sendable {
         let queued = stream.queuedBytes
         if queued > 0 && queued + count > maxQueuedBytes { return overflow() }
         stream.write(bytes)
+    }
+
+    /// The credentials were revoked (or the account disabled, deleted or changed): `event: auth_revoked`, then
+    /// close. From the moment this returns no further event is written, even one already on its way to the loop.
+    func revoke(code: String = "UNAUTHENTICATED", message: String) {
+        terminate(ListenEvent.terminal("auth_revoked", code: code, message: message))
     }
 
     /// The client cannot keep up: tell it (it resumes with `Last-Event-ID`) and close.

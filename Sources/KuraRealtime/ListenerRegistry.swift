@@ -78,6 +78,11 @@ public final class ListenerRegistry: Sendable {
             }
             map[connection.id] = connection
         }
+        // After the insertion: a revocation from now on finds the stream in `revoke(where:)`; one that happened
+        // since the principal was resolved is caught here.
+        if access.revocationEpoch != principal.revocationEpoch {
+            connection.authCheckDue.store(true, ordering: .releasing)
+        }
         connection.feedSide.nextAuthCheck = Clock.seconds() + configuration.authCheckSeconds
         stream.write(ListenEvent.connected(connection.id, heartbeatSeconds: configuration.heartbeatSeconds))
         stream.onClose { [self] in
@@ -85,6 +90,16 @@ public final class ListenerRegistry: Sendable {
             post(.closed(connection))
         }
         return connection
+    }
+
+    /// Ends at once every open stream whose principal `isRevoked` says has lost its access: each is sent
+    /// `event: auth_revoked` and closed, and no event after it is written (changes already on their way to the
+    /// stream's loop are dropped). Call right after the revocation, from any thread; `isRevoked` must only touch
+    /// memory. The feed's periodic re-check (`authCheckSeconds`) remains for revocations made by other processes.
+    public func revoke(where isRevoked: (ListenPrincipal) -> Bool) {
+        for connection in allConnections where !connection.isClosing && isRevoked(connection.principal) {
+            connection.revoke(message: "the credentials were revoked or the account disabled or changed")
+        }
     }
 
     /// The open stream with this id.

@@ -7,7 +7,8 @@ import KuraRules
 public enum Caller: Sendable {
     /// `Authorization: Bearer <admin key>`: bypasses the security rules.
     case admin
-    /// `Authorization: Bearer <ID token>`: the token's verified claims.
+    /// `Authorization: Bearer <ID token>`: the token's verified claims, with `email`, `email_verified` and the
+    /// custom claims taken from the account as it is now (`AuthService.verifyIDToken`).
     case user(AuthClaims)
     /// No `Authorization` header: `request.auth == null` in the rules.
     case anonymous
@@ -53,11 +54,16 @@ struct Authenticator: Sendable {
         return claims
     }
 
-    /// 401 without credentials, 403 for a user without the `admin` claim.
+    /// 401 without credentials, 403 for a user without the `admin` claim (as the account has it now), and 403
+    /// `EMAIL_NOT_VERIFIED` for an unverified one when `auth.requireVerifiedEmail` is on.
     func requireAdmin(_ request: Request) throws {
         let caller = try caller(request)
         guard case .anonymous = caller else {
             guard caller.isAdmin else { throw KuraError.permissionDenied("this endpoint is for administrators") }
+            if case .user(let claims) = caller, auth.configuration.requireVerifiedEmail, !claims.emailVerified {
+                throw KuraError(
+                    code: "EMAIL_NOT_VERIFIED", status: 403, message: "the email address has not been verified")
+            }
             return
         }
         throw KuraError.unauthenticated("this endpoint needs 'Authorization: Bearer <admin key or admin ID token>'")

@@ -27,6 +27,8 @@ public final class Kura: Sendable {
     public let dataAccess: DataAccess
     /// Realtime listeners (`/api/listen`) and the change feed that serves them.
     public let realtime: ListenerRegistry
+    /// Password-reset and verification mails asked for by address (answered before the lookup).
+    public let addressMails: AddressMailRequests
     private let publicURL: PublicURL
     private let maintenance: Maintenance
     /// Polls `<data>/kura.rules` for changes; `nil` when `rules.reloadIntervalSeconds` is 0.
@@ -88,7 +90,10 @@ public final class Kura: Sendable {
         dataAccess = access
         let router = Router<KuraContext>()
         SystemRoutes.register(on: router)
-        let authRoutes = AuthRoutes(auth: auth, authenticator: authenticator, mailer: accountMailer)
+        let addressMails = AddressMailRequests(auth: auth, mailer: accountMailer, logger: logger)
+        self.addressMails = addressMails
+        let authRoutes = AuthRoutes(
+            auth: auth, authenticator: authenticator, mailer: accountMailer, addressMails: addressMails)
         authRoutes.register(on: router)
         AdminUserRoutes(auth: auth, authenticator: authenticator).register(on: router)
         OutboxRoutes(mailer: mailer, authenticator: authenticator).register(on: router)
@@ -102,6 +107,10 @@ public final class Kura: Sendable {
             store: store, access: RealtimeAccess(access: access), configuration: configuration.realtime,
             signal: commits, logger: logger)
         self.realtime = realtime
+        // Revocation is immediate on every channel: REST through the token cache, listen streams here.
+        auth.observeRevocations { revocation in
+            realtime.revoke { RealtimeAccess.isRevoked($0, by: revocation) }
+        }
         ListenRoutes(registry: realtime, access: RealtimeAccess(access: access), pages: configuration.pages)
             .register(on: router)
         extraRoutes(router)

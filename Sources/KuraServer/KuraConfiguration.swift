@@ -119,7 +119,10 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "auth.sendVerificationOnSignUp", help: "mail a verification link on sign-up (default true)") {
             $0.auth.sendVerificationOnSignUp = try boolean($1, "auth.sendVerificationOnSignUp")
         },
-        Setting(key: "auth.requireVerifiedEmail", help: "refuse sign-in until the email is verified (default false)") {
+        Setting(
+            key: "auth.requireVerifiedEmail",
+            help: "no session and no data access until the email is verified (default false)"
+        ) {
             $0.auth.requireVerifiedEmail = try boolean($1, "auth.requireVerifiedEmail")
         },
         Setting(key: "auth.minPasswordLength", help: "shortest password accepted (default 6)") {

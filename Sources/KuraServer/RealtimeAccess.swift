@@ -1,3 +1,4 @@
+import KuraAuth
 import KuraCore
 import KuraRealtime
 import KuraRules
@@ -17,38 +18,57 @@ struct RealtimeAccess: ListenAccess {
     }
 
     func principal(bearerToken: String?) throws -> ListenPrincipal {
-        principal(try access.caller(bearerToken: bearerToken), bearerToken: bearerToken)
+        // The epoch before the check, so that a revocation racing it is caught when the stream opens.
+        let epoch = revocationEpoch
+        return principal(try access.caller(bearerToken: bearerToken), bearerToken: bearerToken, epoch: epoch)
     }
 
     /// The principal a token names when that is known from memory (the admin key, no token, a recently verified
     /// ID token); `nil` means "verify on the worker pool". Safe on an event loop.
-    func cachedPrincipal(bearerToken: String?) -> ListenPrincipal? {
-        access.cachedCaller(bearerToken: bearerToken).map { principal($0, bearerToken: bearerToken) }
+    func cachedPrincipal(bearerToken: String?) throws -> ListenPrincipal? {
+        let epoch = revocationEpoch
+        return try access.cachedCaller(bearerToken: bearerToken).map {
+            principal($0, bearerToken: bearerToken, epoch: epoch)
+        }
     }
 
-    private func principal(_ caller: Caller, bearerToken: String?) -> ListenPrincipal {
+    var revocationEpoch: UInt64 { access.auth.revocationEpoch }
+
+    private func principal(_ caller: Caller, bearerToken: String?, epoch: UInt64) -> ListenPrincipal {
         switch caller {
         case .admin:
             return ListenPrincipal(
                 identity: "admin", bypassesRules: true, expiresAt: nil,
-                context: Credentials(caller: caller, token: nil))
+                context: Credentials(caller: caller, token: nil), revocationEpoch: epoch)
         case .user(let claims):
             return ListenPrincipal(
                 identity: "user:" + claims.uid, bypassesRules: false, expiresAt: claims.expiresAt,
-                context: Credentials(caller: caller, token: bearerToken))
+                context: Credentials(caller: caller, token: bearerToken), revocationEpoch: epoch)
         case .anonymous:
             return ListenPrincipal(
                 identity: "anonymous", bypassesRules: false, expiresAt: nil,
-                context: Credentials(caller: caller, token: nil))
+                context: Credentials(caller: caller, token: nil), revocationEpoch: epoch)
         }
     }
 
+    /// Whether a revocation `revocation` ends the stream of `principal`.
+    static func isRevoked(_ principal: ListenPrincipal, by revocation: Revocation) -> Bool {
+        guard let credentials = principal.context as? Credentials, case .user(let claims) = credentials.caller else {
+            return false
+        }
+        return revocation.covers(uid: claims.uid, sessionID: claims.sessionID)
+    }
+
     func isStillValid(_ principal: ListenPrincipal) -> Bool {
-        guard let credentials = principal.context as? Credentials, let token = credentials.token else { return true }
+        guard let credentials = principal.context as? Credentials, let token = credentials.token,
+            case .user(let held) = credentials.caller
+        else { return true }
         // Through the token cache: a revocation in this process is seen at once, one elsewhere within the
-        // cache's re-check interval.
+        // cache's re-check interval. The claims the rules see must be those the stream was opened with: changed
+        // claims (another process changed the account) end the stream, and the client reopens it with them.
         guard case .user(let claims)? = try? access.caller(bearerToken: token) else { return false }
-        return claims.uid == credentials.caller.ruleAuth?.uid
+        return claims.uid == held.uid && claims.customClaims == held.customClaims
+            && claims.emailVerified == held.emailVerified && claims.email == held.email
     }
 
     func mayRead(_ principal: ListenPrincipal, path: DocumentPath, document: Document?, listing: Bool) -> Bool {

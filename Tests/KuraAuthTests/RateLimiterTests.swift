@@ -22,6 +22,39 @@ import Testing
         expectError("TOO_MANY_ATTEMPTS_TRY_LATER", 429) { try limiter.check("k") }
     }
 
+    @Test func chargeCountsWithoutRefusingAndPeeksTakeNothing() throws {
+        let clock = TestClock()
+        let limiter = RateLimiter(limit: RateLimit(burst: 3, refillInterval: 10), clock: clock.authClock)
+        #expect(limiter.retryAfter("k") == nil && !limiter.isCharged("k"))
+        limiter.charge("k")
+        #expect(limiter.isCharged("k") && limiter.retryAfter("k") == nil)
+        limiter.charge("k", count: 5)  // down to empty, never below
+        #expect(limiter.retryAfter("k") == 10)
+        #expect(limiter.retryAfter("k") == 10)  // peeking took nothing
+        clock.advance(10)
+        #expect(limiter.retryAfter("k") == nil && limiter.isCharged("k"))
+        clock.advance(20)  // full again: no record of the failures left
+        #expect(!limiter.isCharged("k"))
+    }
+
+    @Test func signInThrottleLetsAnAddressWithACleanRecordThrough() throws {
+        let f = try Fixture { $0.rateLimits.enabled = true }
+        try f.signUp()
+        for i in 0..<5 {
+            try f.auth.checkSignInThrottle(ip: "198.51.100.\(i)", email: "ann@example.com")
+            f.auth.recordFailedSignIn(ip: "198.51.100.\(i)", email: "ann@example.com")
+        }
+        expectError("TOO_MANY_ATTEMPTS_TRY_LATER", 429) {
+            try f.auth.checkSignInThrottle(ip: "198.51.100.1", email: "ANN@example.com")
+        }
+        try f.auth.checkSignInThrottle(ip: "203.0.113.9", email: "ann@example.com")
+        // A failure from the clean address on the locked account empties its bucket for every account.
+        f.auth.recordFailedSignIn(ip: "203.0.113.9", email: "ann@example.com")
+        expectError("TOO_MANY_ATTEMPTS_TRY_LATER", 429) {
+            try f.auth.checkSignInThrottle(ip: "203.0.113.9", email: "bob@example.com")
+        }
+    }
+
     @Test func disabledLimiterNeverThrows() throws {
         let limiter = RateLimiter(limit: RateLimit(burst: 1, refillInterval: 60), enabled: false)
         for _ in 0..<10 { try limiter.check("k") }

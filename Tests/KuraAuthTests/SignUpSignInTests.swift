@@ -67,6 +67,7 @@ import Testing
     @Test func requireVerifiedEmail() throws {
         let f = try Fixture { $0.requireVerifiedEmail = true }
         let result = try f.signUp()
+        #expect(!result.isSignedIn && result.refreshToken.isEmpty)  // no session before verification
         expectError("EMAIL_NOT_VERIFIED", 403) {
             _ = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
         }

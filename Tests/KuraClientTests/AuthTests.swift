@@ -72,6 +72,32 @@ import Testing
         }
     }
 
+    @Test func verifyThenSignInWhenTheServerRequiresVerifiedAddresses() async throws {
+        try await withServer(configure: { $0.auth.requireVerifiedEmail = true }) { server in
+            let kura = makeClient(server)
+            let email = uniqueEmail()
+            let created = try await kura.auth.createUser(withEmail: email, password: "secret-pw")
+            #expect(!created.isSignedIn)
+            #expect(created.user.email == email && !created.user.isEmailVerified)
+            #expect(kura.auth.currentUser == nil)
+            let refused = await #expect(throws: KuraError.self) {
+                try await kura.auth.signIn(withEmail: email, password: "secret-pw")
+            }
+            #expect(refused?.code == .emailNotVerified)
+            // Another mail, asked for by address; a mailed code verifies the account.
+            try await kura.auth.sendEmailVerification(toEmail: email)
+            let code = try #require(try await server.actionCode(to: email, mode: "verifyEmail"))
+            var request = URLRequest(url: server.url.appendingPathComponent("api/auth/verify-email/confirm"))
+            request.httpMethod = "POST"
+            request.httpBody = Data(#"{"code":"\#(code)"}"#.utf8)
+            let (_, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            let signedIn = try await kura.auth.signIn(withEmail: email, password: "secret-pw")
+            #expect(signedIn.isSignedIn && signedIn.user.isEmailVerified)
+            #expect(kura.auth.currentUser?.uid == created.user.uid)
+        }
+    }
+
     @Test func passwordResetMailAndNewPassword() async throws {
         try await withServer { server in
             let (kura, _) = try await signedInClient(server)

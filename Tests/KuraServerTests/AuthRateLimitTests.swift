@@ -44,7 +44,9 @@ import Testing
         }
     }
 
-    @Test("sign-ins against one account: 429 after the per-account burst, even with the right password")
+    @Test(
+        "sign-ins against one account: 429 after the per-account burst, even with the right password from the failing address"
+    )
     func signInPerAccount() throws {
         try withAuthKura(configure: { $0.auth.rateLimits.enabled = true }) { kura in
             try kura.signUp("ann@example.com")

@@ -159,7 +159,7 @@ import Testing
             guard case .user(let claims) = caller else { throw TestFailure("not a user: \(caller)") }
             #expect(claims.uid == a.uid)
             // Verified once, the token is in memory: the event-loop variant knows it too.
-            guard case .user = access.cachedCaller(bearerToken: a.idToken) else { throw TestFailure("not cached") }
+            guard case .user = try access.cachedCaller(bearerToken: a.idToken) else { throw TestFailure("not cached") }
             guard case .admin = try access.caller(bearerToken: server.adminKey) else { throw TestFailure("admin") }
             guard case .anonymous = try access.caller(bearerToken: nil) else { throw TestFailure("anonymous") }
             #expect(throws: KuraError.unauthenticated("the ID token is malformed")) {

@@ -81,21 +81,38 @@ public struct DataAccess: Sendable {
 
     /// The caller a bearer token names, from memory only: `nil` means an ID token that must be verified first
     /// (`caller(bearerToken:)`, on the worker pool). No token is the anonymous caller.
-    public func cachedCaller(bearerToken: String?) -> Caller? {
+    /// Throws 403 `EMAIL_NOT_VERIFIED` for a user whose address is not verified (as the account is now) when
+    /// `auth.requireVerifiedEmail` is on.
+    public func cachedCaller(bearerToken: String?) throws -> Caller? {
         guard let token = bearerToken else { return .anonymous }
         if adminKey.matches(token) { return .admin }
-        return auth.cachedClaims(token: token).map(Caller.user)
+        return try auth.cachedClaims(token: token).map { try admitted(.user($0)) }
     }
 
     /// The caller a bearer token names, verifying an ID token if needed (blocking). A bad, expired or revoked
-    /// token, or a disabled account, is 401 `UNAUTHENTICATED`.
+    /// token, or a disabled account, is 401 `UNAUTHENTICATED`; an unverified address is 403 `EMAIL_NOT_VERIFIED`
+    /// when `auth.requireVerifiedEmail` is on.
     public func caller(bearerToken: String?) throws -> Caller {
-        if let caller = cachedCaller(bearerToken: bearerToken) { return caller }
+        if let caller = try cachedCaller(bearerToken: bearerToken) { return caller }
+        let claims: AuthClaims
         do {
-            return .user(try auth.verifyIDToken(bearerToken ?? ""))
+            claims = try auth.verifyIDToken(bearerToken ?? "")
         } catch let error as KuraError where error.status == 401 || error.status == 403 {
             throw KuraError.unauthenticated(error.message)
         }
+        return try admitted(.user(claims))
+    }
+
+    /// `caller`, unless it is a user whose address is not verified while `auth.requireVerifiedEmail` is on: such a
+    /// user reaches no data (403 `EMAIL_NOT_VERIFIED`). The claims are the account's as it is now
+    /// (`AuthService.verifyIDToken`), so a verification takes effect on the next request.
+    func admitted(_ caller: Caller) throws -> Caller {
+        if case .user(let claims) = caller, auth.configuration.requireVerifiedEmail, !claims.emailVerified {
+            throw KuraError(
+                code: "EMAIL_NOT_VERIFIED", status: 403,
+                message: "the email address has not been verified; data is reachable once it is")
+        }
+        return caller
     }
 
     /// The bearer token of `request`; `nil` without an `Authorization` header (anonymous). Any other kind of
@@ -118,7 +135,7 @@ public struct DataAccess: Sendable {
             return try body(caller)
         }
         let token = try bearerToken(request)
-        if let caller = cachedCaller(bearerToken: token) {
+        if let caller = try cachedCaller(bearerToken: token) {
             if let header, let token, case .user = caller, let verification = auth.cachedVerification(token: token) {
                 loopCallers.withValue(on: environment.eventLoop) {
                     $0.insert(header: header, verification: verification)

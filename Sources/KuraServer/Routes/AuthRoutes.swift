@@ -8,6 +8,7 @@ struct AuthRoutes {
     let auth: AuthService
     let authenticator: Authenticator
     let mailer: AccountMailer
+    let addressMails: AddressMailRequests
 
     func register(on router: Router<KuraContext>) {
         let keys = auth
@@ -22,14 +23,20 @@ struct AuthRoutes {
             if let code = result.verificationCode {
                 try mailer.verification(to: result.user.email, code: code, request: request)
             }
+            // With `auth.requireVerifiedEmail`, `{user}` alone: no session until the address is verified.
             return result.json
         }
         post(router, "/api/auth/signin") { request in
             let body = try JSONBody(request)
             try body.allowOnly(["email", "password"])
             let email = try body.string("email") ?? ""
-            try auth.checkRateLimit(.signIn, ip: request.remoteAddress, email: email)
-            return try auth.signIn(email: email, password: try body.string("password") ?? "").json
+            try auth.checkSignInThrottle(ip: request.remoteAddress, email: email)
+            do {
+                return try auth.signIn(email: email, password: try body.string("password") ?? "").json
+            } catch let error as KuraError where error.code == "INVALID_LOGIN_CREDENTIALS" {
+                auth.recordFailedSignIn(ip: request.remoteAddress, email: email)
+                throw error
+            }
         }
         post(router, "/api/auth/refresh") { request in
             let body = try JSONBody(request)
@@ -66,25 +73,19 @@ struct AuthRoutes {
                 return .noContent
             }
         }
-        post(router, "/api/auth/verify-email") { request in
-            let claims = try authenticator.user(request)
-            try auth.checkRateLimit(.verifyEmail, ip: request.remoteAddress, email: claims.email)
-            let code = try auth.sendEmailVerification(claims)
-            try mailer.verification(to: claims.email, code: code, request: request)
-            return .object([:])
+        router.post("/api/auth/verify-email") { request, context in
+            // Without credentials, by address: for an account that cannot sign in before verifying. (Neither a
+            // token nor a body: 401, as for the signed-in form.)
+            guard request.headers["Authorization"] != nil || request.body.isEmpty else {
+                return try byAddress(.verification, .verifyEmail, request, context.environment)
+            }
+            return context.environment.offload { .json(try resendVerification(request).jsonBytes) }
         }
         post(router, "/api/auth/verify-email/confirm") { request in
             .object(["user": try confirmEmail(code: try code(request)).json])
         }
-        post(router, "/api/auth/password-reset") { request in
-            let body = try JSONBody(request)
-            try body.allowOnly(["email"])
-            let email = try body.string("email") ?? ""
-            try auth.checkRateLimit(.passwordReset, ip: request.remoteAddress, email: email)
-            if let reset = try auth.passwordResetMail(email: email) {
-                try mailer.passwordReset(to: reset.email, code: reset.code, request: request)
-            }
-            return .object([:])  // the same answer for unknown addresses: no account enumeration
+        router.post("/api/auth/password-reset") { request, context in
+            try byAddress(.passwordReset, .passwordReset, request, context.environment)
         }
         post(router, "/api/auth/password-reset/confirm") { request in
             let body = try JSONBody(request)
@@ -92,6 +93,31 @@ struct AuthRoutes {
             try auth.confirmPasswordReset(code: try code(request), newPassword: try body.string("newPassword") ?? "")
             return .object([:])
         }
+    }
+
+    /// `POST /api/auth/verify-email` by a signed-in user: a new verification mail to the account's address.
+    private func resendVerification(_ request: Request) throws -> JSONValue {
+        let claims = try authenticator.user(request)
+        try auth.checkRateLimit(.verifyEmail, ip: request.remoteAddress, email: claims.email)
+        let code = try auth.sendEmailVerification(claims)
+        try mailer.verification(to: claims.email, code: code, request: request)
+        return .object([:])
+    }
+
+    /// `{"email"}` → `{}` for every well-formed address, known or not, after the same work: input and rate limits
+    /// here, on the loop; the lookup, the code and the mail on the worker pool after the answer
+    /// (`AddressMailRequests`), so neither the answer nor its timing tells which addresses have accounts.
+    private func byAddress(
+        _ kind: AddressMailRequests.Kind, _ endpoint: AuthEndpoint, _ request: Request,
+        _ environment: RequestEnvironment
+    ) throws -> Response {
+        let body = try JSONBody(request)
+        try body.allowOnly(["email"])
+        let email = try body.string("email") ?? ""
+        _ = try EmailAddress(email)
+        try auth.checkRateLimit(endpoint, ip: request.remoteAddress, email: email)
+        try addressMails.submit(kind, email: email, request: request, environment: environment)
+        return .json(JSONValue.object([:]).jsonBytes)
     }
 
     /// A verification code confirms either a new account's address or a pending address change.

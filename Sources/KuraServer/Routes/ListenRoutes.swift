@@ -20,7 +20,7 @@ struct ListenRoutes {
                     "too many listen streams (limit \(registry.configuration.maxConnections)); retry later")
             }
             let environment = context.environment
-            return Self.withPrincipal(token, access, environment) { principal in
+            return try Self.withPrincipal(token, access, environment) { principal in
                 .stream(headers: Self.streamHeaders) { stream in
                     do {
                         let connection = try registry.open(principal: principal, stream: stream, resume: resume)
@@ -68,8 +68,8 @@ struct ListenRoutes {
     static func withPrincipal(
         _ token: String?, _ access: RealtimeAccess, _ environment: RequestEnvironment,
         _ body: @escaping @Sendable (ListenPrincipal) throws -> Response
-    ) rethrows -> Response {
-        if let principal = access.cachedPrincipal(bearerToken: token) { return try body(principal) }
+    ) throws -> Response {
+        if let principal = try access.cachedPrincipal(bearerToken: token) { return try body(principal) }
         return environment.offload { try body(try access.principal(bearerToken: token)) }
     }
 

@@ -67,6 +67,18 @@ extension TestKura {
         return try Session(response)
     }
 
+    /// `POST /api/auth/signup` on a server with `auth.requireVerifiedEmail`: requires a 201 with the account and no
+    /// tokens; returns the account's `uid`.
+    @discardableResult
+    func signUpWithoutSession(_ email: String, _ password: String = "secret-pw") throws -> String {
+        let response = try request(
+            "POST", "/api/auth/signup", json: ["email": email, "password": password], auth: .none)
+        guard response.status == 201, response.json["idToken"] == nil,
+            let uid = (response.json["user"] as? [String: Any])?["uid"] as? String
+        else { throw UnexpectedResponse(response) }
+        return uid
+    }
+
     /// `POST /api/auth/signin` as is.
     func signInResponse(_ email: String, _ password: String) throws -> HTTPResponse {
         try request("POST", "/api/auth/signin", json: ["email": email, "password": password], auth: .none)
@@ -87,8 +99,19 @@ extension TestKura {
     /// `GET /api/auth/me` with `token`.
     func me(_ token: String) throws -> HTTPResponse { try request("GET", "/api/auth/me", token: token) }
 
-    /// `GET /api/admin/outbox` as the administrator; requires a 200 and returns the mails, newest first.
-    func outbox(_ query: String = "") throws -> [[String: Any]] {
+    /// Waits until every mail asked for by address (password reset, verification resend) has been handled:
+    /// those are answered before their mail is written (`AddressMailRequests`).
+    func settleAddressMails() throws {
+        let requests = kura.addressMails
+        guard waitUntil(timeout: 10, { requests.finished >= requests.submitted }) else {
+            throw TestFailure("address mail requests did not finish: \(requests.finished)/\(requests.submitted)")
+        }
+    }
+
+    /// `GET /api/admin/outbox` as the administrator; requires a 200 and returns the mails, newest first. With
+    /// `settle`, after the mails asked for by address have been written.
+    func outbox(_ query: String = "", settle: Bool = true) throws -> [[String: Any]] {
+        if settle { try settleAddressMails() }
         let response = try request("GET", "/api/admin/outbox" + query)
         guard response.status == 200, let mails = response.json["mails"] as? [[String: Any]] else {
             throw UnexpectedResponse(response)

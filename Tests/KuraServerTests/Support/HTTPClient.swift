@@ -48,8 +48,20 @@ struct HTTPClientError: Error, CustomStringConvertible {
     var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
 }
 
-/// Connects the socket `fd` to 127.0.0.1:`port`; returns 0, or the `errno` of the failure.
-func connectToLoopback(_ fd: Int32, port: Int) -> Int32 {
+/// Connects the socket `fd` to 127.0.0.1:`port`, from the loopback address `source` when given (any of
+/// 127.0.0.0/8, so a test can play several clients); returns 0, or the `errno` of the failure.
+func connectToLoopback(_ fd: Int32, port: Int, source: String? = nil) -> Int32 {
+    if let source {
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if bound != 0 { return errno }
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = UInt16(port).bigEndian
@@ -70,15 +82,16 @@ final class HTTPConnection {
     private var pending: [UInt8] = []
     private var closedByPeer = false
 
-    /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds.
-    init(port: Int, timeout: Int = 5) throws {
+    /// Connects to 127.0.0.1:`port` (from the loopback address `source`, when given); reads give up after
+    /// `timeout` seconds.
+    init(port: Int, timeout: Int = 5, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HTTPClientError("socket") }
         var interval = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let code = connectToLoopback(fd, port: port)
+        let code = connectToLoopback(fd, port: port, source: source)
         guard code == 0 else {
             // Through close(), which forgets the descriptor: deinit runs after a throwing init too, and closing
             // the number twice could close another test's socket that reused it (seen as EBADF in a parallel run).

@@ -91,8 +91,8 @@ final class APIClient {
     let connection: HTTPConnection
     let adminKey: String
 
-    init(port: Int, adminKey: String) throws {
-        connection = try HTTPConnection(port: port)
+    init(port: Int, adminKey: String, source: String? = nil) throws {
+        connection = try HTTPConnection(port: port, source: source)
         self.adminKey = adminKey
     }
 
