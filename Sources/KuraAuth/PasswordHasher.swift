@@ -1,4 +1,5 @@
 import CSodium
+import Dispatch
 import KuraCore
 import Synchronization
 
@@ -65,15 +66,42 @@ struct PasswordHasher: Sendable {
 }
 
 /// Counts the argon2id verifications a `PasswordHasher` ran and remembers the cost parameters of the last one.
+/// Tests may also hold verifications at their start (`hold()`/`release()`) to observe the server while one is in
+/// progress.
 final class VerificationLog: Sendable {
-    private let state = Mutex<(count: Int, lastParameters: String)>((0, ""))
+    private struct State {
+        var count = 0
+        var lastParameters = ""
+        var gate: DispatchSemaphore? = nil
+    }
+    private let state = Mutex(State())
 
     func record(parameters: Substring) {
-        state.withLock { $0 = ($0.count + 1, String(parameters)) }
+        let gate = state.withLock { state -> DispatchSemaphore? in
+            state.count += 1
+            state.lastParameters = String(parameters)
+            return state.gate
+        }
+        if let gate {
+            gate.wait()
+            gate.signal()  // let the next held verification through too, once released
+        }
     }
 
-    /// Verifications so far.
+    /// Verifications so far (counted when they start).
     var count: Int { state.withLock { $0.count } }
     /// `m=…,t=…,p=…` of the hash verified last.
     var lastParameters: String { state.withLock { $0.lastParameters } }
+
+    /// Verifications that start from now on wait until `release()`.
+    func hold() { state.withLock { $0.gate = DispatchSemaphore(value: 0) } }
+
+    /// Lets held verifications (and later ones) run.
+    func release() {
+        let gate = state.withLock { state -> DispatchSemaphore? in
+            defer { state.gate = nil }
+            return state.gate
+        }
+        gate?.signal()
+    }
 }
