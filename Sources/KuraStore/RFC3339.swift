@@ -23,7 +23,9 @@ enum RFC3339 {
             expect("Tt "), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
             let second = number(2)
         else { return nil }
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
+            second < 61
+        else { return nil }
         var micros: Int64 = 0
         if i < b.count && b[i] == UInt8(ascii: ".") {
             i += 1
@@ -50,6 +52,15 @@ enum RFC3339 {
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         return seconds * 1_000_000 + micros
+    }
+
+    /// The length of a month, so that a day past it (`02-31`) is refused rather than rolled into the next month.
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

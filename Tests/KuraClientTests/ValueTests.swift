@@ -35,9 +35,22 @@ import Testing
         #expect(String(decoding: try JSONText.encode(.double(2)), as: UTF8.self) == "2.0")
     }
 
-    @Test(arguments: ["{", "[1,]", "\"abc", "tru", "{\"a\" 1}", "1 2", "{\"a\":1,}"])
+    @Test(arguments: ["{", "[1,]", "\"abc", "tru", "{\"a\" 1}", "1 2", "{\"a\":1,}", "{\"a\":1,\"a\":2}"])
     func malformedJSONIsRefused(text: String) {
         #expect(throws: KuraError.self) { try JSONText.decode(Data(text.utf8)) }
+    }
+
+    @Test(
+        "integers past 64 bits are refused, never rounded to doubles",
+        arguments: ["9223372036854775808", "[-9223372036854775809]"])
+    func integersPast64BitsAreRefused(text: String) {
+        #expect(throws: KuraError.self) { try JSONText.decode(Data(text.utf8)) }
+    }
+
+    @Test func unsignedFieldsPast64BitsAreRefused() {
+        struct Counter: Codable { var hits: UInt64 }
+        #expect(throws: KuraError.self) { try DocumentCoding.encode(Counter(hits: .max)) }
+        #expect((try? DocumentCoding.encode(Counter(hits: 7)))?["hits"] == .integer(7))
     }
 
     @Test func nonFiniteDoublesCannotBeWritten() {
