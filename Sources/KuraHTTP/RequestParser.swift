@@ -61,6 +61,7 @@ public final class RequestParser {
     private var sawContentLength = false
     private var sawTransferEncoding = false
     private var sawHost = false
+    private var sawAuthorization = false
     /// The buffer being fed, and the last two bytes of the one before, so callbacks can look at the bytes
     /// just before the piece they are given (http-parser does not report line terminators or folds).
     private var feedStart: UnsafeRawPointer?
@@ -149,6 +150,13 @@ public final class RequestParser {
             if sawHost { return fail(.badRequest("more than one Host header", code: "MALFORMED_REQUEST")) }
             sawHost = true
         }
+        // Two credentials: Kura would use the first, a proxy in front might check the other.
+        if HTTPHeaders.equalsIgnoringCase(name, "authorization") {
+            if sawAuthorization {
+                return fail(.badRequest("more than one Authorization header", code: "MALFORMED_REQUEST"))
+            }
+            sawAuthorization = true
+        }
         headers.append((name, text))
         field.removeAll(keepingCapacity: true)
         value.removeAll(keepingCapacity: true)
@@ -165,6 +173,7 @@ public final class RequestParser {
         sawContentLength = false
         sawTransferEncoding = false
         sawHost = false
+        sawAuthorization = false
         lastWasValue = false
         onEvent(.begin)
         return 0

@@ -116,6 +116,10 @@ private let post = "POST /sink HTTP/1.1\r\nHost: t\r\n"
             "obs-fold hiding Transfer-Encoding", "\(post)Transfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n", malformed),
         // RFC 9112 §3.2: a request with more than one Host field MUST get 400.
         MalformedCase("two Host fields", "GET /api/health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", malformed),
+        MalformedCase(
+            "two Authorization fields",
+            "GET /api/health HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n\r\n",
+            malformed),
         MalformedCase("bare CR line ends", "GET /api/health HTTP/1.1\rHost: t\r\r", malformed),
         // RFC 9112 §2.2 allows accepting a bare LF; Kura's contract (strict, like the smuggling cases) rejects it.
         MalformedCase("bare LF line ends", "GET /api/health HTTP/1.1\nHost: t\n\n", malformed),
