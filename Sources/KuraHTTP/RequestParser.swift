@@ -229,7 +229,7 @@ public final class RequestParser {
         if commitHeader() != 0 { return -1 }
         // Percent-encoded bytes are checked when decoded; raw ones here, since replacing them with U+FFFD would turn
         // an ID into another one.
-        if String(validating: url, as: UTF8.self) == nil {
+        if url.contains(where: { $0 >= 0x80 }), String(validating: url, as: UTF8.self) == nil {
             return fail(.badRequest("a request target that is not UTF-8", code: "MALFORMED_REQUEST"))
         }
         if parser.pointee.http_major != 1 {

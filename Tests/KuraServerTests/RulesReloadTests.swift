@@ -159,6 +159,10 @@ import Testing
             #expect(error.message.contains(rulesPath(data)) && error.message.contains("missing"), "\(error.message)")
         }
         #expect(!FileManager.default.fileExists(atPath: rulesPath(data)), "the defaults were written")
+        // The refused start gave the data directory back: with the file restored, the next start works.
+        try Self.openRules.write(toFile: rulesPath(data), atomically: true, encoding: .utf8)
+        let third = try Kura(configuration: configuration, logger: Logger(level: .error))
+        third.stop()
     }
 
     @Test("rules.reloadIntervalSeconds takes seconds (fractions allowed, 0 = off) and refuses anything else")
