@@ -102,6 +102,25 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         return .found(handler, parameters: parameters)
     }
 
+    /// Refuses a query string the handlers would read differently from the client: a name or value that does not
+    /// percent-decode (it would read as absent: `?exists=%zz` would drop a create-only precondition) or a name given
+    /// twice (`query(_:)` reads the first; the second would be ignored, where a proxy might have used it).
+    static func validate(query: Substring) throws {
+        var names: Set<[UInt8]> = []
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = PercentDecoding.decode(parts[0], plusIsSpace: true),
+                parts.count == 1 || PercentDecoding.decode(parts[1], plusIsSpace: true) != nil
+            else {
+                throw KuraError.badRequest("malformed percent-encoding in the query string")
+            }
+            // By bytes: two names that differ only in Unicode normalization are two names.
+            guard names.insert(Array(name.utf8)).inserted else {
+                throw KuraError.badRequest("query parameter '\(name)' is given more than once")
+            }
+        }
+    }
+
     /// Whether `raw` holds `%2F` or `%2f`.
     private static func containsEncodedSlash(_ raw: Substring) -> Bool {
         let bytes = raw.utf8
@@ -152,6 +171,7 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         do {
             switch match(request.method, path: request.path) {
             case .found(let handler, let parameters):
+                if let query = request.queryString { try Self.validate(query: query) }
                 var request = request
                 request.parameters = parameters
                 return try handler(request, Context(environment: environment))

@@ -143,4 +143,27 @@ import Testing
             #expect(try server.request("GET", "/api/admin/outbox?limit=1").status == 200)
         }
     }
+
+    @Test("a query parameter that does not decode, or comes twice, is refused rather than read as absent or ignored")
+    func queryParameters() throws {
+        try withTestKura { server in
+            try server.put("notes/n1", ["n": 1])
+            // Read as absent, ?exists=%zz dropped the create-only precondition and overwrote the document.
+            let create = try server.request("PUT", "/api/docs/notes/n1?exists=%zz", json: ["data": ["n": 2]])
+            #expect(create.status == 400, "\(create)")
+            #expect(create.errorCode == "INVALID_ARGUMENT")
+            #expect(try server.request("GET", "/api/docs/notes/n1").data?["n"] as? Int == 1)
+            for target in [
+                "/api/docs/notes?limit=1&limit=500", "/api/docs/notes?pageToken=%G0",
+                "/api/docs/notes/n1?merge=true&merge=false",
+            ] {
+                let response = try server.request(
+                    target.contains("n1") ? "PUT" : "GET", target,
+                    json: target.contains("n1") ? ["data": ["n": 3]] : nil)
+                #expect(response.status == 400, "\(target): \(response)")
+                #expect(response.errorCode == "INVALID_ARGUMENT")
+            }
+            #expect(try server.request("GET", "/api/docs/notes?limit=1&orderBy=n").status == 200)
+        }
+    }
 }
