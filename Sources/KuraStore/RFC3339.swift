@@ -1,6 +1,7 @@
-/// Parses RFC 3339 timestamps (`2026-01-02T03:04:05.123456Z`, any fraction length, `Z` or `±hh:mm`).
+/// Parses RFC 3339 timestamps (`2026-01-02T03:04:05.123456Z`, fractions down to microseconds, `Z` or `±hh:mm`).
 enum RFC3339 {
-    /// Microseconds since the Unix epoch (fractions beyond microseconds are truncated), or `nil` if malformed.
+    /// Microseconds since the Unix epoch, or `nil` if malformed, an impossible date (`02-31`), a leap second, or
+    /// more precise than a microsecond (digits past the sixth must be zeros).
     static func parse(_ text: String) -> Int64? {
         let b = Array(text.utf8)
         var i = 0
@@ -23,15 +24,20 @@ enum RFC3339 {
             expect("Tt "), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
             let second = number(2)
         else { return nil }
+        // No day past the month's end and no leap second: either would silently become another time.
         guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
-            second < 61
+            second < 60
         else { return nil }
         var micros: Int64 = 0
         if i < b.count && b[i] == UInt8(ascii: ".") {
             i += 1
             var digits = 0
             while i < b.count && b[i] >= 48 && b[i] <= 57 {
-                if digits < 6 { micros = micros * 10 + Int64(b[i] - 48) }
+                if digits < 6 {
+                    micros = micros * 10 + Int64(b[i] - 48)
+                } else if b[i] != 48 {
+                    return nil  // below a microsecond: Kura's times could not compare with it exactly
+                }
                 digits += 1
                 i += 1
             }

@@ -88,11 +88,14 @@ import Testing
         }
     }
 
-    @Test("an impossible date in a time filter is refused, not rolled into the next month")
+    @Test("an impossible date, a leap second or sub-microsecond digits in a time filter are refused, not changed")
     func impossibleDate() throws {
         try withTestKura { server in
             try server.put("notes/n1", ["n": 1])
-            for time in ["2026-02-31T00:00:00Z", "2026-04-31T00:00:00Z", "2025-02-29T00:00:00Z"] {
+            for time in [
+                "2026-02-31T00:00:00Z", "2026-04-31T00:00:00Z", "2025-02-29T00:00:00Z", "2026-12-31T23:59:60Z",
+                "2026-01-01T00:00:00.1234567Z",
+            ] {
                 let query: [String: Any] = [
                     "collection": "notes", "where": [["field": "updateTime", "op": ">=", "value": time]],
                 ]
@@ -104,6 +107,11 @@ import Testing
                 "collection": "notes", "where": [["field": "updateTime", "op": ">=", "value": "2024-02-29T00:00:00Z"]],
             ]
             #expect(try server.request("POST", "/api/query", json: leapDay).documentIDs == ["n1"])
+            let nanos: [String: Any] = [
+                "collection": "notes",
+                "where": [["field": "updateTime", "op": ">=", "value": "2024-02-29T00:00:00.123456000Z"]],
+            ]
+            #expect(try server.request("POST", "/api/query", json: nanos).documentIDs == ["n1"])
         }
     }
 
