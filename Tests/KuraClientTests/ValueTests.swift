@@ -53,6 +53,36 @@ import Testing
         #expect((try? DocumentCoding.encode(Counter(hits: 7)))?["hits"] == .integer(7))
     }
 
+    @Test("a Double or Float property stays a double even when its value is integral (JSONEncoder writes 2.0 as 2)")
+    func integralDoublesStayDoubles() throws {
+        struct Reading: Codable {
+            struct Point: Codable { var x: Double; var label: String }
+            var value: Double
+            var ratio: Float
+            var count: Int
+            var samples: [Double]
+            var byName: [String: Double]
+            var points: [Point]
+            var missing: Double?
+            var when: Date
+        }
+        let reading = Reading(
+            value: 2, ratio: 3, count: 4, samples: [1, 2.5, -0], byName: ["a": 5], points: [Reading.Point(x: 6, label: "p")],
+            missing: nil, when: Date(timeIntervalSince1970: 1_700_000_000))
+        let data = try DocumentCoding.encode(reading)
+        #expect(data["value"] == .double(2))
+        #expect(data["ratio"] == .double(3))
+        #expect(data["count"] == .integer(4))
+        #expect(data["samples"] == .array([.double(1), .double(2.5), .double(0)]))
+        #expect(data["byName"] == .map(["a": .double(5)]))
+        #expect(data["points"] == .array([.map(["x": .double(6), "label": .string("p")])]))
+        #expect(data["missing"] == nil)
+        #expect(data["when"] == .string("2023-11-14T22:13:20.000000Z"))
+        // And back: the same values.
+        let decoded = try DocumentCoding.decode(Reading.self, from: data, documentID: nil)
+        #expect(decoded.value == 2 && decoded.samples == [1, 2.5, 0] && decoded.points[0].x == 6)
+    }
+
     @Test func nonFiniteDoublesCannotBeWritten() {
         #expect(throws: KuraError.self) { try JSONText.encode(.double(.infinity)) }
     }
