@@ -20,13 +20,16 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
+        // RE2 (linear-time regexes, Debian's libre2-dev) behind a small C API, for the rules' `matches()`.
+        .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
+
         .target(name: "KuraCore", dependencies: ["CSodium"]),
         .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
         .target(name: "KuraSQLite", dependencies: ["CSQLite"]),
         .target(name: "KuraStore", dependencies: ["KuraCore", "KuraSQLite", "CSQLite"]),
         .target(name: "KuraAuth", dependencies: ["KuraCore", "KuraSQLite", "CSodium"]),
         .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
-        .target(name: "KuraRules", dependencies: ["KuraCore"]),
+        .target(name: "KuraRules", dependencies: ["KuraCore", "CRE2"]),
         .target(name: "KuraRealtime", dependencies: ["KuraCore", "KuraHTTP", "KuraStore"]),
         .target(
             name: "KuraServer",

@@ -11,7 +11,9 @@ enum DocumentCoding {
             var container = encoder.singleValueContainer()
             try container.encode(RFC3339.string(from: date))
         }
-        return ServerTimestamp.resolve(try JSONText.decode(try encoder.encode(value)))
+        let decoded = try JSONText.decode(try encoder.encode(value))
+        // JSONEncoder writes 2.0 as 2: put back the doubles it made look like integers.
+        return ServerTimestamp.resolve(DoublePaths.restoringDoubles(in: decoded, at: try DoublePaths.of(value)))
     }
 
     static func encode<T: Encodable>(_ value: T) throws -> DocumentData {

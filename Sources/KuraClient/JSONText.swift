@@ -96,6 +96,8 @@ enum JSONText {
                     skipSpace()
                     guard peek(UInt8(ascii: ":")) else { throw fail("expected ':'") }
                     skipSpace()
+                    // A repeated key would silently drop one of the values, as the server's parser refuses to.
+                    guard members[key] == nil else { throw fail("duplicate key '\(key)'") }
                     members[key] = try value(depth: depth + 1)
                     skipSpace()
                     if peek(UInt8(ascii: "}")) { return .map(members) }
@@ -151,6 +153,10 @@ enum JSONText {
             }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             if !isDouble, let integer = Int64(text) { return .integer(integer) }
+            if !isDouble, text.utf8.dropFirst(text.hasPrefix("-") ? 1 : 0).allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+                // An integer past Int64 (a `UInt64` field, say) would be rounded as a double: refused, as the server does.
+                throw KuraError.invalidArgument("the integer \(text) is outside the 64-bit range documents can hold")
+            }
             guard !text.isEmpty, let double = Double(text) else { throw fail("bad number '\(text)'") }
             return .double(double)
         }

@@ -2,9 +2,9 @@ extension JSONValue {
     /// Parses one JSON value (strict RFC 8259: no trailing commas, comments, NaN, leading zeros or invalid UTF-8;
     /// duplicate object keys are rejected too) from `bytes`.
     ///
-    /// Integers without fraction or exponent that fit in `Int64` become `.int`, exactly; every other number becomes
-    /// `.double` (numbers beyond the double range are rejected). Errors are 400 `INVALID_ARGUMENT` and name the
-    /// byte offset.
+    /// Integers without fraction or exponent become `.int`, exactly; one outside the `Int64` range is rejected (it
+    /// cannot be kept exactly). Numbers with a fraction or exponent become `.double` (the nearest one; numbers beyond
+    /// the double range are rejected). Errors are 400 `INVALID_ARGUMENT` and name the byte offset.
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 64) throws -> JSONValue {
         let parsed: JSONValue? = try bytes.withContiguousStorageIfAvailable { buffer in
             var parser = JSONParser(buffer, maxDepth: maxDepth)
@@ -276,7 +276,11 @@ struct JSONParser {
             guard isDigit(offset) else { throw error("expected a digit in the exponent") }
             while isDigit(offset) { offset += 1 }
         }
-        if isInteger, let integer = exactInteger(from: start + (negative ? 1 : 0), negative: negative) {
+        if isInteger {
+            // Stored as a double, such an integer would come back as another number: refused, never rounded.
+            guard let integer = exactInteger(from: start + (negative ? 1 : 0), negative: negative) else {
+                throw error("integer outside the 64-bit range (-2^63 to 2^63-1); send it as a string", at: start)
+            }
             return .int(integer)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)

@@ -347,11 +347,14 @@ func appendDecimal(_ value: Int, to out: inout [UInt8]) {
 /// Errors starting the server.
 public enum HTTPServerError: Error, CustomStringConvertible {
     case bind(String)
+    /// Another process listens on the port (or holds its claim): "port N is already in use".
+    case portInUse(Int)
     case invalidHost(String)
 
     public var description: String {
         switch self {
         case .bind(let message): "cannot listen: \(message)"
+        case .portInUse(let port): "cannot listen: port \(port) is already in use (by another process)"
         case .invalidHost(let host): "cannot listen on '\(host)': use an IP address or localhost"
         }
     }

@@ -8,6 +8,9 @@ import Synchronization
 
 /// The HTTP/1.1 server: one libuv loop per core, each with its own SO_REUSEPORT listener, sharing one responder
 /// and one worker pool. `start()` binds and runs; `shutdown()` drains gracefully; `wait()` blocks until done.
+///
+/// SO_REUSEPORT is for this process's loops only: `start()` refuses a port another process listens on ("port N
+/// is already in use") instead of letting the kernel spread connections over two servers (docs/architecture.md).
 public final class HTTPServer: @unchecked Sendable {
     public let configuration: HTTPServerConfiguration
     public let workers: WorkerPool
@@ -21,6 +24,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let state = Mutex<State>(.idle)
     private let joining = Mutex<Bool>(false)
     private var signalHandles: [UnsafeMutablePointer<uv_signal_t>] = []
+    /// The descriptor holding this process's claim on the port's name (`kura_claim_port_name`); -1 when none.
+    private let portClaim = Mutex<Int32>(-1)
     /// The port actually bound (useful with port 0).
     public private(set) var port: Int = 0
 
@@ -42,21 +47,53 @@ public final class HTTPServer: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         raiseOpenFileLimit()
         var address = try Self.resolve(host: configuration.host, port: configuration.port)
+        if configuration.port != 0 { try claimPort(configuration.port, probing: address) }
         let count = max(1, configuration.eventLoops)
-        for index in 0..<count {
-            let loop = HTTPLoop(
-                eventLoop: EventLoop(index: index), server: self, responder: responder, workers: workers,
-                logger: logger)
-            let family = address.family
-            try address.withSockaddr { try loop.listen(on: $0, family: family) }
-            if index == 0 {
-                port = loop.boundPort()
-                address.port = port  // later loops join the same (possibly ephemeral) port
+        do {
+            for index in 0..<count {
+                let loop = HTTPLoop(
+                    eventLoop: EventLoop(index: index), server: self, responder: responder, workers: workers,
+                    logger: logger)
+                let family = address.family
+                try address.withSockaddr { try loop.listen(on: $0, family: family) }
+                if index == 0 {
+                    port = loop.boundPort()
+                    address.port = port  // later loops join the same (possibly ephemeral) port
+                    // The kernel chose a port no one listens on; its name is claimed too (best effort), so that a
+                    // later server asked for this port number sees it taken.
+                    if configuration.port == 0 { try? claimPort(port, probing: nil) }
+                }
+                loop.startTimer()
+                loops.append(loop)
             }
-            loop.startTimer()
-            loops.append(loop)
+        } catch {
+            releasePort()
+            throw error
         }
         for loop in loops { loop.eventLoop.start() }
+    }
+
+    /// Makes sure no other process serves `port`: claims the port's name (atomic among Kura processes, see
+    /// `kura_claim_port_name`), then, when `probing` is given, probe-binds it without SO_REUSEPORT, which fails
+    /// while any other socket listens there (another program, or a server that does not take the claim).
+    private func claimPort(_ port: Int, probing: Address?) throws {
+        let fd = kura_claim_port_name(Int32(port))
+        if fd == -EADDRINUSE { throw HTTPServerError.portInUse(port) }
+        if fd >= 0 { portClaim.withLock { $0 = fd } }
+        // Without abstract sockets (not Linux) the probe alone stands.
+        guard var address = probing else { return }
+        if address.withSockaddr({ kura_probe_address($0) }) == EADDRINUSE {
+            releasePort()
+            throw HTTPServerError.portInUse(port)
+        }
+    }
+
+    /// Gives up the port's name.
+    private func releasePort() {
+        portClaim.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
     }
 
     /// Stops accepting and finishes in-flight requests (up to `shutdownGraceMs`), then stops the loops.
@@ -79,6 +116,7 @@ public final class HTTPServer: @unchecked Sendable {
             for loop in loops { loop.eventLoop.join() }
             joined = true
         }
+        releasePort()
         state.withLock { $0 = .stopped }
     }
 

@@ -61,6 +61,7 @@ public final class RequestParser {
     private var sawContentLength = false
     private var sawTransferEncoding = false
     private var sawHost = false
+    private var sawAuthorization = false
     /// The buffer being fed, and the last two bytes of the one before, so callbacks can look at the bytes
     /// just before the piece they are given (http-parser does not report line terminators or folds).
     private var feedStart: UnsafeRawPointer?
@@ -139,13 +140,24 @@ public final class RequestParser {
             return fail(.badRequest("white space in a header field name", code: "MALFORMED_REQUEST"))
         }
         let name = String(decoding: field, as: UTF8.self)
+        // Decoding with replacement would change the value the handlers see (U+FFFD for each bad byte).
+        guard let text = String(validating: value, as: UTF8.self) else {
+            return fail(.badRequest("a header value that is not UTF-8", code: "MALFORMED_REQUEST"))
+        }
         if HTTPHeaders.equalsIgnoringCase(name, "content-length") { sawContentLength = true }
         if HTTPHeaders.equalsIgnoringCase(name, "transfer-encoding") { sawTransferEncoding = true }
         if HTTPHeaders.equalsIgnoringCase(name, "host") {
             if sawHost { return fail(.badRequest("more than one Host header", code: "MALFORMED_REQUEST")) }
             sawHost = true
         }
-        headers.append((name, String(decoding: value, as: UTF8.self)))
+        // Two credentials: Kura would use the first, a proxy in front might check the other.
+        if HTTPHeaders.equalsIgnoringCase(name, "authorization") {
+            if sawAuthorization {
+                return fail(.badRequest("more than one Authorization header", code: "MALFORMED_REQUEST"))
+            }
+            sawAuthorization = true
+        }
+        headers.append((name, text))
         field.removeAll(keepingCapacity: true)
         value.removeAll(keepingCapacity: true)
         lastWasValue = false
@@ -161,6 +173,7 @@ public final class RequestParser {
         sawContentLength = false
         sawTransferEncoding = false
         sawHost = false
+        sawAuthorization = false
         lastWasValue = false
         onEvent(.begin)
         return 0
@@ -214,6 +227,11 @@ public final class RequestParser {
 
     fileprivate func headersComplete() -> Int32 {
         if commitHeader() != 0 { return -1 }
+        // Percent-encoded bytes are checked when decoded; raw ones here, since replacing them with U+FFFD would turn
+        // an ID into another one.
+        if url.contains(where: { $0 >= 0x80 }), String(validating: url, as: UTF8.self) == nil {
+            return fail(.badRequest("a request target that is not UTF-8", code: "MALFORMED_REQUEST"))
+        }
         if parser.pointee.http_major != 1 {
             return fail(
                 KuraError(
@@ -230,6 +248,7 @@ public final class RequestParser {
         {
             return fail(.badRequest("HTTP/1.1 requests need a Host header", code: "MALFORMED_REQUEST"))
         }
+        if sawTransferEncoding, let failure = transferCodingFailure() { return fail(failure) }
         let chunked = kura_http_flags(parser) & UInt32(F_CHUNKED.rawValue) != 0
         let declared = parser.pointee.content_length
         if sawContentLength && declared > UInt64(limits.maxBodyBytes) {
@@ -245,6 +264,25 @@ public final class RequestParser {
             onEvent(.expectContinue)
         }
         return 0
+    }
+
+    /// Kura implements no transfer coding but `chunked`: any other (`gzip, chunked`) is 501 (RFC 9112 §6.1), never
+    /// a body read as if it were plain chunked. A list whose last coding is not `chunked` has no knowable length
+    /// (400, RFC 9112 §6.3), nor does one with `chunked` twice (RFC 9112 §7.1: applied at most once).
+    private func transferCodingFailure() -> KuraError? {
+        let codings = headers.filter { HTTPHeaders.equalsIgnoringCase($0.name, "transfer-encoding") }
+            .flatMap { $0.value.split(separator: ",", omittingEmptySubsequences: false) }
+            .map { String($0).trimmingSpaces() }
+        let chunked = codings.filter { HTTPHeaders.equalsIgnoringCase($0, "chunked") }.count
+        if chunked == 1, codings.count == 1 { return nil }
+        guard chunked == 1, let last = codings.last, HTTPHeaders.equalsIgnoringCase(last, "chunked") else {
+            return .badRequest(
+                "Transfer-Encoding must end in chunked, once, for the body's length to be known",
+                code: "MALFORMED_REQUEST")
+        }
+        return KuraError(
+            code: "NOT_IMPLEMENTED", status: 501,
+            message: "only the chunked transfer coding is supported, not: \(codings.joined(separator: ", "))")
     }
 
     fileprivate func bodyBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {

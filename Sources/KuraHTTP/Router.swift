@@ -71,7 +71,8 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         case found(Handler, parameters: [String: String])
         case methodNotAllowed(allow: [String])
         case notFound
-        case badPath
+        /// A captured parameter cannot be decoded; the message says why (400 `INVALID_PATH`).
+        case badPath(String)
     }
 
     /// Finds the handler for `method` on the (percent-encoded) `path`.
@@ -88,10 +89,53 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         }
         var parameters: [String: String] = [:]
         for (name, raw) in captured {
-            guard let value = PercentDecoding.decode(raw) else { return .badPath }
+            // An encoded slash would decode into a segment separator (`a%2Fb` → `a/b`), turning one ID into a
+            // deeper path: refused, since no segment can hold a `/`.
+            if Self.containsEncodedSlash(raw) {
+                return .badPath("'%2F' (an encoded '/') cannot be part of a path segment")
+            }
+            guard let value = PercentDecoding.decode(raw) else {
+                return .badPath("malformed percent-encoding in the path")
+            }
             parameters[name] = value
         }
         return .found(handler, parameters: parameters)
+    }
+
+    /// Refuses a query string the handlers would read differently from the client: a name or value that does not
+    /// percent-decode (it would read as absent: `?exists=%zz` would drop a create-only precondition) or a name given
+    /// twice (`query(_:)` reads the first; the second would be ignored, where a proxy might have used it).
+    static func validate(query: Substring) throws {
+        var names: Set<[UInt8]> = []
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = PercentDecoding.decode(parts[0], plusIsSpace: true),
+                parts.count == 1 || PercentDecoding.decode(parts[1], plusIsSpace: true) != nil
+            else {
+                throw KuraError.badRequest("malformed percent-encoding in the query string")
+            }
+            // By bytes: two names that differ only in Unicode normalization are two names.
+            guard names.insert(Array(name.utf8)).inserted else {
+                throw KuraError.badRequest("query parameter '\(name)' is given more than once")
+            }
+        }
+    }
+
+    /// Whether `raw` holds `%2F` or `%2f`.
+    private static func containsEncodedSlash(_ raw: Substring) -> Bool {
+        let bytes = raw.utf8
+        var index = bytes.startIndex
+        while let percent = bytes[index...].firstIndex(of: UInt8(ascii: "%")) {
+            let next = bytes.index(after: percent)
+            guard next < bytes.endIndex, bytes[next] == UInt8(ascii: "2") else {
+                index = next
+                continue
+            }
+            let last = bytes.index(after: next)
+            if last < bytes.endIndex, bytes[last] | 0x20 == UInt8(ascii: "f") { return true }
+            index = last
+        }
+        return false
     }
 
     /// Matches the segments of `path` from `start` (where a segment begins, possibly an empty one at the end;
@@ -127,6 +171,7 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         do {
             switch match(request.method, path: request.path) {
             case .found(let handler, let parameters):
+                if let query = request.queryString { try Self.validate(query: query) }
                 var request = request
                 request.parameters = parameters
                 return try handler(request, Context(environment: environment))
@@ -134,8 +179,8 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
                 throw KuraError.methodNotAllowed("\(request.method) is not allowed on \(request.path)", allow: allow)
             case .notFound:
                 throw KuraError.notFound("no route for \(request.method) \(request.path)")
-            case .badPath:
-                throw KuraError.badRequest("malformed percent-encoding in the path", code: "INVALID_PATH")
+            case .badPath(let message):
+                throw KuraError.badRequest(message, code: "INVALID_PATH")
             }
         } catch {
             return ErrorResponses.response(

@@ -79,9 +79,13 @@ enum Operators {
         let order: Int
         switch (lhs, rhs) {
         case (.int(let a), .int(let b)): order = a < b ? -1 : (a == b ? 0 : 1)
-        case (.int, .float), (.float, .int), (.float, .float):
-            let a = number(lhs)
-            let b = number(rhs)
+        case (.int(let a), .float(let b)):
+            order = RuleValue.compare(a, b)
+            if order == 2 { return .bool(false) }  // NaN
+        case (.float(let a), .int(let b)):
+            order = -RuleValue.compare(b, a)
+            if order == -2 { return .bool(false) }
+        case (.float(let a), .float(let b)):
             if a.isNaN || b.isNaN { return .bool(false) }
             order = a < b ? -1 : (a == b ? 0 : 1)
         case (.string(let a), .string(let b)): order = a < b ? -1 : (a == b ? 0 : 1)

@@ -50,6 +50,19 @@ enum RuleValue: Sendable {
         }
     }
 
+    /// Exact order of an integer and a double (-1, 0, 1; NaN is unordered: 2), never rounding the integer: beyond
+    /// 2^53 `Double(a)` would make `9007199254740993 == 9007199254740992.0` true. The store compares the same way
+    /// (`ValueOrdering.compare`), so rules and queries agree on which numbers are equal.
+    static func compare(_ integer: Int64, _ double: Double) -> Int {
+        if double.isNaN { return 2 }
+        if double >= 9_223_372_036_854_775_808.0 { return -1 }  // 2^63: above every Int64
+        if double < -9_223_372_036_854_775_808.0 { return 1 }
+        let floor = double.rounded(.down)
+        let whole = Int64(floor)  // in range: checked above
+        if integer != whole { return integer < whole ? -1 : 1 }
+        return double > floor ? -1 : 0
+    }
+
     /// Equality as rules see it: `1 == 1.0`, maps compare regardless of member order.
     static func equal(_ lhs: RuleValue, _ rhs: RuleValue) -> Bool {
         switch (lhs, rhs) {
@@ -57,8 +70,8 @@ enum RuleValue: Sendable {
         case (.bool(let a), .bool(let b)): a == b
         case (.int(let a), .int(let b)): a == b
         case (.float(let a), .float(let b)): a == b
-        case (.int(let a), .float(let b)): Double(a) == b
-        case (.float(let a), .int(let b)): a == Double(b)
+        case (.int(let a), .float(let b)): compare(a, b) == 0
+        case (.float(let a), .int(let b)): compare(b, a) == 0
         case (.string(let a), .string(let b)): a == b
         case (.timestamp(let a), .timestamp(let b)): a == b
         case (.path(let a), .path(let b)): a == b

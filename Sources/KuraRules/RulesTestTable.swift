@@ -54,14 +54,25 @@ public struct RulesTestTable: Sendable {
         switch root {
         case .array(let array): caseValues = array
         case .object(let object):
-            table.rulesFile = object["rules"]?.stringValue
-            if let documents = object["documents"]?.objectValue {
+            try allowOnly(["rules", "documents", "cases"], in: object, "the table")
+            switch object["rules"] {
+            case nil, .null?: break
+            case .string(let file)?: table.rulesFile = file
+            default: throw RulesTableError(message: "\"rules\" must be a file name")
+            }
+            switch object["documents"] {
+            case nil, .null?: break
+            case .object(let documents)?:
                 for (path, value) in documents {
                     guard let data = value.objectValue else {
                         throw RulesTableError(message: "document \(path) must be an object")
                     }
-                    table.documents[Self.segments(path)] = data
+                    // "/a/b" and "a/b" name one document: two entries for it would silently drop one.
+                    guard table.documents.updateValue(data, forKey: Self.segments(path)) == nil else {
+                        throw RulesTableError(message: "document \(path) is listed twice")
+                    }
                 }
+            default: throw RulesTableError(message: "\"documents\" must map paths to objects")
             }
             guard let array = object["cases"]?.arrayValue else { throw RulesTableError(message: "missing \"cases\"") }
             caseValues = array
@@ -75,6 +86,10 @@ public struct RulesTestTable: Sendable {
         guard let object = value.objectValue else { throw RulesTableError(message: "case \(index) is not an object") }
         let name = object["name"]?.stringValue ?? "case \(index)"
         func fail(_ message: String) -> RulesTableError { RulesTableError(message: "\(name): \(message)") }
+        // A misspelt key ("existng") would otherwise be ignored, and the case would test something else.
+        try allowOnly(
+            ["name", "auth", "method", "path", "data", "existing", "expect", "time"], in: object, "case \(name)")
+        if let given = object["name"], given.stringValue == nil { throw fail("\"name\" must be a string") }
         guard let methodName = object["method"]?.stringValue, let method = RuleMethod(rawValue: methodName) else {
             throw fail("\"method\" must be one of get, list, create, update, delete")
         }
@@ -94,8 +109,15 @@ public struct RulesTestTable: Sendable {
         switch object["auth"] {
         case nil, .null?: break
         case .object(let authObject)?:
+            try allowOnly(["uid", "token"], in: authObject, "\(name): \"auth\"")
             guard let uid = authObject["uid"]?.stringValue else { throw fail("\"auth.uid\" must be a string") }
-            auth = RuleAuth(uid: uid, token: authObject["token"]?.objectValue ?? [:])
+            let token: JSONObject
+            switch authObject["token"] {
+            case nil, .null?: token = [:]
+            case .object(let claims)?: token = claims
+            default: throw fail("\"auth.token\" must be an object of claims")
+            }
+            auth = RuleAuth(uid: uid, token: token)
         default: throw fail("\"auth\" must be an object or null")
         }
         func document(_ key: String) throws(RulesTableError) -> JSONObject? {
@@ -112,10 +134,22 @@ public struct RulesTestTable: Sendable {
         default: throw fail("\"expect\" must be \"allow\" or \"deny\"")
         }
         var time: Int64 = 0
-        if case .int(let micros)? = object["time"] { time = micros }
+        switch object["time"] {
+        case nil, .null?: break
+        case .int(let micros)?: time = micros
+        default: throw fail("\"time\" must be an integer (microseconds since 1970)")
+        }
         return Case(
             name: name, method: method, path: path, auth: auth, data: try document("data"),
             existing: try document("existing"), time: time, expectAllow: expectAllow)
+    }
+
+    private static func allowOnly(_ known: Set<String>, in object: JSONObject, _ context: String)
+        throws(RulesTableError)
+    {
+        for key in object.keys where !known.contains(key) {
+            throw RulesTableError(message: "\(context): unknown key \"\(key)\"")
+        }
     }
 
     static func segments(_ path: String) -> [String] {

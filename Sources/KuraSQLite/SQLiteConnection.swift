@@ -18,6 +18,7 @@ public struct SQLiteError: Error, CustomStringConvertible {
 public enum SQLiteValue: Sendable {
     case null
     case int(Int64)
+    case double(Double)
     case text(String)
     case blob([UInt8])
 }
@@ -135,6 +136,7 @@ public final class SQLiteStatement {
             switch value {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .int(let integer): rc = sqlite3_bind_int64(handle, index, integer)
+            case .double(let double): rc = sqlite3_bind_double(handle, index, double)
             case .text(let text): rc = sqlite3_bind_text(handle, index, text, -1, kura_sqlite_transient())
             case .blob(let bytes):
                 rc = bytes.withUnsafeBytes { buffer in
@@ -172,7 +174,8 @@ public final class SQLiteStatement {
             let count = Int(sqlite3_column_bytes(handle, index))
             guard count > 0, let blob = sqlite3_column_blob(handle, index) else { return .blob([]) }
             return .blob(Array(UnsafeRawBufferPointer(start: blob, count: count)))
-        case SQLITE_FLOAT: return .int(Int64(sqlite3_column_double(handle, index)))
+        // Read as what it is: truncating to an integer would change the value (and trap past the Int64 range).
+        case SQLITE_FLOAT: return .double(sqlite3_column_double(handle, index))
         default: return .null
         }
     }
@@ -185,6 +188,7 @@ public final class SQLiteStatement {
 
 extension SQLiteValue {
     public var int: Int64? { if case .int(let value) = self { value } else { nil } }
+    public var double: Double? { if case .double(let value) = self { value } else { nil } }
     public var text: String? { if case .text(let value) = self { value } else { nil } }
     public var blob: [UInt8]? {
         switch self {

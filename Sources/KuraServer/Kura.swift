@@ -29,6 +29,8 @@ public final class Kura: Sendable {
     public let realtime: ListenerRegistry
     /// Password-reset and verification mails asked for by address (answered before the lookup).
     public let addressMails: AddressMailRequests
+    /// This process's hold on the data directory, released when the server stops.
+    private let ownership: DataDirectoryLock
     private let publicURL: PublicURL
     private let maintenance: Maintenance
     /// Polls `<data>/kura.rules` for changes; `nil` when `rules.reloadIntervalSeconds` is 0.
@@ -43,6 +45,9 @@ public final class Kura: Sendable {
         let logger = logger ?? Logger(level: configuration.logLevel)
         self.logger = logger
         try Self.prepareDataDirectory(configuration.dataDirectory, logger: logger)
+        ownership = try DataDirectoryLock(dataDirectory: configuration.dataDirectory)
+        // New means nothing stored yet: the document database is the first thing a server creates that holds data.
+        let newDataDirectory = !FileManager.default.fileExists(atPath: Self.databasePath(configuration))
         let (key, created) = try AdminKey.loadOrCreate(dataDirectory: configuration.dataDirectory)
         adminKey = key
         if created { logger.info("created admin API key at \(key.path) (mode 0600)") }
@@ -55,7 +60,8 @@ public final class Kura: Sendable {
         store = CachedDocumentStore(
             base: ChangeNotifyingStore(base: database, signal: commits),
             cache: DocumentCache(capacityBytes: configuration.cacheBytes))
-        let rules = try SecurityRules(dataDirectory: configuration.dataDirectory, logger: logger)
+        let rules = try SecurityRules(
+            dataDirectory: configuration.dataDirectory, newDataDirectory: newDataDirectory, logger: logger)
         self.rules = rules
         rulesWatcher =
             configuration.rulesReloadInterval > 0
@@ -192,12 +198,13 @@ public final class Kura: Sendable {
     }
 
     /// Blocks until the server has stopped (after `stop()`, SIGINT or SIGTERM), then stops mail delivery and
-    /// maintenance.
+    /// maintenance, and gives up the data directory.
     public func wait() {
         http.wait()
         mailer.shutdown()
         maintenance.stop()
         rulesWatcher?.stop()
         realtime.shutdown()
+        ownership.release()
     }
 }

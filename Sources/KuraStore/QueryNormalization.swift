@@ -102,7 +102,8 @@ public struct NormalizedQuery: Sendable {
             return value
         case .createTime, .updateTime:
             guard case .string(let text) = value, let micros = RFC3339.parse(text) else {
-                throw KuraError.invalidQuery("\(field) values must be RFC 3339 timestamps")
+                throw KuraError.invalidQuery(
+                    "\(field) values must be RFC 3339 timestamps of real dates, at most microsecond precision")
             }
             return .int(micros)
         }

@@ -1,6 +1,7 @@
-/// Parses RFC 3339 timestamps (`2026-01-02T03:04:05.123456Z`, any fraction length, `Z` or `±hh:mm`).
+/// Parses RFC 3339 timestamps (`2026-01-02T03:04:05.123456Z`, fractions down to microseconds, `Z` or `±hh:mm`).
 enum RFC3339 {
-    /// Microseconds since the Unix epoch (fractions beyond microseconds are truncated), or `nil` if malformed.
+    /// Microseconds since the Unix epoch, or `nil` if malformed, an impossible date (`02-31`), a leap second, or
+    /// more precise than a microsecond (digits past the sixth must be zeros).
     static func parse(_ text: String) -> Int64? {
         let b = Array(text.utf8)
         var i = 0
@@ -23,13 +24,20 @@ enum RFC3339 {
             expect("Tt "), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
             let second = number(2)
         else { return nil }
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        // No day past the month's end and no leap second: either would silently become another time.
+        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
+            second < 60
+        else { return nil }
         var micros: Int64 = 0
         if i < b.count && b[i] == UInt8(ascii: ".") {
             i += 1
             var digits = 0
             while i < b.count && b[i] >= 48 && b[i] <= 57 {
-                if digits < 6 { micros = micros * 10 + Int64(b[i] - 48) }
+                if digits < 6 {
+                    micros = micros * 10 + Int64(b[i] - 48)
+                } else if b[i] != 48 {
+                    return nil  // below a microsecond: Kura's times could not compare with it exactly
+                }
                 digits += 1
                 i += 1
             }
@@ -50,6 +58,15 @@ enum RFC3339 {
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         return seconds * 1_000_000 + micros
+    }
+
+    /// The length of a month, so that a day past it (`02-31`) is refused rather than rolled into the next month.
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

@@ -35,9 +35,52 @@ import Testing
         #expect(String(decoding: try JSONText.encode(.double(2)), as: UTF8.self) == "2.0")
     }
 
-    @Test(arguments: ["{", "[1,]", "\"abc", "tru", "{\"a\" 1}", "1 2", "{\"a\":1,}"])
+    @Test(arguments: ["{", "[1,]", "\"abc", "tru", "{\"a\" 1}", "1 2", "{\"a\":1,}", "{\"a\":1,\"a\":2}"])
     func malformedJSONIsRefused(text: String) {
         #expect(throws: KuraError.self) { try JSONText.decode(Data(text.utf8)) }
+    }
+
+    @Test(
+        "integers past 64 bits are refused, never rounded to doubles",
+        arguments: ["9223372036854775808", "[-9223372036854775809]"])
+    func integersPast64BitsAreRefused(text: String) {
+        #expect(throws: KuraError.self) { try JSONText.decode(Data(text.utf8)) }
+    }
+
+    @Test func unsignedFieldsPast64BitsAreRefused() {
+        struct Counter: Codable { var hits: UInt64 }
+        #expect(throws: KuraError.self) { try DocumentCoding.encode(Counter(hits: .max)) }
+        #expect((try? DocumentCoding.encode(Counter(hits: 7)))?["hits"] == .integer(7))
+    }
+
+    @Test("a Double or Float property stays a double even when its value is integral (JSONEncoder writes 2.0 as 2)")
+    func integralDoublesStayDoubles() throws {
+        struct Reading: Codable {
+            struct Point: Codable { var x: Double; var label: String }
+            var value: Double
+            var ratio: Float
+            var count: Int
+            var samples: [Double]
+            var byName: [String: Double]
+            var points: [Point]
+            var missing: Double?
+            var when: Date
+        }
+        let reading = Reading(
+            value: 2, ratio: 3, count: 4, samples: [1, 2.5, -0], byName: ["a": 5], points: [Reading.Point(x: 6, label: "p")],
+            missing: nil, when: Date(timeIntervalSince1970: 1_700_000_000))
+        let data = try DocumentCoding.encode(reading)
+        #expect(data["value"] == .double(2))
+        #expect(data["ratio"] == .double(3))
+        #expect(data["count"] == .integer(4))
+        #expect(data["samples"] == .array([.double(1), .double(2.5), .double(0)]))
+        #expect(data["byName"] == .map(["a": .double(5)]))
+        #expect(data["points"] == .array([.map(["x": .double(6), "label": .string("p")])]))
+        #expect(data["missing"] == nil)
+        #expect(data["when"] == .string("2023-11-14T22:13:20.000000Z"))
+        // And back: the same values.
+        let decoded = try DocumentCoding.decode(Reading.self, from: data, documentID: nil)
+        #expect(decoded.value == 2 && decoded.samples == [1, 2.5, 0] && decoded.points[0].x == 6)
     }
 
     @Test func nonFiniteDoublesCannotBeWritten() {

@@ -53,6 +53,8 @@ import Testing
         let restored = root + "/restored"
         try FileManager.default.createDirectory(atPath: restored, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: backup, toPath: restored + "/documents.db")
+        // The rules are a file of their own: a directory with data and no rules file does not start.
+        try FileManager.default.copyItem(atPath: root + "/data/kura.rules", toPath: restored + "/kura.rules")
         let second = try ServerProcess(dataDirectory: restored, logFile: root + "/restored.log")
         defer { second.stop() }
         let restoredKey = try String(contentsOfFile: restored + "/admin.key", encoding: .utf8)

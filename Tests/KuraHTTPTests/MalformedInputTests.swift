@@ -76,6 +76,16 @@ private let post = "POST /sink HTTP/1.1\r\nHost: t\r\n"
             "NUL in a header name",
             bytes: Array("GET /api/health HTTP/1.1\r\nHost: t\r\nX-A".utf8) + [0] + Array("b: 1\r\n\r\n".utf8),
             malformed),
+        // Replacing bad bytes with U+FFFD would silently turn one ID or value into another.
+        MalformedCase(
+            "invalid UTF-8 in the request target",
+            bytes: Array("GET /api/docs/notes/".utf8) + [0xFF, 0xFE] + Array(" HTTP/1.1\r\nHost: t\r\n\r\n".utf8),
+            malformed),
+        MalformedCase(
+            "invalid UTF-8 in a header value",
+            bytes: Array("GET /api/health HTTP/1.1\r\nHost: t\r\nX-Name: ".utf8) + [0xC3, 0x28]
+                + Array("\r\n\r\n".utf8),
+            malformed),
         MalformedCase("method G@T", "G@T /api/health HTTP/1.1\r\nHost: t\r\n\r\n", malformed),
         MalformedCase("lower-case method get", "get /api/health HTTP/1.1\r\nHost: t\r\n\r\n", malformed),
         MalformedCase("HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", malformed),
@@ -106,6 +116,10 @@ private let post = "POST /sink HTTP/1.1\r\nHost: t\r\n"
             "obs-fold hiding Transfer-Encoding", "\(post)Transfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n", malformed),
         // RFC 9112 §3.2: a request with more than one Host field MUST get 400.
         MalformedCase("two Host fields", "GET /api/health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", malformed),
+        MalformedCase(
+            "two Authorization fields",
+            "GET /api/health HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n\r\n",
+            malformed),
         MalformedCase("bare CR line ends", "GET /api/health HTTP/1.1\rHost: t\r\r", malformed),
         // RFC 9112 §2.2 allows accepting a bare LF; Kura's contract (strict, like the smuggling cases) rejects it.
         MalformedCase("bare LF line ends", "GET /api/health HTTP/1.1\nHost: t\n\n", malformed),

@@ -84,7 +84,7 @@ private struct ProbeContext: RequestContext {
         arguments: [
             ("/api/docs/a%20b", "a b"),
             ("/api/docs/caf%C3%A9", "café"),
-            ("/api/docs/a%2Fb", "a/b"),
+            ("/api/docs/a%2Ab", "a*b"),
             ("/api/docs/plus+stays", "plus+stays"),
         ])
     func percentDecoding(path: String, value: String) throws {
@@ -107,6 +107,17 @@ private struct ProbeContext: RequestContext {
             Issue.record("\(path) should be a bad path, got \(Self.table.match(.GET, path: path[...]))")
             return
         }
+    }
+
+    @Test(
+        "an encoded slash in a capture is a bad path, never a separator",
+        arguments: ["/files/a%2Fb", "/files/a%2fb/c", "/api/docs/x%2F"])
+    func encodedSlash(path: String) {
+        guard case .badPath(let message) = Self.table.match(.GET, path: path[...]) else {
+            Issue.record("\(path) should be a bad path, got \(Self.table.match(.GET, path: path[...]))")
+            return
+        }
+        #expect(message.contains("%2F"))
     }
 
     @Test("a known path with another method is 405 with Allow, HEAD included when GET exists")

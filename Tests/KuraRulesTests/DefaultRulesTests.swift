@@ -70,6 +70,17 @@ import Testing
         #"[{"method": "fetch", "path": "/a", "expect": "allow"}]"#,
         #"[{"method": "get", "path": 3, "expect": "deny"}]"#,
         #"[{"method": "get", "path": "/a", "auth": {"token": {}}, "expect": "deny"}]"#,
+        // Nothing is silently ignored or dropped: misspelt keys, wrong types, a document listed twice.
+        #"[{"method": "get", "path": "/a", "existng": {"v": 1}, "expect": "deny"}]"#,
+        #"{"cases": [], "documnets": {}}"#,
+        #"[{"method": "get", "path": "/a", "auth": {"uid": "u", "tokn": {}}, "expect": "deny"}]"#,
+        #"[{"method": "get", "path": "/a", "auth": {"uid": "u", "token": "admin"}, "expect": "deny"}]"#,
+        #"[{"method": "get", "path": "/a", "time": "2026-01-01T00:00:00Z", "expect": "deny"}]"#,
+        #"[{"method": "get", "path": "/a", "time": 1.5e15, "expect": "deny"}]"#,
+        #"[{"name": 7, "method": "get", "path": "/a", "expect": "deny"}]"#,
+        #"{"rules": 3, "cases": []}"#,
+        #"{"documents": {"/a/b": {"v": 1}, "a/b": {"v": 2}}, "cases": []}"#,
+        #"[{"method": "get", "path": "/a", "data": {"n": 9223372036854775808}, "expect": "deny"}]"#,
     ])
     func malformedTablesAreRejected(json: String) {
         #expect(throws: RulesTableError.self) { try RulesTestTable.decode(json: json) }

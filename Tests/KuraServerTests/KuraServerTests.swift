@@ -84,7 +84,15 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
             let onDisk = try String(contentsOfFile: first.adminKey.path, encoding: .utf8)
             #expect(onDisk.trimmingCharacters(in: .whitespacesAndNewlines) == key)
 
+            // One server owns a data directory at a time: a second is refused until the first has stopped.
+            let refused = #expect(throws: ConfigurationError.self) {
+                try Kura(configuration: configuration, logger: Logger(level: .error))
+            }
+            #expect(
+                refused?.message.contains("is in use by process \(getpid())") == true, "\(String(describing: refused))")
+            first.stop()
             let second = try Kura(configuration: configuration, logger: Logger(level: .error))
+            defer { second.stop() }
             #expect(second.adminKey.value == key)
             #expect(second.adminKey.matches(key))
             #expect(!second.adminKey.matches(String(key.dropLast()) + (key.last == "0" ? "1" : "0")))

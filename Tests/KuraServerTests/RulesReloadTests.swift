@@ -137,6 +137,34 @@ import Testing
         }
     }
 
+    @Test("kura.rules missing from a data directory that holds a database is a start-up error, not the defaults")
+    func missingRulesFile() throws {
+        let data = NSTemporaryDirectory() + "kura-rules-missing-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        var configuration = KuraConfiguration()
+        configuration.dataDirectory = data
+        configuration.http.port = 0
+        // A new directory gets the defaults.
+        let first = try Kura(configuration: configuration, logger: Logger(level: .error))
+        first.stop()
+        #expect(FileManager.default.fileExists(atPath: rulesPath(data)))
+        // Later the file goes missing (deleted by hand, a partial restore): the server refuses to start and the
+        // user's intent is not replaced by the defaults.
+        try FileManager.default.removeItem(atPath: rulesPath(data))
+        do {
+            let second = try Kura(configuration: configuration, logger: Logger(level: .error))
+            second.stop()
+            Issue.record("the server started without its rules file")
+        } catch let error as ConfigurationError {
+            #expect(error.message.contains(rulesPath(data)) && error.message.contains("missing"), "\(error.message)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: rulesPath(data)), "the defaults were written")
+        // The refused start gave the data directory back: with the file restored, the next start works.
+        try Self.openRules.write(toFile: rulesPath(data), atomically: true, encoding: .utf8)
+        let third = try Kura(configuration: configuration, logger: Logger(level: .error))
+        third.stop()
+    }
+
     @Test("rules.reloadIntervalSeconds takes seconds (fractions allowed, 0 = off) and refuses anything else")
     func reloadSetting() throws {
         var configuration = KuraConfiguration()

@@ -21,9 +21,19 @@ import Testing
         #expect(parsed.jsonString == text)
     }
 
-    @Test func integersBeyondInt64BecomeDoubles() throws {
-        #expect(try JSONValue.parse("9223372036854775808") == .double(9_223_372_036_854_775_808.0))
-        #expect(try JSONValue.parse("-9223372036854775809") == .double(-9_223_372_036_854_775_809.0))
+    @Test(
+        "integers beyond Int64 are refused, never rounded to a double",
+        arguments: [
+            "9223372036854775808", "-9223372036854775809", "[1, 100000000000000000000]",
+            #"{"n": -1e2, "m": 18446744073709551616}"#,
+        ])
+    func integersBeyondInt64AreRefused(_ text: String) throws {
+        let error = #expect(throws: KuraError.self) { try JSONValue.parse(text) }
+        #expect(error?.code == "INVALID_ARGUMENT")
+        #expect(error?.message.contains("64-bit") == true, "\(String(describing: error))")
+        // Written with a fraction or an exponent, a big number is a double on purpose.
+        #expect(try JSONValue.parse("9223372036854775808.0") == .double(9_223_372_036_854_775_808.0))
+        #expect(try JSONValue.parse("1e19") == .double(1e19))
     }
 
     @Test(arguments: ["1.0", "0.1", "-2.5e-08", "1e+300", "5e-324", "1.7976931348623157e+308", "123456.789"])

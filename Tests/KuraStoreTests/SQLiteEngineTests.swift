@@ -31,6 +31,18 @@ import Testing
         #expect(changes[1].after?.fields == object(["n": 1]))
     }
 
+    @Test("a REAL column reads back as the double it holds, never truncated to an integer")
+    func realColumnsStayDoubles() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try SQLiteConnection(path: directory.path + "/real.db")
+        try connection.run("CREATE TABLE t (x)")
+        try connection.run("INSERT INTO t VALUES (?), (?), (?)", [.double(2.75), .double(1e300), .int(3)])
+        let values = try connection.rows("SELECT x FROM t ORDER BY rowid").map { $0[0] }
+        #expect(values.map(\.double) == [2.75, 1e300, nil])
+        #expect(values.map(\.int) == [nil, nil, 3])
+    }
+
     @Test func reopenSeesEveryCommittedWrite() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -17,7 +17,8 @@ public struct LoadedRules: Sendable {
 
 /// The security rules in force, kept in `<data>/kura.rules`.
 ///
-/// On first start the default rules are written there. A file that does not compile refuses to load with
+/// The default rules are written there only into a new data directory; a file missing from one that already holds
+/// data is a start-up error, never silently replaced by the defaults. A file that does not compile refuses to load with
 /// `file:line:col: message`: at startup that stops the server; later (the file changed, or a replacement came
 /// through the API) the previous rules stay in force. `reloadIfChanged()` is polled by the server; readers get the
 /// current version with one lock, never waiting for a reload.
@@ -43,13 +44,20 @@ public final class SecurityRules: Sendable {
         var version: UInt64 = 0
     }
 
-    /// Loads `<data>/kura.rules`, writing the default rules there first if it is missing. Throws a
-    /// `ConfigurationError` whose message is `path:line:col: message` when the file does not compile.
-    public init(dataDirectory: String, logger: Logger) throws {
+    /// Loads `<data>/kura.rules`. A missing file gets the default rules when `newDataDirectory` (nothing has been
+    /// stored there yet), and is a `ConfigurationError` otherwise: a user who removed or lost the file did not mean
+    /// the defaults. Throws a `ConfigurationError` whose message is `path:line:col: message` when the file does not
+    /// compile.
+    public init(dataDirectory: String, newDataDirectory: Bool, logger: Logger) throws {
         let path = (dataDirectory as NSString).appendingPathComponent(Self.fileName)
         self.path = path
         self.logger = logger
         if !FileManager.default.fileExists(atPath: path) {
+            guard newDataDirectory else {
+                throw ConfigurationError(
+                    "\(path) is missing, and \(dataDirectory) already holds data, so Kura will not put the default "
+                        + "rules in place of yours: restore the file (the defaults are in docs/examples/default.rules)")
+            }
             try Self.writeAtomically(RuleSet.defaultSource, to: path)
             logger.info("wrote the default security rules to \(path)")
         }

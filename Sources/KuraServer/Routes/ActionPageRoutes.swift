@@ -5,12 +5,34 @@ import KuraHTTP
 /// `/auth/action`: the page a mail's link opens, so verification and password reset work from any mail client
 /// with no app. GET shows a form (it changes nothing, so link scanners that prefetch mail links cannot use up a
 /// code); submitting the form (POST, form-encoded) performs the action and shows the outcome.
+///
+/// The page carries a one-time code and a password form, so every answer is marked not to be stored, framed,
+/// sniffed or leaked through the `Referer`, and its policy lets it load nothing but its own stylesheet
+/// (`/auth/action.css`) and post nowhere but to itself.
 struct ActionPageRoutes {
+    /// `Content-Security-Policy` of the page: no scripts at all, the same-origin stylesheet, its own form.
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    /// The page's look, served as a file of its own so the policy needs no `'unsafe-inline'`.
+    static let stylesheet = """
+        body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}
+        input[type=password]{display:block;width:100%;margin-top:.3rem}
+
+        """
+
     let auth: AuthService
     let confirmEmail: @Sendable (String) throws -> AuthUser
     let appName: String
 
     func register(on router: Router<KuraContext>) {
+        router.get("/auth/action.css") { _, _ in
+            var response = Response(
+                status: 200, headers: ["Content-Type": "text/css; charset=utf-8"], body: Array(Self.stylesheet.utf8))
+            response.headers.add("X-Content-Type-Options", "nosniff")
+            response.headers.add("Cache-Control", "public, max-age=3600")
+            return response
+        }
         router.get("/auth/action") { request, _ in
             let code = request.query("code") ?? ""
             switch request.query("mode") {
@@ -67,16 +89,20 @@ struct ActionPageRoutes {
     }
 
     private func page(_ title: String, _ content: String, status: Int = 200) -> Response {
-        .html(
+        var response = Response.html(
             """
             <!doctype html>
             <html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
             <title>\(title.htmlEscaped) · \(appName.htmlEscaped)</title>
-            <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}
-            input[type=password]{display:block;width:100%;margin-top:.3rem}</style></head>
+            <link rel="stylesheet" href="/auth/action.css"></head>
             <body><h1>\(title.htmlEscaped)</h1>
             \(content)
             </body></html>
             """, status: status)
+        response.headers.add("Cache-Control", "no-store")
+        response.headers.add("Referrer-Policy", "no-referrer")
+        response.headers.add("X-Content-Type-Options", "nosniff")
+        response.headers.add("Content-Security-Policy", Self.contentSecurityPolicy)
+        return response
     }
 }

@@ -13,7 +13,10 @@ struct AdminUserRoutes {
             context.environment.offload {
                 try authenticator.requireAdmin(request)
                 let size = try request.query("pageSize").map { text -> Int in
-                    guard let n = Int(text) else { throw KuraError.badRequest("pageSize must be an integer") }
+                    // Out of range is refused, not clamped: a caller asking for 0 or 5000 should learn the bounds.
+                    guard let n = Int(text), (1...1000).contains(n) else {
+                        throw KuraError.badRequest("pageSize must be an integer from 1 to 1000")
+                    }
                     return n
                 }
                 let page = try auth.listUsers(pageToken: request.query("pageToken"), pageSize: size ?? 100)

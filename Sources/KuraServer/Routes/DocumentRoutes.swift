@@ -159,7 +159,7 @@ struct DocumentRoutes {
     private func versionPrecondition(_ request: Request) throws -> Precondition? {
         guard var value = request.headers["If-Match"] else { return nil }
         if value.hasPrefix("W/") { value.removeFirst(2) }
-        value = value.replacingOccurrences(of: "\"", with: "")
+        if value.count >= 2, value.first == "\"", value.last == "\"" { value = String(value.dropFirst().dropLast()) }
         guard let version = Int64(value) else {
             throw KuraError.badRequest("If-Match takes the document version, e.g. If-Match: \"3\"")
         }
@@ -193,11 +193,5 @@ struct DocumentRoutes {
         var response = Response.json(body, status: status)
         response.headers.add("ETag", "\"\(version)\"")
         return response
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

@@ -19,7 +19,13 @@ struct OutboxRoutes {
                     }
                     return status
                 }
-                let limit = Int(request.query("limit") ?? "") ?? 100
+                let limit =
+                    try request.query("limit").map { text -> Int in
+                        guard let n = Int(text), (1...1000).contains(n) else {
+                            throw KuraError.badRequest("limit must be an integer from 1 to 1000")
+                        }
+                        return n
+                    } ?? 100
                 let mails: [JSONValue] = try mailer.list(limit: limit, status: status).map { entry in
                     var object = JSONObject([
                         ("id", .string(entry.id.rawValue)), ("status", .string(entry.status.rawValue)),

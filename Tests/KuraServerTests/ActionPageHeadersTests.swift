@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// `/auth/action` carries a one-time code and a password form: it must not be cached, framed, leaked through the
+/// Referer, sniffed as another type, or load anything but itself.
+@Suite struct ActionPageHeadersTests {
+    static func expectSecurityHeaders(_ response: HTTPResponse, _ what: String) {
+        #expect(response.header("Cache-Control") == "no-store", "\(what): \(response.head)")
+        #expect(response.header("Referrer-Policy") == "no-referrer", "\(what)")
+        #expect(response.header("X-Content-Type-Options") == "nosniff", "\(what)")
+        let policy = response.header("Content-Security-Policy") ?? ""
+        for directive in ["default-src 'none'", "frame-ancestors 'none'", "form-action 'self'", "base-uri 'none'"] {
+            #expect(policy.contains(directive), "\(what): \(policy)")
+        }
+    }
+
+    @Test("every answer of the action page sends no-store, no-referrer, nosniff and a CSP that forbids framing")
+    func headers() throws {
+        try withAuthKura { kura in
+            _ = try kura.signUp("ann@example.com")
+            let link = try kura.heldLink(to: "ann@example.com", mode: "verifyEmail")
+            Self.expectSecurityHeaders(try kura.open(link), "verify page")
+            Self.expectSecurityHeaders(
+                try kura.request("GET", "/auth/action?mode=resetPassword&code=x", auth: .none), "reset page")
+            Self.expectSecurityHeaders(
+                try kura.request("GET", "/auth/action?mode=nope", auth: .none), "unknown mode")
+            Self.expectSecurityHeaders(
+                try kura.submitActionForm([("mode", "verifyEmail"), ("code", "bogus")]), "failed action")
+            Self.expectSecurityHeaders(
+                try kura.submitActionForm([("mode", "verifyEmail"), ("code", queryItem(link, "code") ?? "")]),
+                "done action")
+        }
+    }
+
+    @Test("the page needs nothing its policy blocks: no inline style or script, its stylesheet is same-origin")
+    func pageFitsItsPolicy() throws {
+        try withAuthKura { kura in
+            let page = try kura.request("GET", "/auth/action?mode=resetPassword&code=x", auth: .none)
+            #expect(page.status == 200)
+            #expect(!page.body.contains("<style") && !page.body.contains("<script") && !page.body.contains("style="))
+            #expect(page.body.contains(#"<link rel="stylesheet" href="/auth/action.css">"#), "\(page.body)")
+            #expect(page.body.contains(#"<form method="post" action="/auth/action">"#))
+            let policy = page.header("Content-Security-Policy") ?? ""
+            #expect(policy.contains("style-src 'self'"), "\(policy)")
+            let css = try kura.request("GET", "/auth/action.css", auth: .none)
+            #expect(css.status == 200)
+            #expect(css.header("Content-Type")?.hasPrefix("text/css") == true)
+            #expect(css.header("X-Content-Type-Options") == "nosniff")
+            #expect(css.body.contains("font-family"))
+        }
+    }
+}
