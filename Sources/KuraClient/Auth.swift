@@ -17,9 +17,16 @@ public final class Auth: Sendable {
         var observers: [UUID: AsyncStream<User?>.Continuation] = [:]
     }
 
-    init(transport: Transport, storage: any SessionStorage) {
+    /// Where completion handlers and `addStateDidChangeListener` callbacks run (`Kura.Settings.dispatchQueue`).
+    let callbackQueue: DispatchQueue
+    /// The uid whose sign-up, at the time given, already mailed a verification link (see
+    /// `User.sendEmailVerification()`).
+    let signUpVerification = Locked<(uid: String, at: Date)?>(nil)
+
+    init(transport: Transport, storage: any SessionStorage, callbackQueue: DispatchQueue = .main) {
         self.transport = transport
         self.storage = storage
+        self.callbackQueue = callbackQueue
         state = Locked(State(session: storage.load()))
     }
 
@@ -48,8 +55,14 @@ public final class Auth: Sendable {
     /// `.weakPassword`…
     @discardableResult
     public func createUser(withEmail email: String, password: String) async throws -> AuthDataResult {
-        try await signIn(
-            APIRequest("POST", "/api/auth/signup", body: ["email": .string(email), "password": .string(password)]))
+        let response = try await transport.send(
+            APIRequest("POST", "/api/auth/signup", body: ["email": .string(email), "password": .string(password)]),
+            token: nil)
+        let session = try Self.session(from: response)
+        let mailed = try? response.object()["verificationSent"]?.boolValue
+        signUpVerification.withLock { $0 = mailed == true ? (session.profile.uid, Date()) : nil }
+        install(session)
+        return AuthDataResult(user: User(profile: session.profile, auth: self))
     }
 
     /// Signs in (`POST /api/auth/signin`). Throws `.invalidLoginCredentials` for an unknown address or a wrong
@@ -66,6 +79,22 @@ public final class Auth: Sendable {
         let session = state.current.session
         install(nil)
         guard let session else { return }
+        try await revoke(session)
+    }
+
+    /// Firebase's synchronous `try Auth.auth().signOut()`: forgets the session here at once (`currentUser` is `nil`
+    /// when it returns, listeners restart signed out) and revokes it on the server in the background. Declared
+    /// `throws` so Firebase code compiles as it is; it does not fail. In `async` code, `try await signOut()` also
+    /// reports a failure to reach the server.
+    public func signOut() throws {
+        let session = state.current.session
+        install(nil)
+        guard let session else { return }
+        Task { try? await self.revoke(session) }
+    }
+
+    /// Revokes `session` on the server (`POST /api/auth/signout`).
+    private func revoke(_ session: StoredSession) async throws {
         var token = session.idToken
         if session.expiresAt < Date() {
             // An expired ID token cannot authenticate the sign-out; one refresh gets a token for it.
