@@ -36,6 +36,10 @@ extension Auth {
     public static func auth() -> Auth { Kura.default.auth }
 }
 
-/// Firebase's app object has no Kura counterpart: a Kura client talks to one server.
-@available(*, unavailable, message: "use Kura.configure(url: URL(string: \"https://your-kura-server\")!) at launch")
-public enum FirebaseApp {}
+/// Firebase's app object has no Kura counterpart: a Kura client talks to one server, set up by
+/// `Kura.configure(url:)`.
+public enum FirebaseApp {
+    /// Not offered: the compiler points to `Kura.configure(url:)`.
+    @available(*, unavailable, message: "use Kura.configure(url: URL(string: \"https://your-kura-server\")!)")
+    public static func configure() {}
+}

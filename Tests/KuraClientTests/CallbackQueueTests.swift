@@ -93,4 +93,24 @@ import Testing
             #expect(count.current == 1)
         }
     }
+
+    @Test func signingOutEndsListenersTheRulesNoLongerAllow() async throws {
+        try await withServer { server in
+            let (kura, uid) = try await signedInClient(server)
+            let outcome = Shared<(snapshots: Int, error: KuraError?)>((0, nil))
+            let listener = kura.collection("users/\(uid)/items").addSnapshotListener { snapshot, error in
+                outcome.withLock {
+                    if snapshot != nil { $0.snapshots += 1 }
+                    if let error { $0.error = error as? KuraError }
+                }
+            }
+            defer { listener.remove() }
+            #expect(await eventually { outcome.current.snapshots == 1 })
+            try await kura.auth.signOut()
+            // As in Firestore: the listener is re-sent signed out, the rules refuse it, and it ends with the error.
+            #expect(await eventually { outcome.current.error != nil })
+            #expect(outcome.current.error?.code == .permissionDenied)
+            #expect(outcome.current.snapshots == 1)
+        }
+    }
 }

@@ -32,8 +32,9 @@ for manifest in "$root/Package.swift" "$here/Package.swift"; do
 done
 
 scratch="${SDK_BUILD_DIR:-$here/.build}"
-swift build --package-path "$here" --scratch-path "$scratch" >"$scratch.log" 2>&1 || {
-    cat "$scratch.log" >&2
+mkdir -p "$scratch"
+swift build --package-path "$here" --scratch-path "$scratch" >"$scratch/check-build.log" 2>&1 || {
+    cat "$scratch/check-build.log" >&2
     echo "check.sh: sdk/swift/Package.swift does not build alone" >&2
     status=1
 }
@@ -43,5 +44,17 @@ if [ "$modules" != "KuraClient " ]; then
     echo "check.sh: the SDK build compiled more than KuraClient: $modules" >&2
     status=1
 fi
+# Firebase names the SDK does not offer fail to compile with a message that says what to write instead.
+modules_dir=$(dirname "$(find "$scratch" -name KuraClient.swiftmodule -path '*/Modules/*' | head -1)")
+diagnostics=$(swiftc -typecheck -I "$modules_dir" -Xcc -fmodule-map-file="$root/Sources/CSQLite/module.modulemap" \
+    "$here/check-unavailable.swift" 2>&1 || true)
+while IFS= read -r expected; do
+    if ! grep -qF -- "is unavailable: " <<<"$(grep -F -- "$expected" <<<"$diagnostics")"; then
+        echo "check.sh: no 'unavailable' error saying '$expected' for check-unavailable.swift:" >&2
+        echo "$diagnostics" | grep -F "error:" >&2 || true
+        status=1
+    fi
+done < <(sed -n 's|.*// expect: ||p' "$here/check-unavailable.swift")
+
 [ $status -eq 0 ] && echo "check.sh: the Swift SDK is portable as far as Linux can tell, and builds alone"
 exit $status
