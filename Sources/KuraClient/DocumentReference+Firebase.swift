@@ -125,3 +125,21 @@ extension WriteBatch {
         runThenCall(on: kura.settings.dispatchQueue, errorOnly(completion)) { try await self.commit() }
     }
 }
+
+extension Transaction {
+    /// `setData(_:forDocument:merge:)` for Firebase-style data (`[String: Any]`).
+    @_disfavoredOverload
+    @discardableResult
+    public func setData(_ data: [String: Any], forDocument document: DocumentReference, merge: Bool = false) throws
+        -> Transaction
+    {
+        try setData(try DocumentData(bridging: data), forDocument: document, merge: merge)
+    }
+
+    /// `updateData(_:forDocument:)` for Firebase-style fields (`[String: Any]`).
+    @_disfavoredOverload
+    @discardableResult
+    public func updateData(_ fields: [String: Any], forDocument document: DocumentReference) throws -> Transaction {
+        try updateData(try DocumentData(bridging: fields), forDocument: document)
+    }
+}

@@ -61,6 +61,20 @@ import Testing
             #expect((data["when"] as? Timestamp)?.dateValue() == when)
             try await document.updateData(["count": count + 1])
             #expect(try await document.getDocument().data()?["count"] as? Int == 8)
+            // Batches and transactions take the same data.
+            let other = kura.document("users/\(uid)/notes/n3")
+            try await kura.batch().setData(["name": name], forDocument: other).updateData(
+                ["count": count], forDocument: document
+            ).commit()
+            let total = try await kura.runTransaction { tx in
+                let read = try await tx.getDocument(document).data()?["count"] as? Int ?? 0
+                let next = read + count
+                try tx.updateData(["count": next, "by": name], forDocument: document)
+                return next
+            }
+            #expect(total == 14)
+            #expect(try await server.document("users/\(uid)/notes/n3")?["name"] as? String == "memo")
+            #expect(try await server.document("users/\(uid)/notes/n2")?["count"] as? Int == 14)
         }
     }
 
@@ -86,6 +100,30 @@ import Testing
             #expect(error?.message.contains("field 'inner.\(field)'") == true)
             #expect(error?.message.contains(message) == true)
             #expect(try await server.document("users/\(uid)/notes/bad") == nil)
+        }
+    }
+
+    @Test func whereFieldTakesPlainSwiftVariables() async throws {
+        try await withServer { server in
+            let (kura, uid) = try await signedInClient(server)
+            let notes = kura.collection("users/\(uid)/notes")
+            for (id, owner, rank) in [("a", "ann", 1), ("b", "bob", 2), ("c", "ann", 3)] {
+                try await notes.document(id).setData(["owner": owner, "rank": rank])
+            }
+            let owner = "ann"
+            let minimum = 2
+            let owners: [String] = ["bob"]
+            #expect(
+                try await notes.whereField("owner", isEqualTo: owner).getDocuments().documents.map(\.documentID) == [
+                    "a", "c",
+                ])
+            #expect(try await notes.whereField("rank", isGreaterThanOrEqualTo: minimum).count() == 2)
+            #expect(try await notes.whereField("owner", in: owners).getDocuments().documents.map(\.documentID) == ["b"])
+            let error = await #expect(throws: KuraError.self) {
+                try await notes.whereField("owner", isEqualTo: URL(fileURLWithPath: "/")).getDocuments()
+            }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message.contains("field 'owner'") == true)
         }
     }
 
