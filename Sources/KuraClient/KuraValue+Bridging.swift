@@ -45,7 +45,8 @@ extension KuraValue {
         case is NSNull: return .null
         case let number as NSNumber where type(of: unwrapped) is NSNumber.Type:
             return try bridge(number: number, fail: fail)
-        case let value as Bool: return .bool(value)
+        // Exact types first: Apple platforms bridge numbers through NSNumber, where `1 as? Bool` can succeed.
+        case let value as Bool where type(of: unwrapped) == Bool.self: return .bool(value)
         case let value as Int: return .integer(Int64(value))
         case let value as Int8: return .integer(Int64(value))
         case let value as Int16: return .integer(Int64(value))

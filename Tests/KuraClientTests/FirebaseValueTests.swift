@@ -127,6 +127,22 @@ import Testing
         }
     }
 
+    @Test func bridgingFoundationAndOptionalValues() throws {
+        let parsed = try JSONSerialization.jsonObject(
+            with: Data(#"{"b":true,"f":false,"i":3,"d":2.5,"s":"x","n":null,"a":[1,"y"]}"#.utf8))
+        let data = try DocumentData(bridging: try #require(parsed as? [String: Any]))
+        #expect(data == ["b": true, "f": false, "i": 3, "d": 2.5, "s": "x", "n": nil, "a": [1, "y"]])
+        let nested: String?? = .some(nil)
+        #expect(try KuraValue(bridging: nested) == .null)
+        #expect(try KuraValue(bridging: Int?.some(4)) == 4)
+        #expect(try KuraValue(bridging: Float(1.5)) == 1.5)
+        #expect(try KuraValue(bridging: UInt8(7)) == 7)
+        #expect(try KuraValue(bridging: "text"[...]) == "text")
+        #expect(try KuraValue(bridging: [true, false]) == [true, false])
+        #expect(try KuraValue(bridging: FieldValue.increment(1)) == FieldValue.increment(1))
+        #expect(KuraValue.map(data).bridged is [String: Any])
+    }
+
     @Test func onlyTheServersTimeFormatReadsAsTimestamp() {
         #expect(KuraValue.string("2026-11-29T15:59:28.039012Z").bridged is Timestamp)
         #expect(KuraValue.string("2026-11-29T15:59:28Z").bridged as? String == "2026-11-29T15:59:28Z")
