@@ -43,3 +43,21 @@ public enum FirebaseApp {
     @available(*, unavailable, message: "use Kura.configure(url: URL(string: \"https://your-kura-server\")!)")
     public static func configure() {}
 }
+
+extension Kura {
+    /// Not offered: a Kura client is made for one server's URL.
+    @available(*, unavailable, message: "point Kura.configure(url:) at your local server, e.g. http://127.0.0.1:8090")
+    public func useEmulator(withHost host: String, port: Int) {}
+}
+
+extension Auth {
+    /// Not offered: a Kura client is made for one server's URL.
+    @available(*, unavailable, message: "point Kura.configure(url:) at your local server, e.g. http://127.0.0.1:8090")
+    public func useEmulator(withHost host: String, port: Int) {}
+}
+
+/// Not offered: documents hold JSON values only.
+@available(*, unavailable, message: "store the position as two Double fields, e.g. [\"lat\": 35.0, \"lng\": 135.7]")
+public struct GeoPoint {
+    public init(latitude: Double, longitude: Double) {}
+}
