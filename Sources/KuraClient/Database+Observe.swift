@@ -132,10 +132,13 @@ public final class DataSnapshot {
     public var key: String { ref.key ?? "" }
     /// The child snapshots, as `Any` (cast each with `as! DataSnapshot`, as in Firebase code).
     public var children: [Any] { childSnapshots }
+    /// How many children there are.
     public var childrenCount: UInt { UInt(childSnapshots.count) }
     /// Whether there is data here.
     public func exists() -> Bool { !(value is NSNull) }
+    /// Whether there is at least one child.
     public func hasChildren() -> Bool { !childSnapshots.isEmpty }
+    /// Whether the direct child `path` exists.
     public func hasChild(_ path: String) -> Bool { childSnapshots.contains { $0.key == path } }
     /// The snapshot of the direct child `path` (empty when there is none).
     public func childSnapshot(forPath path: String) -> DataSnapshot {

@@ -5,6 +5,7 @@ import Foundation
 /// `FirestoreErrorCode`, so `AuthErrorCode(rawValue: error._code)` and `FirestoreErrorCode(rawValue: …)` work as
 /// in Firebase code.
 extension KuraError: LocalizedError, CustomNSError {
+    /// The message (the server's, when it answered): what `localizedDescription` shows.
     public var errorDescription: String? { message.isEmpty ? code.rawValue : message }
 
     /// `KuraErrorDomain` for every Kura error.
@@ -13,6 +14,7 @@ extension KuraError: LocalizedError, CustomNSError {
     /// The `AuthErrorCode` number for account errors, else the `FirestoreErrorCode` number.
     public var errorCode: Int { authErrorCode?.rawValue ?? firestoreErrorCode.rawValue }
 
+    /// `NSLocalizedDescriptionKey` (the message) and `"KuraErrorCode"` (the server's code, `"EMAIL_EXISTS"`).
     public var errorUserInfo: [String: Any] {
         [NSLocalizedDescriptionKey: errorDescription ?? "", "KuraErrorCode": code.rawValue]
     }
