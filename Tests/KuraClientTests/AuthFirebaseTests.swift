@@ -95,6 +95,22 @@ import Testing
         }
     }
 
+    @Test func actionCodeURLsFromMailLinks() async throws {
+        try await withServer { server in
+            let (kura, _) = try await signedInClient(server)
+            let email = try #require(kura.auth.currentUser?.email)
+            try await kura.auth.sendPasswordReset(withEmail: email)
+            let links = try await server.mails(to: email).compactMap { $0["actionLink"] as? String }
+            let parsed = links.compactMap(ActionCodeURL.init(link:))
+            #expect(parsed.map(\.operation).sorted { "\($0)" < "\($1)" } == [.passwordReset, .verifyEmail])
+            let verify = try #require(parsed.first { $0.operation == .verifyEmail })
+            try await kura.auth.applyActionCode(verify.code)
+            #expect(try await kura.auth.currentUser?.reload().isEmailVerified == true)
+            #expect(ActionCodeURL(link: "https://example.com/auth/action?mode=verifyEmail") == nil)
+            #expect(ActionCodeURL(link: "https://example.com/x?mode=other&code=c")?.operation == .unknown)
+        }
+    }
+
     @Test func languageCodeChoosesTheMailLanguage() async throws {
         try await withServer { server in
             let (kura, _) = try await signedInClient(server)
