@@ -49,11 +49,13 @@ build: deps
 test: deps-test
 	swift build --build-tests --scratch-path $(BUILD_DIR)
 	# libuv's pool size set up front, so no test server calls setenv while other threads read the environment.
+	# sdk/swift/check.sh: the Swift SDK's portability checks and its own manifest built alone (docs/swift-sdk.md).
 	# The SDK's tests run in a process of their own: many server tests block a thread of Swift's cooperative
 	# pool (one per core) on sockets, which starved the SDK's async tests past their timeouts on a 2-core CI.
 	status=0; \
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --skip KuraClientTests || status=1; \
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --filter KuraClientTests || status=1; \
+	sdk/swift/check.sh || status=1; \
 	exit $$status
 
 ## bench: kura against nginx on the health endpoint (see docs/performance.md)

@@ -5,6 +5,8 @@ import PackageDescription
 /// dependencies point one way: kura → KuraServer → (KuraStore, …) → KuraHTTP → KuraCore → C shims.
 let package = Package(
     name: "Kura",
+    // What the Swift SDK (KuraClient) needs: `URLSession.data(for:)` (async). The server runs on Linux.
+    platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8)],
     products: [
         .executable(name: "kura", targets: ["kura"]),
         .library(name: "KuraHTTP", targets: ["KuraHTTP"]),

@@ -17,9 +17,16 @@ public final class Auth: Sendable {
         var observers: [UUID: AsyncStream<User?>.Continuation] = [:]
     }
 
-    init(transport: Transport, storage: any SessionStorage) {
+    /// Where completion handlers and `addStateDidChangeListener` callbacks run (`Kura.Settings.dispatchQueue`).
+    let callbackQueue: DispatchQueue
+    /// The uid whose sign-up, at the time given, already mailed a verification link (see
+    /// `User.sendEmailVerification()`).
+    let signUpVerification = Locked<(uid: String, at: Date)?>(nil)
+
+    init(transport: Transport, storage: any SessionStorage, callbackQueue: DispatchQueue = .main) {
         self.transport = transport
         self.storage = storage
+        self.callbackQueue = callbackQueue
         state = Locked(State(session: storage.load()))
     }
 
@@ -54,8 +61,14 @@ public final class Auth: Sendable {
             APIRequest("POST", "/api/auth/signup", body: ["email": .string(email), "password": .string(password)]),
             token: nil)
         let body = try response.object()
-        guard body["idToken"] == nil else { return signIn(try Self.session(from: response)) }
-        return AuthDataResult(user: User(profile: try UserProfile(json: body["user"]), auth: self), isSignedIn: false)
+        let mailed = body["verificationSent"]?.boolValue == true
+        guard body["idToken"] != nil else {
+            return AuthDataResult(
+                user: User(profile: try UserProfile(json: body["user"]), auth: self), isSignedIn: false)
+        }
+        let session = try Self.session(from: response)
+        signUpVerification.withLock { $0 = mailed ? (session.profile.uid, Date()) : nil }
+        return signIn(session)
     }
 
     /// Mails another verification link to `email`, for an account that cannot sign in before verifying
@@ -79,6 +92,22 @@ public final class Auth: Sendable {
         let session = state.current.session
         install(nil)
         guard let session else { return }
+        try await revoke(session)
+    }
+
+    /// Firebase's synchronous `try Auth.auth().signOut()`: forgets the session here at once (`currentUser` is `nil`
+    /// when it returns, listeners restart signed out) and revokes it on the server in the background. Declared
+    /// `throws` so Firebase code compiles as it is; it does not fail. In `async` code, `try await signOut()` also
+    /// reports a failure to reach the server.
+    public func signOut() throws {
+        let session = state.current.session
+        install(nil)
+        guard let session else { return }
+        Task { try? await self.revoke(session) }
+    }
+
+    /// Revokes `session` on the server (`POST /api/auth/signout`).
+    private func revoke(_ session: StoredSession) async throws {
         var token = session.idToken
         if session.expiresAt < Date() {
             // An expired ID token cannot authenticate the sign-out; one refresh gets a token for it.

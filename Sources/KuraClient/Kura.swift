@@ -28,7 +28,8 @@ public final class Kura: Sendable {
         self.url = url
         self.settings = settings
         transport = Transport(baseURL: url, timeout: settings.requestTimeout)
-        auth = Auth(transport: transport, storage: settings.session.storage(for: url))
+        auth = Auth(
+            transport: transport, storage: settings.session.storage(for: url), callbackQueue: settings.dispatchQueue)
         var persistenceError: KuraError?
         switch settings.persistence {
         case .none: offline = nil
@@ -95,14 +96,22 @@ extension Kura {
         /// documents there). `nil`: no receipts, and a write whose acknowledgement was lost may apply twice.
         public var writeReceipts: String?
 
+        /// Where listener callbacks (`addSnapshotListener`, `observe`) and completion handlers run, as Firestore's
+        /// `dispatchQueue` setting: the main queue unless you say otherwise, so they may update the UI. Give a
+        /// serial queue (callbacks of one listener run in order on it). `async` calls and `snapshots()` streams
+        /// are not affected: they resume wherever the caller's task runs.
+        public var dispatchQueue: DispatchQueue
+
         public init(
             persistence: Persistence = .none, session: SessionPersistence = .automatic,
-            requestTimeout: TimeInterval = 30, writeReceipts: String? = "users/{uid}/_kura_receipts"
+            requestTimeout: TimeInterval = 30, writeReceipts: String? = "users/{uid}/_kura_receipts",
+            dispatchQueue: DispatchQueue = .main
         ) {
             self.persistence = persistence
             self.session = session
             self.requestTimeout = requestTimeout
             self.writeReceipts = writeReceipts
+            self.dispatchQueue = dispatchQueue
         }
     }
 

@@ -21,12 +21,13 @@ extension Queryable {
         }
     }
 
-    /// Calls `listener` with every snapshot (Firebase's callback style); `remove()` the registration to stop.
+    /// Calls `listener` with every snapshot (Firebase's callback style) on `Kura.Settings.dispatchQueue`, the
+    /// main queue by default, as Firestore does; `remove()` the registration to stop.
     @discardableResult
     public func addSnapshotListener(
-        _ listener: @escaping @Sendable (QuerySnapshot?, (any Error)?) -> Void
+        _ listener: @escaping (QuerySnapshot?, (any Error)?) -> Void
     ) -> ListenerRegistration {
-        ListenerRegistration(snapshots(), listener)
+        ListenerRegistration(snapshots(), on: query.kura.settings.dispatchQueue, listener)
     }
 }
 
@@ -43,35 +44,50 @@ extension DocumentReference {
         }
     }
 
-    /// Calls `listener` with every snapshot of the document; `remove()` the registration to stop.
+    /// Calls `listener` with every snapshot of the document on `Kura.Settings.dispatchQueue` (the main queue by
+    /// default); `remove()` the registration to stop.
     @discardableResult
     public func addSnapshotListener(
-        _ listener: @escaping @Sendable (DocumentSnapshot?, (any Error)?) -> Void
+        _ listener: @escaping (DocumentSnapshot?, (any Error)?) -> Void
     ) -> ListenerRegistration {
-        ListenerRegistration(snapshots(), listener)
+        ListenerRegistration(snapshots(), on: kura.settings.dispatchQueue, listener)
     }
 }
 
 /// A callback listener; `remove()` stops it.
 public final class ListenerRegistration: Sendable {
     private let task: Task<Void, Never>
+    private let removed = Locked(false)
 
-    /// Calls `listener` with each element of `stream`, then with the error that ends it, if any.
+    /// Calls `listener` on `queue` with each element of `stream`, then with the error that ends it, if any.
     init<Snapshot: Sendable>(
-        _ stream: AsyncThrowingStream<Snapshot, any Error>,
-        _ listener: @escaping @Sendable (Snapshot?, (any Error)?) -> Void
+        _ stream: AsyncThrowingStream<Snapshot, any Error>, on queue: DispatchQueue,
+        _ listener: @escaping (Snapshot?, (any Error)?) -> Void
     ) {
+        let box = CallbackBox(value: listener)
+        let removed = removed
+        @Sendable func call(_ snapshot: Snapshot?, _ error: (any Error)?) {
+            let error = CallbackBox(value: error)
+            queue.async {
+                guard !removed.current else { return }
+                box.value(snapshot, error.value)
+            }
+        }
         task = Task {
             do {
-                for try await snapshot in stream { listener(snapshot, nil) }
+                for try await snapshot in stream { call(snapshot, nil) }
             } catch {
-                listener(nil, error)
+                call(nil, error)
             }
         }
     }
 
-    /// Stops the listener; no callback follows.
-    public func remove() { task.cancel() }
+    /// Stops the listener. No callback follows once it returns, when called on the callback queue (as from a
+    /// callback or, with the default queue, from the main thread).
+    public func remove() {
+        removed.withLock { $0 = true }
+        task.cancel()
+    }
 }
 
 extension Query {

@@ -11,6 +11,9 @@ public struct Query: Queryable, CustomStringConvertible {
     var limit: Int?
     var start: Cursor?
     var end: Cursor?
+    /// A filter value that could not be converted from `Any` (Firebase-style `whereField`): thrown when the query
+    /// runs.
+    var invalidValue: KuraError?
 
     enum Source: Sendable, Hashable {
         case collection([String])
@@ -46,6 +49,7 @@ public struct Query: Queryable, CustomStringConvertible {
 
     /// The body of `POST /api/query` (without `limit` and `pageToken`, which paging adds).
     func json(limit: Int? = nil, pageToken: String? = nil) throws -> KuraValue {
+        if let invalidValue { throw invalidValue }
         var body: DocumentData = [:]
         switch source {
         case .collection(let segments):
@@ -205,6 +209,7 @@ extension Queryable {
     /// a server that cannot be reached makes this answer from the cache (`metadata.isFromCache`).
     public func getDocuments(source: Source = .default) async throws -> QuerySnapshot {
         let query = self.query
+        if let invalidValue = query.invalidValue { throw invalidValue }
         if let offline = query.kura.offline { return try await offline.getDocuments(query, source: source) }
         guard source != .cache else { throw KuraError(.unavailable, "offline persistence is off; nothing is cached") }
         return query.snapshot(try await query.fetchAll())

@@ -84,11 +84,15 @@ public struct DocumentSnapshot: Sendable {
 
     public var documentID: String { reference.documentID }
     public var exists: Bool { document != nil }
-    /// The fields, or `nil` when the document does not exist.
-    public func data() -> DocumentData? { document?.data }
-    /// One field by dotted path (`"address.city"`).
-    public func get(_ field: String) -> KuraValue? { document?.value(at: field) }
-    public subscript(field: String) -> KuraValue? { self.get(field) }
+    /// The fields as Firestore gives them (`data["title"] as? String`, `as? Int`, `as? Timestamp`…; see
+    /// `KuraValue.bridged`), or `nil` when the document does not exist.
+    public func data() -> [String: Any]? { document?.data.bridged }
+    /// The fields as typed values, or `nil` when the document does not exist.
+    public var fields: DocumentData? { document?.data }
+    /// One field by dotted path (`"address.city"`) as Firestore gives it (`Any`, see `data()`).
+    public func get(_ field: String) -> Any? { document?.value(at: field)?.bridged }
+    /// One field by dotted path (`"address.city"`) as a typed value: `snapshot["title"]?.stringValue`.
+    public subscript(field: String) -> KuraValue? { document?.value(at: field) }
     /// The document decoded into `T` (`@DocumentID` properties get the document's ID). Throws `.notFound` when
     /// the document does not exist.
     public func data<T: Decodable>(as type: T.Type) throws -> T {
@@ -114,9 +118,14 @@ public struct QueryDocumentSnapshot: Sendable {
     }
 
     public var documentID: String { reference.documentID }
-    public func data() -> DocumentData { document.data }
-    public func get(_ field: String) -> KuraValue? { document.value(at: field) }
-    public subscript(field: String) -> KuraValue? { self.get(field) }
+    /// The fields as Firestore gives them (`data["title"] as? String`; see `KuraValue.bridged`).
+    public func data() -> [String: Any] { document.data.bridged }
+    /// The fields as typed values.
+    public var fields: DocumentData { document.data }
+    /// One field by dotted path as Firestore gives it (`Any`).
+    public func get(_ field: String) -> Any? { document.value(at: field)?.bridged }
+    /// One field by dotted path as a typed value: `document["title"]?.stringValue`.
+    public subscript(field: String) -> KuraValue? { document.value(at: field) }
     public func data<T: Decodable>(as type: T.Type) throws -> T {
         try DocumentCoding.decode(type, from: document.data, documentID: documentID)
     }

@@ -38,6 +38,8 @@ final class Transport: Sendable {
     /// For tests: path → how many more answers to that path to throw away after the server has processed the
     /// request, as if the connection died just before the answer arrived.
     let lostAnswers = Locked<[String: Int]>([:])
+    /// `Auth.languageCode`: sent as `Accept-Language`, so the server mails in that language.
+    let acceptLanguage = Locked<String?>(nil)
 
     init(baseURL: URL, timeout: TimeInterval) {
         self.baseURL = baseURL
@@ -69,6 +71,9 @@ final class Transport: Sendable {
             urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         if let token { urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let language = acceptLanguage.current {
+            urlRequest.setValue(language, forHTTPHeaderField: "Accept-Language")
+        }
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         let data: Data
         let response: URLResponse

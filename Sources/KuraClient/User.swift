@@ -41,8 +41,18 @@ public struct User: Sendable, Equatable, CustomStringConvertible {
         return token
     }
 
-    /// Mails a verification link to the user's address (`POST /api/auth/verify-email`).
+    /// Mails a verification link to the user's address (`POST /api/auth/verify-email`). The first call within
+    /// 10 minutes after `createUser` sends nothing when the server already mailed a link at sign-up (its
+    /// `auth.sendVerificationOnSignUp`, on by default), so a Firebase app that calls this right after
+    /// `createUser` mails one link, not two; later calls always send.
     public func sendEmailVerification() async throws {
+        try checkCurrent()
+        let mailedAtSignUp = auth.signUpVerification.withLock { record -> Bool in
+            defer { record = nil }
+            guard let record, record.uid == uid else { return false }
+            return Date().timeIntervalSince(record.at) < 600
+        }
+        if mailedAtSignUp { return }
         _ = try await call(APIRequest("POST", "/api/auth/verify-email", body: [:]))
     }
 

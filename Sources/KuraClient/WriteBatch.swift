@@ -39,6 +39,18 @@ public final class WriteBatch: Sendable {
     @discardableResult
     public func deleteDocument(_ document: DocumentReference) -> WriteBatch { add { Write.delete(document.path) } }
 
+    /// Adds a set of `data` (already converted from `[String: Any]`, or the conversion's error).
+    func setData(data: Result<DocumentData, any Error>, forDocument document: DocumentReference, merge: Bool)
+        -> WriteBatch
+    {
+        add { try Write.set(document.path, try data.get(), merge: merge) }
+    }
+
+    /// Adds an update of `fields` (already converted from `[String: Any]`, or the conversion's error).
+    func updateData(fields: Result<DocumentData, any Error>, forDocument document: DocumentReference) -> WriteBatch {
+        add { try Write.update(document.path, try fields.get()) }
+    }
+
     /// Applies every write atomically. A mistake made while building the batch (bad data) is thrown here.
     public func commit() async throws {
         let writes = try state.withLock { state -> [Write] in

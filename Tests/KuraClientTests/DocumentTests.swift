@@ -26,9 +26,10 @@ import Testing
             try await document.setData(data)
             let snapshot = try await document.getDocument()
             #expect(snapshot.exists)
-            #expect(snapshot.data() == data)
+            #expect(snapshot.fields == data)
             #expect(snapshot.version == 1)
-            #expect(snapshot.get("address.city") == "Kyoto")
+            #expect(snapshot["address.city"] == "Kyoto")
+            #expect(snapshot.get("address.city") as? String == "Kyoto")
             #expect(snapshot.createTime != nil)
             // Integers beyond 2^53 stay exact; doubles stay doubles.
             #expect(try await server.documentJSON(document.path)?["version"] as? Int == 1)
@@ -47,7 +48,7 @@ import Testing
             #expect(after["title"] == "milk")
 
             try await document.setData(["only": true])
-            #expect(try await document.getDocument().data() == ["only": true])
+            #expect(try await document.getDocument().fields == ["only": true])
 
             try await document.delete()
             #expect(try await document.getDocument().exists == false)

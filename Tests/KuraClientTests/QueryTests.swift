@@ -73,7 +73,7 @@ import Testing
             let snapshot = try await items.order(by: "n").getDocuments()
             #expect(snapshot.count == 10)
             #expect(snapshot.documentChanges.map(\.type) == Array(repeating: .added, count: 10))
-            #expect(snapshot.documents[4].data()["name"] == "item 4")
+            #expect(snapshot.documents[4].fields["name"] == "item 4")
         }
     }
 

@@ -27,7 +27,8 @@ import Testing
             #expect((json["idToken"] as? String)?.split(separator: ".").count == 3)
             #expect((json["refreshToken"] as? String)?.isEmpty == false)
             #expect(json["expiresIn"] as? Int == 3600)
-            #expect(json.keys.sorted() == ["expiresIn", "idToken", "refreshToken", "user"])
+            #expect(json["verificationSent"] as? Bool == true)
+            #expect(json.keys.sorted() == ["expiresIn", "idToken", "refreshToken", "user", "verificationSent"])
 
             let claims = jwtSegment(json["idToken"] as! String, 1)
             #expect(claims["sub"] as? String == user["uid"] as? String)

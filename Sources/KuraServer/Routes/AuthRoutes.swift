@@ -20,11 +20,12 @@ struct AuthRoutes {
             try auth.checkRateLimit(.signUp, ip: request.remoteAddress, email: email)
             let result = try auth.signUp(
                 email: email, password: try body.string("password") ?? "", displayName: try body.string("displayName"))
-            if let code = result.verificationCode {
-                try mailer.verification(to: result.user.email, code: code, request: request)
-            }
-            // With `auth.requireVerifiedEmail`, `{user}` alone: no session until the address is verified.
-            return result.json
+            guard let code = result.verificationCode, case .object(var answer) = result.json else { return result.json }
+            try mailer.verification(to: result.user.email, code: code, request: request)
+            // Tells clients that a link is on its way, so the SDK's `sendEmailVerification()` need not send another.
+            // With `auth.requireVerifiedEmail` the answer is `{user}` alone: no session until the address is verified.
+            answer["verificationSent"] = .bool(true)
+            return .object(answer)
         }
         post(router, "/api/auth/signin") { request in
             let body = try JSONBody(request)

@@ -88,3 +88,15 @@ final class Collector<Element: Sendable>: Sendable {
 
     func cancel() { task.cancel() }
 }
+
+/// Marks the main dispatch queue, so callbacks can tell they run on it. (`Thread.isMainThread` cannot: the test
+/// runner's `async` entry point gives the main thread over to `dispatchMain()`, which on Linux services the main
+/// queue from another thread.)
+nonisolated(unsafe) private let mainQueueKey: DispatchSpecificKey<String> = {
+    let key = DispatchSpecificKey<String>()
+    DispatchQueue.main.setSpecific(key: key, value: "main")
+    return key
+}()
+
+/// Whether the caller runs on the main dispatch queue (where Firestore calls its callbacks).
+func isOnMainQueue() -> Bool { DispatchQueue.getSpecific(key: mainQueueKey) == "main" }

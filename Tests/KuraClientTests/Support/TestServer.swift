@@ -19,11 +19,17 @@ final class TestServer: @unchecked Sendable {
     private let configure: @Sendable (inout KuraConfiguration) -> Void
     private let lock = NSLock()
 
-    /// `idTokenLifetime` shortens ID tokens (seconds) for refresh tests.
-    init(idTokenLifetime: Int64? = nil, configure: @escaping @Sendable (inout KuraConfiguration) -> Void = { _ in })
-        throws
-    {
+    /// `idTokenLifetime` shortens ID tokens (seconds) for refresh tests; `rules` replaces the default security
+    /// rules (the text of `kura.rules`).
+    init(
+        idTokenLifetime: Int64? = nil, rules: String? = nil,
+        configure: @escaping @Sendable (inout KuraConfiguration) -> Void = { _ in }
+    ) throws {
         dataDirectory = NSTemporaryDirectory() + "kura-client-" + UUID().uuidString
+        if let rules {
+            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+            try rules.write(toFile: dataDirectory + "/kura.rules", atomically: true, encoding: .utf8)
+        }
         self.configure = { configuration in
             configuration.auth = .lowCostForTesting
             configuration.auth.rateLimits.enabled = false
@@ -105,6 +111,13 @@ final class TestServer: @unchecked Sendable {
         return status == 200 ? body as? [String: Any] : nil
     }
 
+    /// The held mails to `address` (newest first): `subject` and `actionLink` of each.
+    func mails(to address: String) async throws -> [[String: Any]] {
+        let (_, body) = try await admin("GET", "/api/admin/outbox")
+        let mails = (body as? [String: Any])?["mails"] as? [[String: Any]] ?? []
+        return mails.filter { $0["to"] as? String == address }
+    }
+
     /// The action code of the newest held mail to `address` with link mode `mode` (`verifyEmail`,
     /// `resetPassword`), waiting up to 5 s for it: mails asked for by address are written after the answer.
     func actionCode(to address: String, mode: String) async throws -> String? {
@@ -123,10 +136,11 @@ final class TestServer: @unchecked Sendable {
 
 /// Runs `body` against a fresh server and removes it afterwards.
 func withServer<T>(
-    idTokenLifetime: Int64? = nil, configure: @escaping @Sendable (inout KuraConfiguration) -> Void = { _ in },
+    idTokenLifetime: Int64? = nil, rules: String? = nil,
+    configure: @escaping @Sendable (inout KuraConfiguration) -> Void = { _ in },
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try TestServer(idTokenLifetime: idTokenLifetime, configure: configure)
+    let server = try TestServer(idTokenLifetime: idTokenLifetime, rules: rules, configure: configure)
     defer { server.shutdown() }
     return try await body(server)
 }

@@ -1,0 +1,121 @@
+import Foundation
+
+/// `KuraError` as Foundation and Firebase code sees errors: `localizedDescription` is the message, and `_code`
+/// (`(error as NSError).code`) is the Firebase number of its `AuthErrorCode` or, for other errors, its
+/// `FirestoreErrorCode`, so `AuthErrorCode(rawValue: error._code)` and `FirestoreErrorCode(rawValue: …)` work as
+/// in Firebase code.
+extension KuraError: LocalizedError, CustomNSError {
+    /// The message (the server's, when it answered): what `localizedDescription` shows.
+    public var errorDescription: String? { message.isEmpty ? code.rawValue : message }
+
+    /// `KuraErrorDomain` for every Kura error.
+    public static var errorDomain: String { "KuraErrorDomain" }
+
+    /// The `AuthErrorCode` number for account errors, else the `FirestoreErrorCode` number.
+    public var errorCode: Int { authErrorCode?.rawValue ?? firestoreErrorCode.rawValue }
+
+    /// `NSLocalizedDescriptionKey` (the message) and `"KuraErrorCode"` (the server's code, `"EMAIL_EXISTS"`).
+    public var errorUserInfo: [String: Any] {
+        [NSLocalizedDescriptionKey: errorDescription ?? "", "KuraErrorCode": code.rawValue]
+    }
+
+    /// The error as Firebase Auth would report it, or `nil` for errors Firebase Auth has no code for (permission,
+    /// query and document errors). `.invalidLoginCredentials` is `.invalidCredential`: Kura does not say whether
+    /// the address or the password was wrong (Firebase with email-enumeration protection does the same).
+    public var authErrorCode: AuthErrorCode? {
+        switch code {
+        case .emailExists: .emailAlreadyInUse
+        case .invalidEmail: .invalidEmail
+        case .weakPassword: .weakPassword
+        case .missingPassword, .invalidLoginCredentials: .invalidCredential
+        case .userDisabled: .userDisabled
+        case .userNotFound: .userNotFound
+        case .tooManyAttemptsTryLater: .tooManyRequests
+        case .credentialTooOldLoginAgain: .requiresRecentLogin
+        case .invalidOOBCode: .invalidActionCode
+        case .expiredOOBCode: .expiredActionCode
+        case .tokenExpired: .userTokenExpired
+        case .invalidIDToken, .invalidRefreshToken: .invalidUserToken
+        case .emailNotVerified: .emailNotVerified
+        case .notSignedIn: .nullUser
+        case .unavailable where isNetworkFailure: .networkError
+        default: nil
+        }
+    }
+
+    /// The error as Firestore would report it (gRPC status codes).
+    public var firestoreErrorCode: FirestoreErrorCode {
+        switch code {
+        case .cancelled: .cancelled
+        case .malformedRequest, .invalidArgument, .invalidPath, .invalidQuery, .documentTooLarge, .payloadTooLarge,
+            .headersTooLarge, .invalidEmail, .weakPassword, .missingPassword, .invalidOOBCode, .expiredOOBCode,
+            .invalidClaims, .emailExists:
+            .invalidArgument
+        case .requestTimeout: .deadlineExceeded
+        case .notFound, .userNotFound: .notFound
+        case .alreadyExists: .alreadyExists
+        case .permissionDenied, .emailNotVerified, .userDisabled: .permissionDenied
+        case .tooManyAttemptsTryLater: .resourceExhausted
+        case .failedPrecondition, .credentialTooOldLoginAgain, .expectationFailed: .failedPrecondition
+        case .methodNotAllowed, .httpVersionNotSupported: .unimplemented
+        case .internal, .invalidResponse: .internal
+        case .unavailable: .unavailable
+        case .unauthenticated, .invalidIDToken, .tokenExpired, .invalidRefreshToken, .invalidLoginCredentials,
+            .notSignedIn:
+            .unauthenticated
+        case .unknown: .unknown
+        }
+    }
+}
+
+/// Firebase Auth's error codes, with Firebase's numbers, for `switch AuthErrorCode(rawValue: error._code)` (or
+/// `(error as? KuraError)?.authErrorCode`). Kura never reports `.wrongPassword` (a wrong password and an unknown
+/// address are both `.invalidCredential`) nor `.userNotFound` for sign-in or password reset.
+public enum AuthErrorCode: Int, Sendable, CaseIterable {
+    case invalidCredential = 17004
+    case userDisabled = 17005
+    case emailAlreadyInUse = 17007
+    case invalidEmail = 17008
+    case wrongPassword = 17009
+    case tooManyRequests = 17010
+    case userNotFound = 17011
+    case requiresRecentLogin = 17014
+    case invalidUserToken = 17017
+    case networkError = 17020
+    case userTokenExpired = 17021
+    case weakPassword = 17026
+    case expiredActionCode = 17029
+    case invalidActionCode = 17030
+    /// A call that needs a signed-in user had none.
+    case nullUser = 17067
+    /// Kura's own: the server requires verified addresses to sign in (`auth.requireVerifiedEmail`).
+    case emailNotVerified = 17900
+
+    /// Newer Firebase spells the enum `AuthErrorCode.Code`.
+    public typealias Code = AuthErrorCode
+}
+
+/// Firestore's error codes (the gRPC status codes), for `FirestoreErrorCode(rawValue: error._code)` or
+/// `(error as? KuraError)?.firestoreErrorCode`.
+public enum FirestoreErrorCode: Int, Sendable, CaseIterable {
+    case ok = 0
+    case cancelled = 1
+    case unknown = 2
+    case invalidArgument = 3
+    case deadlineExceeded = 4
+    case notFound = 5
+    case alreadyExists = 6
+    case permissionDenied = 7
+    case resourceExhausted = 8
+    case failedPrecondition = 9
+    case aborted = 10
+    case outOfRange = 11
+    case unimplemented = 12
+    case `internal` = 13
+    case unavailable = 14
+    case dataLoss = 15
+    case unauthenticated = 16
+
+    /// Newer Firebase spells the enum `FirestoreErrorCode.Code`.
+    public typealias Code = FirestoreErrorCode
+}
