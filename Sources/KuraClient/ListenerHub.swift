@@ -224,8 +224,10 @@ final class ListenerHub: Sendable {
     func refresh(_ token: String?) async -> Bool {
         guard let token else { return true }
         do {
-            if try await auth.refreshRejectedToken(token) != nil { return true }
-            failAll(KuraError(.unauthenticated, "signed out"))
+            // Signed out here meanwhile (the server's `auth_revoked` for that sign-out can arrive before the
+            // listeners restart): listen on signed out, as Firestore re-sends its listeners, and let the rules decide.
+            _ = try await auth.refreshRejectedToken(token)
+            return true
         } catch let error as KuraError where error.isNetworkFailure {
             await backOff()
             return true
