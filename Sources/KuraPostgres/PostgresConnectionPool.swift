@@ -41,7 +41,8 @@ public final class PostgresConnectionPool: @unchecked Sendable {
         return try body(connection)
     }
 
-    /// Closes the idle connections; lent ones close when they come back and the pool is gone.
+    /// Closes the idle connections (lent ones stay open and return to the pool as usual); the pool opens new
+    /// ones on demand. For shutdown, and for tests.
     public func closeIdleConnections() {
         condition.lock()
         openCount -= idle.count

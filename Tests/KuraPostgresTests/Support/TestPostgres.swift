@@ -56,14 +56,30 @@ enum TestPostgres {
 
     private static let server: Result<String, Error> = Result {
         if let url = ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"], !url.isEmpty { return url }
-        return try startServer()
+        return try startServer().url
     }
 
-    /// Runs the script through `popen`: Foundation's `Process` hung here (its child reaped by nobody) when called
-    /// from this static initializer while other tests waited on it.
-    private static func startServer() throws -> String {
+    /// A throwaway server of a test's own, apart from the shared one (stop it with `stopServer`); it also stops
+    /// when this process exits.
+    static func startServer() throws -> (url: String, directory: String) {
+        let lines = try runScript("start --owner-pid \(getpid())").split(separator: "\n")
+        guard let index = lines.firstIndex(where: { $0.hasPrefix("postgresql://") }), index + 1 < lines.count else {
+            throw TestPostgresFailure("postgres_server.sh start failed: \(lines.joined(separator: "\n"))")
+        }
+        return (String(lines[index]), String(lines[index + 1]))
+    }
+
+    /// Stops a server that `startServer` started and removes its directory.
+    static func stopServer(_ directory: String) throws {
+        _ = try runScript("stop '\(directory)'")
+    }
+
+    /// Runs Tests/Support/postgres_server.sh with `arguments` and returns what it printed (stdout and stderr).
+    /// Through `popen`: Foundation's `Process` hung here (its child reaped by nobody) when called from the static
+    /// initializer above while other tests waited on it.
+    private static func runScript(_ arguments: String) throws -> String {
         let script = repositoryRoot + "/Tests/Support/postgres_server.sh"
-        guard let pipe = popen("/bin/bash '\(script)' start --owner-pid \(getpid()) 2>&1", "r") else {
+        guard let pipe = popen("/bin/bash '\(script)' \(arguments) 2>&1", "r") else {
             throw TestPostgresFailure("could not run \(script)")
         }
         var output: [UInt8] = []
@@ -74,11 +90,7 @@ enum TestPostgres {
             output += buffer[..<count]
         }
         pclose(pipe)
-        let printed = String(decoding: output, as: UTF8.self)
-        guard let url = printed.split(separator: "\n").first(where: { $0.hasPrefix("postgresql://") }) else {
-            throw TestPostgresFailure("postgres_server.sh start failed: \(printed)")
-        }
-        return String(url)
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// The repository checkout, found from this file's path.
