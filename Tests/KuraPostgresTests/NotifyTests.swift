@@ -52,6 +52,25 @@ struct NotifyTests {
         #expect(received.map(\.payload) == ["now"])
     }
 
+    @Test func aSessionLostWhileWaitingIsReported() throws {
+        let url = try TestPostgres.freshDatabase()
+        let listener = try PostgresConnection(url: url)
+        try listener.listen("wake")
+        try PostgresConnection(url: url).query(
+            "SELECT pg_terminate_backend($1::int)", [.int(Int64(listener.serverProcessID))])
+        // Until the loss is seen, waits may return empty; it must be reported well before the timeouts add up.
+        var lost: PostgresError?
+        for _ in 0..<5 where lost == nil {
+            do { _ = try listener.notifications(waitingUpTo: .seconds(10)) } catch let error as PostgresError {
+                lost = error
+            }
+        }
+        #expect(lost?.isConnectionFailure == true)
+        try listener.reconnect()
+        try PostgresConnection(url: url).notify("wake", payload: "again")
+        #expect(try listener.notifications(waitingUpTo: .seconds(10)).map(\.payload) == ["again"])
+    }
+
     @Test func waitingGivesUpAfterItsTimeout() throws {
         let listener = try PostgresConnection(url: try TestPostgres.freshDatabase())
         try listener.listen("quiet")
