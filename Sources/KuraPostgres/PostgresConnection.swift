@@ -6,8 +6,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The libpq connection string or URL it was opened with.
     public let url: String
-    /// SQL text → name of the server-side prepared statement, for `query(_:_:prepared: true)`.
-    private var preparedNames: [String: String] = [:]
+    /// SQL text and parameter types → name of the server-side prepared statement, for `query(_:_:prepared: true)`.
+    private var preparedNames: [PreparedKey: String] = [:]
     /// Channels this session listens on, listened to again after `reconnect()`.
     private(set) var channels: Set<String> = []
 
@@ -138,12 +138,15 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     private func preparedName(for sql: String, _ encoded: [EncodedParameter]) throws -> String {
-        if let name = preparedNames[sql] { return name }
+        // Keyed by the parameter types too: the server fixes them at PQprepare, and a later call binding, say,
+        // text where the first bound an integer needs a statement of its own.
+        let key = PreparedKey(sql: sql, types: encoded.map(\.type))
+        if let name = preparedNames[key] { return name }
         let name = "kura_\(preparedNames.count + 1)"
         _ = try encoded.map(\.type).withUnsafeBufferPointer { types in
             try check(PQprepare(handle, name, sql, Int32(encoded.count), types.baseAddress), doing: sql)
         }
-        preparedNames[sql] = name
+        preparedNames[key] = name
         return name
     }
 
@@ -151,6 +154,11 @@ public final class PostgresConnection: @unchecked Sendable {
         guard let message = PQerrorMessage(connection) else { return "unknown error" }
         return String(cString: message).trimmingSuffix("\n")
     }
+}
+
+private struct PreparedKey: Hashable {
+    var sql: String
+    var types: [UInt32]
 }
 
 /// Lays the encoded parameters out as the four C arrays `PQexecParams` takes, valid for the duration of `body`.

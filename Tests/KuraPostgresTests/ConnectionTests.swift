@@ -71,6 +71,10 @@ struct ConnectionTests {
         }
         try connection.query("SELECT $1::text", ["x"], prepared: true)
         #expect(try connection.query("SELECT count(*) FROM pg_prepared_statements").int(0, 0) == 2)
+        // The same SQL with a parameter of another type gets a statement of its own, not a type error.
+        #expect(try connection.query("SELECT $1::text", [.int(7)], prepared: true).string(0, 0) == "7")
+        #expect(try connection.query("SELECT $1::text", [.null], prepared: true).string(0, 0) == nil)
+        #expect(try connection.query("SELECT count(*) FROM pg_prepared_statements").int(0, 0) == 3)
     }
 
     @Test func reconnectsAfterTheServerEndsTheSession() throws {
