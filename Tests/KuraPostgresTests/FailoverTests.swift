@@ -4,7 +4,7 @@ import Testing
 
 /// Multi-host URLs as a node uses them to follow a promoted standby: libpq skips hosts that are down and, with
 /// `target_session_attrs=read-write`, hosts that only accept reads.
-@Suite(TestPostgres.available)
+@Suite(TestPostgres.available, TestPostgres.canStartServers)
 struct FailoverTests {
     @Test func readWriteSkipsAHostThatOnlyReads() throws {
         let primaryURL = try TestPostgres.freshDatabase()

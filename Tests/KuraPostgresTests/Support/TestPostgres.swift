@@ -11,16 +11,24 @@ import Testing
 /// which stops it when this process exits. Each test takes a fresh database of its own (`freshDatabase()`), so
 /// tests run in parallel without seeing each other's tables or advisory locks.
 enum TestPostgres {
-    static let binaries = "/usr/lib/postgresql/15/bin"
+    /// Debian's PostgreSQL 15, or `PG_BIN` (which postgres_server.sh also reads).
+    static let binaries = ProcessInfo.processInfo.environment["PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
 
     /// Put on every suite that needs the server: skips it, saying why, only when there is neither a URL nor the
     /// binaries (`make test` installs Debian's `postgresql`, so in CI they are there).
     static var available: ConditionTrait {
         .enabled(
-            if: ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"] != nil
-                || FileManager.default.isExecutableFile(atPath: binaries + "/initdb"),
-            "PostgreSQL 15 is not installed (apt-get install postgresql) and KURA_TEST_POSTGRES_URL is not set")
+            if: ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"] != nil || binariesInstalled,
+            "no PostgreSQL binaries in \(binaries) (apt-get install postgresql) and KURA_TEST_POSTGRES_URL is not set")
     }
+
+    /// Put on suites that start servers of their own (`startServer`), which takes the binaries even when
+    /// `KURA_TEST_POSTGRES_URL` is set.
+    static var canStartServers: ConditionTrait {
+        .enabled(if: binariesInstalled, "no PostgreSQL binaries in \(binaries) (apt-get install postgresql)")
+    }
+
+    private static var binariesInstalled: Bool { FileManager.default.isExecutableFile(atPath: binaries + "/initdb") }
 
     /// The URL of the server's first database.
     static func serverURL() throws -> String { try server.get() }
