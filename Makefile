@@ -17,9 +17,10 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # C libraries the package links against (see the system-library targets in Package.swift).
 BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-dev libpq-dev libcurl4-openssl-dev libre2-dev
-# What the test suites need on top of the build; later: postgresql. Chromium and its driver run the realtime
-# listeners' browser test (Tests/Support/listen_browser.py, with selenium from the venv below).
-TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver
+# What the test suites need on top of the build. Chromium and its driver run the realtime listeners' browser test
+# (Tests/Support/listen_browser.py, with selenium from the venv below); postgresql is the server the KuraPostgres
+# tests start as a non-root user (Tests/Support/postgres_server.sh).
+TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver postgresql
 # The reference server and load generator for bench/.
 BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl
 

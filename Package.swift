@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // RE2 (linear-time regexes, Debian's libre2-dev) behind a small C API, for the rules' `matches()`.
         .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
@@ -28,6 +29,8 @@ let package = Package(
         .target(name: "KuraCore", dependencies: ["CSodium"]),
         .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
         .target(name: "KuraSQLite", dependencies: ["CSQLite"]),
+        // libpq wrapper, schema migrator and change-log ordering for the PostgreSQL engine (docs/scaling.md).
+        .target(name: "KuraPostgres", dependencies: ["CPostgres"]),
         .target(name: "KuraStore", dependencies: ["KuraCore", "KuraSQLite", "CSQLite"]),
         .target(name: "KuraAuth", dependencies: ["KuraCore", "KuraSQLite", "CSodium"]),
         .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
@@ -45,6 +48,8 @@ let package = Package(
 
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
         .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),
+        // Starts its own PostgreSQL 15 (Tests/Support/postgres_server.sh) unless KURA_TEST_POSTGRES_URL is set.
+        .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres"]),
         .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth"]),
         .testTarget(name: "KuraMailTests", dependencies: ["KuraMail"]),
         .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules"]),

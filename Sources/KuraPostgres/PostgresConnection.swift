@@ -1,0 +1,211 @@
+import CPostgres
+
+/// One libpq connection (`PGconn*`), owned by this object and closed in `deinit`. Not thread-safe: one thread
+/// uses it at a time (a `PostgresConnectionPool` hands it out that way). Statements run synchronously.
+public final class PostgresConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// The libpq connection string or URL it was opened with.
+    public let url: String
+    /// SQL text and parameter types → name of the server-side prepared statement, for `query(_:_:prepared: true)`.
+    private var preparedNames: [PreparedKey: String] = [:]
+    /// Channels this session listens on, listened to again after `reconnect()`.
+    private(set) var channels: Set<String> = []
+
+    /// Opens a connection from a libpq connection string: `postgresql://user@host:port/db`, key-value form
+    /// (`host=… dbname=…`), or multi-host `postgresql://h1,h2/db?target_session_attrs=read-write`, in which case
+    /// libpq tries the hosts in order and keeps the first that is up (and writable, when asked).
+    public init(url: String) throws {
+        guard let connection = PQconnectdb(url) else {
+            throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.errorMessage(connection)
+            PQfinish(connection)
+            throw PostgresError(kind: .connection, message: "connecting: \(message)")
+        }
+        handle = connection
+        self.url = url
+        // libpq prints NOTICEs ("relation already exists, skipping") to stderr by default; Kura has no use for them.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// True while the connection is usable; false once the server or the network dropped it.
+    public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+    /// True inside `BEGIN … COMMIT` (also after an error that aborted the transaction).
+    public var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
+    /// The host the connection went to: with a multi-host URL, the one libpq kept.
+    public var host: String { PQhost(handle).map { String(cString: $0) } ?? "" }
+    /// The port the connection went to.
+    public var port: Int { PQport(handle).map { Int(String(cString: $0)) ?? 0 } ?? 0 }
+    /// The server process serving this session (`pg_backend_pid()`), as `pg_stat_activity.pid` shows it.
+    public var serverProcessID: Int32 { PQbackendPID(handle) }
+    /// The socket, to wait on for notifications (see `PostgresConnection+Notify.swift`); -1 when disconnected.
+    public var socket: Int32 { PQsocket(handle) }
+
+    /// Drops the session and opens a new one with the same settings (trying every host of a multi-host URL
+    /// again), then listens again on this session's channels. Prepared statements are prepared again on use.
+    public func reconnect() throws {
+        PQreset(handle)
+        preparedNames.removeAll()
+        guard isConnected else {
+            throw PostgresError(kind: .connection, message: "reconnecting: \(Self.errorMessage(handle))")
+        }
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        for channel in channels.sorted() { try execute("LISTEN \(quotedIdentifier(channel))") }
+    }
+
+    /// Runs one or more `;`-separated statements with the simple query protocol (no parameters, text results);
+    /// for schema changes and transaction control.
+    public func execute(_ sql: String) throws {
+        try check(PQexec(handle, sql), doing: sql)
+    }
+
+    /// Runs one statement with `$1…$n` bound to `parameters` (`PQexecParams`), and returns its rows in
+    /// `resultFormat`. With `prepared`, the statement is parsed once per session (`PQprepare`) and later calls
+    /// with the same SQL text only bind and execute.
+    @discardableResult
+    public func query(
+        _ sql: String, _ parameters: [PostgresValue] = [], resultFormat: PostgresResultFormat = .text,
+        prepared: Bool = false
+    ) throws -> PostgresResult {
+        let encoded = parameters.map(EncodedParameter.init)
+        let name = prepared ? try preparedName(for: sql, encoded) : nil
+        return try withParameterArrays(encoded) { types, values, lengths, formats in
+            let result =
+                if let name {
+                    PQexecPrepared(handle, name, Int32(encoded.count), values, lengths, formats, resultFormat.rawValue)
+                } else {
+                    PQexecParams(
+                        handle, sql, Int32(encoded.count), types, values, lengths, formats, resultFormat.rawValue)
+                }
+            return try check(result, doing: sql)
+        }
+    }
+
+    /// Runs `body` in a transaction: `BEGIN`, then `COMMIT` if it returns, `ROLLBACK` if it throws. The default
+    /// isolation is READ COMMITTED; at REPEATABLE READ or SERIALIZABLE callers must retry on
+    /// `isSerializationFailure`.
+    @discardableResult
+    public func transaction<Result>(
+        isolation: String = "READ COMMITTED", _ body: (PostgresConnection) throws -> Result
+    ) throws -> Result {
+        try execute("BEGIN ISOLATION LEVEL \(isolation)")
+        let result: Result
+        do {
+            result = try body(self)
+        } catch {
+            if isConnected { try? execute("ROLLBACK") }
+            throw error
+        }
+        try execute("COMMIT")
+        return result
+    }
+
+    // MARK: - Internals shared with the extensions in this module
+
+    /// The handle, for the files of this module that extend the connection; never handed out further.
+    var raw: OpaquePointer { handle }
+
+    func rememberChannel(_ channel: String, listening: Bool) {
+        if listening { channels.insert(channel) } else { channels.remove(channel) }
+    }
+
+    /// Turns a `PGresult*` into a `PostgresResult` or a thrown `PostgresError`.
+    @discardableResult
+    func check(_ result: OpaquePointer?, doing sql: String) throws -> PostgresResult {
+        guard let result else {
+            throw PostgresError(
+                kind: isConnected ? .statement : .connectionLost,
+                message: "\(sql.prefix(80)): \(Self.errorMessage(handle))")
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return PostgresResult(owning: result)
+        default:
+            let field = { (code: Character) -> String? in
+                PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
+            }
+            let sqlState = field("C")
+            let message = field("M") ?? Self.errorMessage(handle)
+            let detail = field("D")
+            PQclear(result)
+            throw PostgresError(
+                kind: isConnected ? .statement : .connectionLost, sqlState: sqlState,
+                message: "\(sql.prefix(80)): \(message)", detail: detail)
+        }
+    }
+
+    private func preparedName(for sql: String, _ encoded: [EncodedParameter]) throws -> String {
+        // Keyed by the parameter types too: the server fixes them at PQprepare, and a later call binding, say,
+        // text where the first bound an integer needs a statement of its own.
+        let key = PreparedKey(sql: sql, types: encoded.map(\.type))
+        if let name = preparedNames[key] { return name }
+        let name = "kura_\(preparedNames.count + 1)"
+        _ = try encoded.map(\.type).withUnsafeBufferPointer { types in
+            try check(PQprepare(handle, name, sql, Int32(encoded.count), types.baseAddress), doing: sql)
+        }
+        preparedNames[key] = name
+        return name
+    }
+
+    private static func errorMessage(_ connection: OpaquePointer) -> String {
+        guard let message = PQerrorMessage(connection) else { return "unknown error" }
+        return String(cString: message).trimmingSuffix("\n")
+    }
+}
+
+private struct PreparedKey: Hashable {
+    var sql: String
+    var types: [UInt32]
+}
+
+/// Lays the encoded parameters out as the four C arrays `PQexecParams` takes, valid for the duration of `body`.
+private func withParameterArrays<R>(
+    _ parameters: [EncodedParameter],
+    _ body: (
+        UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
+    ) throws -> R
+) rethrows -> R {
+    // One buffer holds every value back to back, each followed by a NUL: libpq reads text-format values as
+    // C strings and ignores their lengths. The pointer array points into the buffer.
+    let storage = parameters.reduce(into: [UInt8]()) { storage, parameter in
+        guard let bytes = parameter.bytes else { return }
+        storage += bytes
+        storage.append(0)
+    }
+    let types = parameters.map(\.type)
+    let lengths = parameters.map { Int32($0.bytes?.count ?? 0) }
+    let formats = parameters.map(\.format)
+    return try storage.withUnsafeBufferPointer { buffer in
+        var offset = 0
+        let values: [UnsafePointer<CChar>?] = parameters.map { parameter in
+            guard let bytes = parameter.bytes else { return nil }
+            defer { offset += bytes.count + 1 }
+            return UnsafeRawPointer(buffer.baseAddress! + offset).assumingMemoryBound(to: CChar.self)
+        }
+        return try types.withUnsafeBufferPointer { types in
+            try values.withUnsafeBufferPointer { values in
+                try lengths.withUnsafeBufferPointer { lengths in
+                    try formats.withUnsafeBufferPointer { formats in
+                        try body(types.baseAddress, values.baseAddress, lengths.baseAddress, formats.baseAddress)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `name` as a double-quoted SQL identifier (for LISTEN, which takes no parameters).
+func quotedIdentifier(_ name: String) -> String {
+    "\"" + name.replacing("\"", with: "\"\"") + "\""
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        var text = self
+        while text.hasSuffix(suffix) { text.removeLast(suffix.count) }
+        return text
+    }
+}

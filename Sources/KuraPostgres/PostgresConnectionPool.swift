@@ -1,0 +1,98 @@
+import Foundation
+
+/// A bounded set of connections to one database, shared by many threads. `withConnection` lends a connection to
+/// one thread at a time; connections open lazily up to `maximumConnections`, and a caller waits (up to
+/// `checkoutTimeout`) when all are lent. A connection that broke is re-opened (`reconnect()`) before it is lent
+/// again, so after a failover the pool follows the multi-host URL to the new primary.
+public final class PostgresConnectionPool: @unchecked Sendable {
+    /// The libpq connection string every connection is opened with.
+    public let url: String
+    /// The most connections open at once (PostgreSQL's `max_connections` is shared by every node).
+    public let maximumConnections: Int
+    /// How long `withConnection` waits for a free connection before throwing `.poolTimeout`.
+    public let checkoutTimeout: Duration
+
+    private let condition = NSCondition()
+    private var idle: [PostgresConnection] = []
+    private var openCount = 0
+
+    public init(url: String, maximumConnections: Int = 10, checkoutTimeout: Duration = .seconds(5)) {
+        precondition(maximumConnections > 0, "a pool needs at least one connection")
+        self.url = url
+        self.maximumConnections = maximumConnections
+        self.checkoutTimeout = checkoutTimeout
+    }
+
+    /// Connections open now (lent or idle).
+    public var openConnections: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return openCount
+    }
+
+    /// Runs `body` with a connection of its own. The connection goes back to the pool afterwards; if `body` left a
+    /// transaction open (it threw mid-way), the pool rolls it back first; if the connection broke, the next
+    /// borrower gets it re-opened.
+    @discardableResult
+    public func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+        let connection = try checkOut()
+        defer { checkIn(connection) }
+        if !connection.isConnected { try connection.reconnect() }
+        return try body(connection)
+    }
+
+    /// Closes the idle connections (lent ones stay open and return to the pool as usual); the pool opens new
+    /// ones on demand. For shutdown, and for tests.
+    public func closeIdleConnections() {
+        condition.lock()
+        openCount -= idle.count
+        idle.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func checkOut() throws -> PostgresConnection {
+        let deadline = Date().addingTimeInterval(checkoutTimeout.seconds)
+        condition.lock()
+        while true {
+            if let connection = idle.popLast() {
+                condition.unlock()
+                return connection
+            }
+            if openCount < maximumConnections {
+                openCount += 1
+                condition.unlock()
+                do {
+                    return try PostgresConnection(url: url)
+                } catch {
+                    condition.lock()
+                    openCount -= 1
+                    condition.signal()
+                    condition.unlock()
+                    throw error
+                }
+            }
+            if !condition.wait(until: deadline) {
+                condition.unlock()
+                throw PostgresError(
+                    kind: .poolTimeout,
+                    message: "all \(maximumConnections) connections stayed busy for \(checkoutTimeout)")
+            }
+        }
+    }
+
+    private func checkIn(_ connection: PostgresConnection) {
+        if connection.isConnected && connection.isInTransaction { try? connection.execute("ROLLBACK") }
+        condition.lock()
+        // A broken connection stays in the pool; `withConnection` re-opens it on its next use.
+        idle.append(connection)
+        condition.signal()
+        condition.unlock()
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,57 @@
+/// A PostgreSQL or libpq failure. Not a `KuraError`: the server answers it as an opaque 500 (or retries it) and
+/// logs the details.
+public struct PostgresError: Error, CustomStringConvertible, Sendable {
+    /// What failed, in the wrapper's terms.
+    public enum Kind: Sendable, Equatable {
+        /// Opening (or re-opening) the connection failed; no server accepted it.
+        case connection
+        /// The server answered a statement with an error (see `sqlState`).
+        case statement
+        /// The connection broke while a statement was being sent or answered.
+        case connectionLost
+        /// No pooled connection became free within the pool's checkout timeout.
+        case poolTimeout
+        /// The answer was not what the caller asked for (wrong type, no such column, …).
+        case protocolViolation
+        /// The database's schema is newer than the migrations this build knows.
+        case schemaAhead
+    }
+
+    /// What failed.
+    public var kind: Kind
+    /// The five-character SQLSTATE of a server error (`23505` unique violation, `40001` serialization failure,
+    /// class `08` connection exceptions), nil when libpq reported no code.
+    public var sqlState: String?
+    /// The primary message plus what was being done.
+    public var message: String
+    /// The server's DETAIL field, if it sent one.
+    public var detail: String?
+
+    public init(kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil) {
+        self.kind = kind
+        self.sqlState = sqlState
+        self.message = message
+        self.detail = detail
+    }
+
+    public var description: String {
+        var text = "PostgreSQL error"
+        if let sqlState { text += " \(sqlState)" }
+        text += ": \(message)"
+        if let detail { text += " (\(detail))" }
+        return text
+    }
+
+    /// `40001`: a serializable transaction lost a conflict; running it again may succeed.
+    public var isSerializationFailure: Bool { sqlState == "40001" }
+    /// `40P01`: the transaction was chosen as a deadlock victim; running it again may succeed.
+    public var isDeadlock: Bool { sqlState == "40P01" }
+    /// `23505`: a unique constraint refused the row.
+    public var isUniqueViolation: Bool { sqlState == "23505" }
+    /// True when the connection itself is gone (class `08`, `57P01` admin shutdown, or libpq lost the socket):
+    /// reconnecting, not retrying the statement on this connection, is the remedy.
+    public var isConnectionFailure: Bool {
+        kind == .connection || kind == .connectionLost || sqlState?.hasPrefix("08") == true
+            || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
+    }
+}

@@ -1,0 +1,68 @@
+/// A value bound to a statement parameter. Integers, floats, booleans and bytes travel in binary form with their
+/// type; text travels untyped (OID 0), so the server infers the type from the statement (`$1::jsonb` works).
+public enum PostgresValue: Sendable, Equatable {
+    case null
+    case text(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case bytes([UInt8])
+}
+
+extension PostgresValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+/// The wire form of a parameter: type OID, format (0 text, 1 binary) and bytes (nil for NULL).
+struct EncodedParameter {
+    var type: UInt32
+    var format: Int32
+    var bytes: [UInt8]?
+
+    init(_ value: PostgresValue) {
+        switch value {
+        case .null:
+            self.init(type: 0, format: 0, bytes: nil)
+        case .text(let string):
+            self.init(type: 0, format: 0, bytes: Array(string.utf8))
+        case .int(let int):
+            self.init(type: PostgresType.int8, format: 1, bytes: bigEndianBytes(UInt64(bitPattern: int)))
+        case .double(let double):
+            self.init(type: PostgresType.float8, format: 1, bytes: bigEndianBytes(double.bitPattern))
+        case .bool(let bool):
+            self.init(type: PostgresType.bool, format: 1, bytes: [bool ? 1 : 0])
+        case .bytes(let bytes):
+            self.init(type: PostgresType.bytea, format: 1, bytes: bytes)
+        }
+    }
+
+    init(type: UInt32, format: Int32, bytes: [UInt8]?) {
+        self.type = type
+        self.format = format
+        self.bytes = bytes
+    }
+}
+
+/// The built-in type OIDs the wrapper encodes and decodes (pg_type.oid; stable across PostgreSQL versions).
+public enum PostgresType {
+    public static let bool: UInt32 = 16
+    public static let bytea: UInt32 = 17
+    public static let int8: UInt32 = 20
+    public static let int2: UInt32 = 21
+    public static let int4: UInt32 = 23
+    public static let text: UInt32 = 25
+    public static let oid: UInt32 = 26
+    public static let xid8: UInt32 = 5069
+    public static let float4: UInt32 = 700
+    public static let float8: UInt32 = 701
+}
+
+func bigEndianBytes(_ value: UInt64) -> [UInt8] {
+    (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+}
+
+func integer(bigEndian bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    bytes.reduce(0) { $0 << 8 | UInt64($1) }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import KuraPostgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The PostgreSQL server the tests of this process use: `KURA_TEST_POSTGRES_URL` when set (a `postgresql://` URL
+/// whose role may create databases), else one started once per test process by Tests/Support/postgres_server.sh,
+/// which stops it when this process exits. Each test takes a fresh database of its own (`freshDatabase()`), so
+/// tests run in parallel without seeing each other's tables or advisory locks.
+enum TestPostgres {
+    /// Debian's PostgreSQL 15, or `PG_BIN` (which postgres_server.sh also reads).
+    static let binaries = ProcessInfo.processInfo.environment["PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
+
+    /// Put on every suite that needs the server: skips it, saying why, only when there is neither a URL nor the
+    /// binaries (`make test` installs Debian's `postgresql`, so in CI they are there).
+    static var available: ConditionTrait {
+        .enabled(
+            if: ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"] != nil || binariesInstalled,
+            "no PostgreSQL binaries in \(binaries) (apt-get install postgresql) and KURA_TEST_POSTGRES_URL is not set")
+    }
+
+    /// Put on suites that start servers of their own (`startServer`), which takes the binaries even when
+    /// `KURA_TEST_POSTGRES_URL` is set.
+    static var canStartServers: ConditionTrait {
+        .enabled(if: binariesInstalled, "no PostgreSQL binaries in \(binaries) (apt-get install postgresql)")
+    }
+
+    private static var binariesInstalled: Bool { FileManager.default.isExecutableFile(atPath: binaries + "/initdb") }
+
+    /// The URL of the server's first database.
+    static func serverURL() throws -> String { try server.get() }
+
+    /// A new, empty database on the test server; returns its URL.
+    static func freshDatabase() throws -> String {
+        let url = try serverURL()
+        let name = "kura_test_\(getpid())_\(counter.withLock { $0 += 1; return $0 })"
+        try PostgresConnection(url: url).execute("CREATE DATABASE \(name)")
+        return replacingDatabase(in: url, with: name)
+    }
+
+    /// `url` with its database name (the path after the hosts) replaced.
+    static func replacingDatabase(in url: String, with name: String) -> String {
+        let query = url.firstIndex(of: "?").map { String(url[$0...]) } ?? ""
+        let base = query.isEmpty ? url : String(url[..<url.firstIndex(of: "?")!])
+        guard let scheme = base.range(of: "://"), let slash = base[scheme.upperBound...].firstIndex(of: "/") else {
+            return base + "/" + name + query
+        }
+        return String(base[..<slash]) + "/" + name + query
+    }
+
+    /// `url`'s host list (between `@` or `://` and the path), e.g. `127.0.0.1:5432`.
+    static func hostAndPort(of url: String) -> String {
+        var rest = Substring(url)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        if let at = rest.firstIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
+        return String(rest)
+    }
+
+    private static let counter = Shared(0)
+
+    private static let server: Result<String, Error> = Result {
+        if let url = ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"], !url.isEmpty { return url }
+        return try startServer().url
+    }
+
+    /// A throwaway server of a test's own, apart from the shared one (stop it with `stopServer`); it also stops
+    /// when this process exits.
+    static func startServer() throws -> (url: String, directory: String) {
+        let lines = try runScript("start --owner-pid \(getpid())").split(separator: "\n")
+        guard let index = lines.firstIndex(where: { $0.hasPrefix("postgresql://") }), index + 1 < lines.count else {
+            throw TestPostgresFailure("postgres_server.sh start failed: \(lines.joined(separator: "\n"))")
+        }
+        return (String(lines[index]), String(lines[index + 1]))
+    }
+
+    /// Stops a server that `startServer` started and removes its directory.
+    static func stopServer(_ directory: String) throws {
+        _ = try runScript("stop '\(directory)'")
+    }
+
+    /// Runs Tests/Support/postgres_server.sh with `arguments` and returns what it printed (stdout and stderr).
+    /// Through `popen`: Foundation's `Process` hung here (its child reaped by nobody) when called from the static
+    /// initializer above while other tests waited on it.
+    private static func runScript(_ arguments: String) throws -> String {
+        let script = repositoryRoot + "/Tests/Support/postgres_server.sh"
+        guard let pipe = popen("/bin/bash '\(script)' \(arguments) 2>&1", "r") else {
+            throw TestPostgresFailure("could not run \(script)")
+        }
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, pipe)
+            if count <= 0 { break }
+            output += buffer[..<count]
+        }
+        pclose(pipe)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The repository checkout, found from this file's path.
+    static let repositoryRoot: String = {
+        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        components.removeLast(4)  // Tests/KuraPostgresTests/Support/TestPostgres.swift
+        return components.joined(separator: "/")
+    }()
+}
+
+struct TestPostgresFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Polls `condition` until it holds or `timeout` passes; true if it held.
+func waitUntil(timeout: Duration, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        usleep(10_000)
+    }
+    return try condition()
+}
+
+/// Runs `body` on a thread of its own (not Swift's cooperative pool, whose few threads blocking libpq calls would
+/// starve); `join()` waits for it and returns its result.
+final class TestThread<Result: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Swift.Result<Result, Error>?
+
+    init(_ body: @escaping @Sendable () throws -> Result) {
+        let thread = Thread { [self] in
+            result = Swift.Result { try body() }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Waits for the thread and returns what its body returned (or rethrows what it threw).
+    func join() throws -> Result {
+        done.wait()
+        return try result!.get()
+    }
+}
