@@ -233,12 +233,17 @@ export class Auth {
   async _performRefresh(stale) {
     let session = this._session;
     if (!session) return null;
-    const stored = this._storage() ? this._load() : null;
-    if (stored?.uid === session.uid && stored.idToken !== stale && !expiresSoon(stored)) {
-      this._adopt(stored);
-      return stored;
+    // Another tab may have refreshed while we waited for the lock. localStorage is not a reliable witness of that
+    // (Chromium propagates it to other tabs asynchronously); the IndexedDB copy is, because the refreshing tab
+    // writes it before releasing the lock.
+    const stored = this._persistence === 'local' ? await readShared(this._key) : null;
+    if (stored?.sid && stored.sid === session.sid) {
+      if (stored.idToken !== stale && !expiresSoon(stored)) {
+        this._adopt(stored);
+        return stored;
+      }
+      session = stored;
     }
-    if (stored?.uid === session.uid) session = stored;
     let body;
     try {
       ({ body } = await this.app._transport.send('POST', '/api/auth/refresh', {
@@ -250,11 +255,13 @@ export class Auth {
       }
       // Refused: the session was revoked, or the account disabled or deleted. Signed out, here and in every tab.
       if (this._session?.uid === session.uid) this._setSession(null);
+      if (this._persistence === 'local') await writeShared(this._key, null);
       return null;
     }
     const fresh = sessionFrom(body, this._session?.profile ?? session.profile);
     if (this._session?.uid !== session.uid) return null; // signed out meanwhile
     this._setSession(fresh);
+    if (this._persistence === 'local') await writeShared(this._key, fresh);
     return fresh;
   }
 
@@ -279,6 +286,7 @@ export class Auth {
       const response = await this.app._transport.send('POST', path, { body });
       const session = sessionFrom(response.body, response.body.user);
       this._setSession(session);
+      if (this._persistence === 'local') await writeShared(this._key, session);
       return { user: this.currentUser, providerId: null, operationType: 'signIn' };
     } catch (error) {
       throw authError(error);
@@ -308,6 +316,7 @@ export function signInWithEmailAndPassword(auth, email, password) {
 export async function signOut(auth) {
   const session = auth._session;
   auth._setSession(null);
+  if (auth._persistence === 'local') await writeShared(auth._key, null);
   if (!session) return;
   try {
     await auth.app._transport.send('POST', '/api/auth/signout', { body: {}, token: session.idToken });
@@ -421,8 +430,15 @@ async function patchMe(user, body) {
 
 function sessionFrom(body, profile) {
   const lifetime = Number(body.expiresIn ?? 3600);
+  let sid = null;
+  try {
+    sid = decodeClaims(body.idToken).sid ?? null;
+  } catch {
+    // A token without readable claims: sessions are then told apart by their tokens only.
+  }
   return {
     uid: profile.uid,
+    sid,
     profile,
     idToken: body.idToken,
     refreshToken: body.refreshToken,
@@ -449,4 +465,45 @@ function withLock(name, task) {
   const locks = globalThis.navigator?.locks;
   if (!locks?.request) return task();
   return locks.request(name, task);
+}
+
+// The session as last written by any tab, in IndexedDB (consistent across tabs, unlike localStorage's
+// asynchronous propagation), read and written under the refresh lock. Missing IndexedDB: null (the lock alone
+// then orders the refreshes of one tab).
+
+let sharedDatabase = null;
+
+function openShared() {
+  if (!globalThis.indexedDB) return Promise.resolve(null);
+  sharedDatabase ??= new Promise((resolve) => {
+    const request = indexedDB.open('kura-sessions', 1);
+    request.onupgradeneeded = () => request.result.createObjectStore('sessions');
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => resolve(null);
+    request.onblocked = () => resolve(null);
+  });
+  return sharedDatabase;
+}
+
+async function readShared(key) {
+  const idb = await openShared();
+  if (!idb) return null;
+  return new Promise((resolve) => {
+    const request = idb.transaction('sessions', 'readonly').objectStore('sessions').get(key);
+    request.onsuccess = () => resolve(request.result ?? null);
+    request.onerror = () => resolve(null);
+  });
+}
+
+async function writeShared(key, session) {
+  const idb = await openShared();
+  if (!idb) return;
+  await new Promise((resolve) => {
+    const tx = idb.transaction('sessions', 'readwrite', { durability: 'strict' });
+    if (session) tx.objectStore('sessions').put(session, key);
+    else tx.objectStore('sessions').delete(key);
+    tx.oncomplete = resolve;
+    tx.onerror = resolve;
+    tx.onabort = resolve;
+  });
 }

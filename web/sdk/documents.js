@@ -154,8 +154,8 @@ function updateWrite(ref, fieldOrData, value, more) {
 }
 
 /** Creates or replaces the document; `{merge: true}` deep-merges into what is there. */
-export function setDoc(ref, data, options) {
-  return commitWrites(ref.firestore, [setWrite(ref, data, options)]);
+export async function setDoc(ref, data, options) {
+  await commitWrites(ref.firestore, [setWrite(ref, data, options)]);
 }
 
 /** Creates a document with an automatic ID; resolves its reference. */
@@ -167,14 +167,14 @@ export async function addDoc(collectionRef, data) {
 }
 
 /** Sets fields by dotted path (`{'address.city': 'Kyoto'}` or `'address.city', 'Kyoto', …`); `not-found` if missing. */
-export function updateDoc(ref, fieldOrData, value, ...more) {
-  return commitWrites(ref.firestore, [updateWrite(ref, fieldOrData, value, more)]);
+export async function updateDoc(ref, fieldOrData, value, ...more) {
+  await commitWrites(ref.firestore, [updateWrite(ref, fieldOrData, value, more)]);
 }
 
 /** Deletes the document (succeeds when there was nothing). */
-export function deleteDoc(ref) {
+export async function deleteDoc(ref) {
   checkReference(ref, DocumentReference);
-  return commitWrites(ref.firestore, [encodeWrite('delete', ref.path)]);
+  await commitWrites(ref.firestore, [encodeWrite('delete', ref.path)]);
 }
 
 /** Several writes applied all or nothing (≤ 500). */

@@ -97,7 +97,7 @@ export class Query {
   constructor(firestore, q, converter = null) {
     this.firestore = firestore;
     this.type = 'query';
-    this._q = q;
+    this._q = { where: [], orderBy: [], ...q };
     this.converter = converter;
   }
 
