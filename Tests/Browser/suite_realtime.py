@@ -1,1 +1,99 @@
-"""placeholder"""
+"""Listeners through kura.js: live changes from other clients, resuming across a server restart and an expired
+token, and `auth_revoked` signing the user out."""
+
+import time
+
+from harness import CheckFailed, test
+
+
+def wait_ids(page, name, expected, what, timeout=20):
+    """Waits until listener `name` shows the documents `expected` (by ID, in order)."""
+    deadline = time.time() + timeout
+    while True:
+        ids = page.step("realtime", "lastIds", name)
+        if ids == expected:
+            return
+        if time.time() > deadline:
+            raise CheckFailed(f"{what}: the listener shows {ids}, expected {expected}")
+        time.sleep(0.05)
+
+
+@test("listeners: document and query snapshots with docChanges, live changes from another tab and the server")
+def live(t):
+    listener = t.page()
+    uid = listener.step("auth", "signUp", "live@example.com")
+    writer = t.page()  # the same browser: the session is shared, so this tab writes as the same user
+    listener.step("realtime", "listenQuery", "open", "todos", True)
+    listener.step("realtime", "listenDoc", "one", "users/{uid}/todos/a")
+    wait_ids(listener, "open", [], "the first (empty) snapshot")
+    writer.step("realtime", "write", "todos", "a", {"title": "eggs", "done": False, "rank": 2})
+    wait_ids(listener, "open", ["a"], "a added")
+    t.kura.api("PUT", f"/api/docs/users/{uid}/todos/b", {"data": {"title": "milk", "done": False, "rank": 1}})
+    wait_ids(listener, "open", ["b", "a"], "b added by another client (the server's admin API)")
+    writer.step("realtime", "update", "todos", "a", {"done": True})
+    wait_ids(listener, "open", ["b"], "a marked done leaves the query")
+    writer.step("realtime", "update", "todos", "b", {"title": "oat milk"})
+    writer.step("realtime", "remove", "todos", "a")
+    writer.step("realtime", "write", "todos", "c", {"title": "tea", "done": False, "rank": 0})
+    wait_ids(listener, "open", ["c", "b"], "c added first")
+    snapshots = listener.step("realtime", "snapshots", "open")
+    t.equal("the query's docChanges, in order", [c for s in snapshots for c in s["changes"]],
+            ["added a -1>0", "added b -1>0", "removed a 1>-1", "modified b 0>0", "added c -1>0"])
+    t.equal("the query's titles at the end", snapshots[-1]["titles"], ["tea", "oat milk"])
+    t.check("no snapshot came from the cache or had pending writes (no persistence)",
+            not any(s["fromCache"] or s["pending"] for s in snapshots), snapshots)
+    documents = listener.step("realtime", "snapshots", "one")
+    t.equal("the document listener: missing, created, changed, deleted",
+            [(d["exists"], (d["data"] or {}).get("done")) for d in documents],
+            [(False, None), (True, False), (True, True), (False, None)])
+    statistics = listener.step("realtime", "statistics")
+    t.equal("both listeners share one stream", statistics["connections"], 1)
+    listener.step("realtime", "stop", "open")
+    listener.step("realtime", "stop", "one")
+
+
+@test("listeners: the stream resumes after the server restarts mid-stream, nothing lost or repeated",
+      settings={"realtime.heartbeatSeconds": "1"})
+def restart(t):
+    page = t.page()
+    uid = page.step("auth", "signUp", "restart@example.com")
+    page.step("realtime", "listenQuery", "all", "items")
+    wait_ids(page, "all", [], "the first snapshot")
+    for i in range(1, 4):
+        t.kura.api("PUT", f"/api/docs/users/{uid}/items/d{i}", {"data": {"title": f"d{i}", "rank": i}})
+    wait_ids(page, "all", ["d1", "d2", "d3"], "three documents before the restart")
+    t.kura.restart()
+    # Written as soon as the server is back, before or while the page reconnects.
+    for i in range(4, 7):
+        t.kura.api("PUT", f"/api/docs/users/{uid}/items/d{i}", {"data": {"title": f"d{i}", "rank": i}})
+    t.kura.api("PATCH", f"/api/docs/users/{uid}/items/d1", {"data": {"title": "d1 again"}})
+    wait_ids(page, "all", ["d1", "d2", "d3", "d4", "d5", "d6"], "three more after the restart")
+    page.wait("realtime", "allChangesInclude", "modified d1 0>0", what="the change to d1")
+    changes = page.step("realtime", "allChanges", "all")
+    t.equal("every change exactly once, in order", changes,
+            [f"added d{i} -1>{i - 1}" for i in range(1, 7)] + ["modified d1 0>0"])
+    statistics = page.step("realtime", "statistics")
+    t.check("the stream was reconnected", statistics["connections"] >= 2, statistics)
+    t.equal("resumed from its position, not re-sent as a snapshot", statistics["snapshotEvents"], 1)
+
+
+@test("listeners: an expired token is refreshed and the stream resumed; a disabled account is signed out",
+      settings={"auth.idTokenLifetimeSeconds": "3", "realtime.authCheckSeconds": "1"})
+def token_expiry(t):
+    page = t.page()
+    uid = page.step("auth", "signUp", "expiry@example.com")
+    page.step("realtime", "listenQuery", "all", "items")
+    wait_ids(page, "all", [], "the first snapshot")
+    t.kura.api("PUT", f"/api/docs/users/{uid}/items/a", {"data": {"rank": 1}})
+    wait_ids(page, "all", ["a"], "a")
+    page.wait("realtime", "connectionsAtLeast", 2, timeout=15, what="the stream reopened after the token expired")
+    t.kura.api("PUT", f"/api/docs/users/{uid}/items/b", {"data": {"rank": 2}})
+    wait_ids(page, "all", ["a", "b"], "b after the token expired")
+    statistics = page.step("realtime", "statistics")
+    t.equal("resumed, not a new snapshot", statistics["snapshotEvents"], 1)
+    t.equal("nothing repeated", page.step("realtime", "allChanges", "all"), ["added a -1>0", "added b -1>1"])
+    t.equal("the user is still signed in", page.step("realtime", "uid"), uid)
+    status, _, _ = t.kura.api("PATCH", f"/api/admin/users/{uid}", {"disabled": True})
+    t.equal("the administrator disables the account", status, 200)
+    page.wait("realtime", "signedOutWithError", "all", timeout=15, what="auth_revoked signing the user out")
+    t.equal("the listener ended with unauthenticated", page.step("realtime", "errors", "all"), ["unauthenticated"])
