@@ -224,6 +224,12 @@ class Page:
         self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
             "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
 
+    def block_urls(self, patterns):
+        """Fails requests to URLs matching `patterns` (DevTools' Network.setBlockedURLs); [] unblocks."""
+        self.focus()
+        self.driver.execute_cdp_cmd("Network.enable", {})
+        self.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": patterns})
+
     def browser_log(self):
         try:
             return [entry["message"] for entry in self.driver.get_log("browser")]

@@ -286,9 +286,11 @@ export async function waitForPendingWrites(database) {
   await database._offline?.waitForPendingWrites();
 }
 
-/** Queued writes not acknowledged yet (0 without persistence). */
-export function getPendingWriteCount(database) {
-  return database._offline?.pendingCount ?? 0;
+/** Resolves the number of queued writes not acknowledged yet (0 without persistence). */
+export async function getPendingWriteCount(database) {
+  if (!database._offline) return 0;
+  await database._offline.ready;
+  return database._offline.pendingCount;
 }
 
 /**

@@ -267,6 +267,8 @@ export class ListenerHub {
     if (this.offline) {
       if (target.local.doc) this.offline.store(target.local.doc, documents[0] ?? null);
       else this.offline.storeAll(documents);
+      for (const document of documents) this.offline.settle(document.path, document.version);
+      if (target.local.doc && !documents.length) this.offline.settle(target.local.doc, null);
     }
     this._publish(payload.target, null);
   }
@@ -295,6 +297,7 @@ export class ListenerHub {
     target.serverRevision += 1;
     if (this.offline) {
       for (const change of changes) {
+        this.offline.settle(change.document.path, change.type === 'removed' ? null : change.document.version);
         if (change.type === 'removed' && target.local.doc) this.offline.store(change.document.path, null);
         else if (change.type === 'removed') this.offline.forget(change.document.path);
         else this.offline.store(change.document.path, change.document);

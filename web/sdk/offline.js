@@ -37,6 +37,9 @@ export class OfflineStore {
     this.ready = this._open(`kura:${db.app.options.url}:${db.app.name}`).then(() => {
       this._accountObserver = (user) => this._accountChanged(user?.uid ?? '');
       db._auth._observers.add(this._accountObserver);
+      // The browser says the network is back: try the queue now rather than at the next backoff step.
+      this._online = () => this.serverReached();
+      globalThis.addEventListener?.('online', this._online);
       this.flush();
     });
   }
@@ -124,6 +127,7 @@ export class OfflineStore {
   async close() {
     this.db._auth._observers.delete(this._accountObserver);
     clearTimeout(this.retryTimer);
+    globalThis.removeEventListener?.('online', this._online);
     this.idb?.close();
   }
 
@@ -185,6 +189,15 @@ export class OfflineStore {
       if (!confirmed) out.push({ ...entry.write, localTime: entry.time });
     }
     return out;
+  }
+
+  /**
+   * The listener stream showed `path` at `version` (null: it left a view): an acknowledged write at or below it
+   * needs no overlay any more.
+   */
+  settle(path, version) {
+    const entry = this.unconfirmed.get(path);
+    if (entry && (version == null || version >= entry.version)) this.unconfirmed.delete(path);
   }
 
   /** `base` (undefined: unknown) with the writes to `path` applied; and whether there were any. */

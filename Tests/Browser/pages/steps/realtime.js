@@ -8,13 +8,14 @@ function record(t, name) {
 }
 
 /** Listens to users/{uid}/{collection} ordered by rank (optionally only `done == false`). */
-export function listenQuery(t, name, collection, openOnly = false) {
+export function listenQuery(t, name, collection, openOnly = false, includeMetadataChanges = false) {
   const { kura } = t;
   const uid = t.auth().currentUser.uid;
   const constraints = [kura.orderBy('rank')];
   if (openOnly) constraints.unshift(kura.where('done', '==', false));
   const log = record(t, name);
-  log.stop = kura.onSnapshot(kura.query(kura.collection(t.db(), 'users', uid, collection), ...constraints), (snapshot) => {
+  const q = kura.query(kura.collection(t.db(), 'users', uid, collection), ...constraints);
+  log.stop = kura.onSnapshot(q, { includeMetadataChanges }, (snapshot) => {
     log.snapshots.push({
       ids: snapshot.docs.map((d) => d.id),
       titles: snapshot.docs.map((d) => d.get('title')),
