@@ -185,7 +185,8 @@ class Page:
 
     def load(self):
         self.focus()
-        query = urllib.parse.urlencode({"kura": self.context.kura.url, "options": json.dumps(self.options)})
+        kura = self.context.kura.url if self.context.kura else ""
+        query = urllib.parse.urlencode({"kura": kura, "options": json.dumps(self.options)})
         self.driver.get(f"{self.origin}/index.html?{query}")
         deadline = time.time() + 15
         while not self.driver.execute_script("return window.kuraTest && window.kuraTest.ready"):

@@ -18,6 +18,7 @@ import suite_data  # noqa: F401
 import suite_realtime  # noqa: F401
 import suite_offline  # noqa: F401
 import suite_web  # noqa: F401
+import suite_types  # noqa: F401
 
 
 def main():
@@ -63,7 +64,8 @@ def main():
             if not context.checks and error is None:
                 print("    ✘ the test made no checks")
             if error is not None:
-                text = str(error) if isinstance(error, harness.CheckFailed) else traceback.format_exc()
+                text = (str(error) if isinstance(error, harness.CheckFailed)
+                        else "".join(traceback.format_exception(error)))
                 print("    " + text.replace("\n", "\n    ")[:3000])
                 for line in log[-10:]:
                     print(f"    console: {line[:300]}")
