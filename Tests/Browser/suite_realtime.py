@@ -97,3 +97,28 @@ def token_expiry(t):
     t.equal("the administrator disables the account", status, 200)
     page.wait("realtime", "signedOutWithError", "all", timeout=15, what="auth_revoked signing the user out")
     t.equal("the listener ended with unauthenticated", page.step("realtime", "errors", "all"), ["unauthenticated"])
+
+
+@test("listeners: a reset (too many changes to replay) is followed by a snapshot that replaces the view",
+      settings={"realtime.maxReplayChanges": "3"})
+def reset(t):
+    page = t.page()
+    uid = page.step("auth", "signUp", "reset@example.com")
+    page.step("realtime", "listenQuery", "all", "items")
+    for i in (1, 2):
+        t.kura.api("PUT", f"/api/docs/users/{uid}/items/d{i}", {"data": {"rank": i}})
+    wait_ids(page, "all", ["d1", "d2"], "two documents")
+    # Cut the page off from Kura and drop its stream; five changes happen meanwhile, more than may be replayed.
+    page.block_urls([t.kura.url + "/*"])
+    page.step("realtime", "dropConnection")
+    t.kura.api("DELETE", f"/api/docs/users/{uid}/items/d1")
+    for i in (3, 4, 5, 6):
+        t.kura.api("PUT", f"/api/docs/users/{uid}/items/d{i}", {"data": {"rank": i}})
+    page.block_urls([])
+    wait_ids(page, "all", ["d2", "d3", "d4", "d5", "d6"], "the view after the reset")
+    statistics = page.step("realtime", "statistics")
+    t.equal("a reset was received", statistics["resets"], 1)
+    t.equal("followed by a second snapshot", statistics["snapshotEvents"], 2)
+    t.equal("docChanges turn the old view into the new one", page.step("realtime", "allChanges", "all"),
+            ["added d1 -1>0", "added d2 -1>1", "removed d1 0>-1", "added d3 -1>1", "added d4 -1>2",
+             "added d5 -1>3", "added d6 -1>4"])

@@ -93,3 +93,7 @@ export function connectionsAtLeast(t, count) {
 export function signedOutWithError(t, name) {
   return t.auth().currentUser === null && t.state.listeners[name].errors.length > 0;
 }
+
+export function dropConnection(t) {
+  t.db()._hub.dropConnection();
+}
