@@ -78,7 +78,7 @@ def restart(t):
 
 
 @test("listeners: an expired token is refreshed and the stream resumed; a disabled account is signed out",
-      settings={"auth.idTokenLifetimeSeconds": "3", "realtime.authCheckSeconds": "1"})
+      settings={"auth.idTokenLifetimeSeconds": "6", "realtime.authCheckSeconds": "1"})
 def token_expiry(t):
     page = t.page()
     uid = page.step("auth", "signUp", "expiry@example.com")
