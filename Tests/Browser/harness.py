@@ -250,6 +250,7 @@ class Context:
         self.pages = []
         self.checks = []
         self.servers = []
+        self.cleanup = []
 
     def start_kura(self, **kwargs):
         self.kura = Kura(self.binary, **kwargs)
@@ -290,6 +291,8 @@ class Context:
         self.driver.get("about:blank")
         for server in self.servers:
             server.close()
+        for action in self.cleanup:
+            action()
 
 
 TESTS = []

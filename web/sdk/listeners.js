@@ -30,8 +30,14 @@ export class ListenerHub {
     this.statistics = { connections: 0, snapshotEvents: 0, changesEvents: 0, resets: 0 };
     this.offline?.observe((paths) => this._localChange(paths));
     this.auth._observers.add((user) => {
-      // The signed-in account changed: reopen the stream with the new credentials.
-      if (this.controller && (user?.uid ?? null) !== this.uid) this._restart();
+      // The signed-in account changed: reopen the stream with the new credentials. What the listeners hold was
+      // read as the previous account, so they start over with fresh snapshots rather than resume.
+      if ((user?.uid ?? null) === this.uid) return;
+      for (const target of this.targets.values()) {
+        target.resumePosition = null;
+        target.live = false;
+      }
+      if (this.controller) this._restart();
     });
     globalThis.addEventListener?.('online', () => this.wake?.());
   }
