@@ -7,13 +7,14 @@
 export { initializeApp, getApp, getApps, deleteApp, KuraApp } from './app.js';
 export { KuraError } from './errors.js';
 export {
-  getAuth, Auth, User,
+  getAuth, Auth, User, browserLocalPersistence, browserSessionPersistence, inMemoryPersistence,
+} from './auth.js';
+export {
   createUserWithEmailAndPassword, signInWithEmailAndPassword, signOut,
   sendEmailVerification, sendPasswordResetEmail, applyActionCode, confirmPasswordReset,
   updateProfile, updatePassword, verifyBeforeUpdateEmail, deleteUser,
   onAuthStateChanged, onIdTokenChanged, setPersistence,
-  browserLocalPersistence, browserSessionPersistence, inMemoryPersistence,
-} from './auth.js';
+} from './accounts.js';
 export {
   getDatabase, getFirestore, initializeFirestore, Database,
   collection, collectionGroup, doc, refEqual,
