@@ -25,6 +25,8 @@ def live(t):
     writer = t.page()  # the same browser: the session is shared, so this tab writes as the same user
     listener.step("realtime", "listenQuery", "open", "todos", True)
     listener.step("realtime", "listenDoc", "one", "users/{uid}/todos/a")
+    listener.step("realtime", "listenLast", "last", "todos")
+    listener.step("realtime", "listenDoc", "denied", "users/someone-else/todos/a")
     wait_ids(listener, "open", [], "the first (empty) snapshot")
     writer.step("realtime", "write", "todos", "a", {"title": "eggs", "done": False, "rank": 2})
     wait_ids(listener, "open", ["a"], "a added")
@@ -46,10 +48,19 @@ def live(t):
     t.equal("the document listener: missing, created, changed, deleted",
             [(d["exists"], (d["data"] or {}).get("done")) for d in documents],
             [(False, None), (True, False), (True, True), (False, None)])
+    t.equal("docChanges replayed one after the other give the final view",
+            listener.step("realtime", "changesReplay", "open"), ["c", "b"])
+    writer.step("realtime", "write", "todos", "z", {"title": "done long ago", "done": True, "rank": 5})
+    wait_ids(listener, "last", ["b", "z"], "limitToLast(2): the last two by rank, in ascending order")
+    views = [s["ids"] for s in listener.step("realtime", "snapshots", "last")]
+    t.check("limitToLast(2) held [c, b] before z pushed c out", ["c", "b"] in views, views)
+    t.equal("... and its first views", views[:3], [[], ["a"], ["b", "a"]])
+    t.equal("a listener the rules refuse ends with permission-denied", listener.step("realtime", "errors", "denied"),
+            ["permission-denied"])
     statistics = listener.step("realtime", "statistics")
-    t.equal("both listeners share one stream", statistics["connections"], 1)
-    listener.step("realtime", "stop", "open")
-    listener.step("realtime", "stop", "one")
+    t.equal("all the listeners share one stream", statistics["connections"], 1)
+    for name in ("open", "one", "last"):
+        listener.step("realtime", "stop", name)
 
 
 @test("listeners: the stream resumes after the server restarts mid-stream, nothing lost or repeated",

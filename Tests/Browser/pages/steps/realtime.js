@@ -97,3 +97,30 @@ export function signedOutWithError(t, name) {
 export function dropConnection(t) {
   t.db()._hub.dropConnection();
 }
+
+/** Listens to the last two of users/{uid}/{collection} by rank (limitToLast: the reversed query on the wire). */
+export function listenLast(t, name, collection) {
+  const { kura } = t;
+  const log = record(t, name);
+  const q = kura.query(kura.collection(t.db(), 'users', t.auth().currentUser.uid, collection), kura.orderBy('rank'),
+    kura.limitToLast(2));
+  log.stop = kura.onSnapshot(q, (snapshot) => {
+    log.snapshots.push({ ids: snapshot.docs.map((d) => d.id), changes: snapshot.docChanges().map((c) => `${c.type} ${c.doc.id}`) });
+  }, (error) => log.errors.push(error.code));
+}
+
+/** Every change a listener reported, replayed onto its first view: must give its last view. */
+export function changesReplay(t, name) {
+  const log = t.state.listeners[name];
+  const view = [];
+  for (const snapshot of log.snapshots) {
+    for (const change of snapshot.changes) {
+      const [type, id, indices] = change.split(' ');
+      const [from, to] = (indices ?? '-1>-1').split('>').map(Number);
+      if (from >= 0) view.splice(from, 1);
+      if (to >= 0) view.splice(to, 0, id);
+      if (type === 'removed' && from < 0) view.splice(view.indexOf(id), 1);
+    }
+  }
+  return view;
+}
