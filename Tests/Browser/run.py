@@ -19,6 +19,7 @@ import suite_realtime  # noqa: F401
 import suite_offline  # noqa: F401
 import suite_web  # noqa: F401
 import suite_types  # noqa: F401
+import suite_units  # noqa: F401
 
 
 def main():
