@@ -260,7 +260,7 @@ export class Auth {
       if (this._persistence === 'local') await writeShared(this._key, null);
       return null;
     }
-    const fresh = sessionFrom(body, this._session?.profile ?? session.profile);
+    const fresh = sessionFrom(body, body.user ?? this._session?.profile ?? session.profile);
     if (this._session?.uid !== session.uid) return null; // signed out meanwhile
     this._setSession(fresh);
     if (this._persistence === 'local') await writeShared(this._key, fresh);
