@@ -24,6 +24,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGraceMs: UInt64 = 10_000
     /// TCP listen backlog.
     public var backlog: Int32 = 1024
+    /// Which other origins' pages may call the server; applied to every response (docs/configuration.md, `cors.*`).
+    public var cors = CORSPolicy()
 
     public init() {}
 }

@@ -197,6 +197,15 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "http.shutdownGraceMs", help: "time in-flight requests get on shutdown (default 10000)") {
             $0.http.shutdownGraceMs = UInt64(try integer($1, "http.shutdownGraceMs", 0...3_600_000))
         },
+        Setting(key: "cors.origins", help: "origins whose pages may call Kura: * or a comma-separated list (default *)")
+        {
+            do throws(CORSPolicyError) { $0.http.cors.origins = try CORSPolicy.parseOrigins($1) } catch {
+                throw ConfigurationError("cors.origins: \(error.description)")
+            }
+        },
+        Setting(key: "cors.maxAgeSeconds", help: "how long browsers may reuse a preflight answer (default 3600)") {
+            $0.http.cors.maxAgeSeconds = try integer($1, "cors.maxAgeSeconds", 0...86_400)
+        },
         Setting(key: "realtime.heartbeatSeconds", help: "heartbeat interval of listen streams (default 15)") {
             $0.realtime.heartbeatSeconds = try seconds($1, "realtime.heartbeatSeconds", 0.01...3600)
         },
