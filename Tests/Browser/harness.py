@@ -279,7 +279,11 @@ class Context:
             try:
                 self.pages[0].focus()
                 os.makedirs(screenshot_dir, exist_ok=True)
-                self.driver.save_screenshot(os.path.join(screenshot_dir, self.name.replace(" ", "_") + ".png"))
+                base = os.path.join(screenshot_dir, "".join(c if c.isalnum() else "-" for c in self.name)[:80])
+                for width, height in ((1280, 900), (390, 844)):
+                    self.driver.set_window_size(width, height)
+                    self.driver.save_screenshot(f"{base}-{width}.png")
+                self.driver.set_window_size(1280, 900)
             except Exception:  # noqa: BLE001 - a screenshot is a diagnostic only
                 pass
         # Leave one blank tab for the next test.
