@@ -5,7 +5,7 @@
 // latest session from IndexedDB first; a BroadcastChannel tells the other tabs about sign-in, sign-out and new
 // tokens).
 
-import { authError, isTokenRejection, KuraError } from './errors.js';
+import { authError, isTokenRejection, KuraError, networkError } from './errors.js';
 import { decodeClaims, expiresSoon, readShared, sessionFrom, withLock, writeShared } from './session.js';
 
 /** Values for `setPersistence` / `initializeApp({authPersistence})`, named as in Firebase. */
@@ -272,7 +272,13 @@ export class Auth {
    * call repeated; errors stay in the data vocabulary (`permission-denied`, …).
    */
   async _call(method, path, options = {}) {
-    const token = await this._idToken();
+    let token;
+    try {
+      token = await this._idToken();
+    } catch (error) {
+      // The token could not be refreshed for want of a network: to data calls that is `unavailable`.
+      throw error.network ? networkError(error.cause ?? error) : error;
+    }
     try {
       return await this.app._transport.send(method, path, { ...options, token });
     } catch (error) {
