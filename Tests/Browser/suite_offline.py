@@ -68,3 +68,23 @@ def reload(t):
     status, body, _ = t.kura.api("GET", f"/api/docs/users/{uid}/todos/r")
     t.equal("the write queued before the reload reached the server",
             (status, body and body["data"]["title"]), (200, "written before the reload"))
+
+
+@test("offline: an ID token that expires while offline does not stop cached reads and queued writes",
+      settings={"auth.idTokenLifetimeSeconds": "3"})
+def expired_offline(t):
+    page = t.page(persistence="indexeddb")
+    uid = page.step("auth", "signUp", "expired@example.com")
+    page.step("offline", "prepare")
+    page.set_offline(True)
+    page.step("offline", "afterExpiry")
+    page.set_offline(False)
+    page.wait("offline", "drained", timeout=30, what="the queue draining with a refreshed token")
+    status, body, _ = t.kura.api("GET", f"/api/docs/users/{uid}/todos/late")
+    t.equal("the write queued with an expired token reached the server", (status, body and body["data"]),
+            (200, {"title": "queued after expiry"}))
+    plain = t.page()  # no persistence
+    plain.step("auth", "signUp", "plain@example.com")
+    plain.set_offline(True)
+    plain.step("offline", "expiredWithoutPersistence")
+    plain.set_offline(False)

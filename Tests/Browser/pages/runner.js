@@ -58,8 +58,14 @@ const t = {
   },
 };
 
+// Every step module is loaded up front, so that steps still run after a test cuts the page's network.
+const modules = {};
+for (const name of ['auth', 'data', 'realtime', 'offline', 'web', 'units', 'types']) {
+  modules[name] = await import(`./steps/${name}.js`);
+}
+
 window.runStep = async (module, step, args) => {
-  const steps = await import(`./steps/${module}.js`);
+  const steps = modules[module] ?? (await import(`./steps/${module}.js`));
   if (typeof steps[step] !== 'function') throw new Error(`no step ${module}.${step}`);
   return (await steps[step](t, ...args)) ?? null;
 };

@@ -80,3 +80,20 @@ export async function drained(t) {
 export function hubStatistics(t) {
   return { ...t.db()._hub.statistics };
 }
+
+export async function afterExpiry(t) {
+  const { kura } = t;
+  await new Promise((resolve) => setTimeout(resolve, 3200));
+  const a = await kura.getDoc(ref(t, 'todos', 'a'));
+  t.equal('a cached read after the token expired offline', [a.metadata.fromCache, a.get('title')], [true, 'eggs']);
+  await kura.setDoc(ref(t, 'todos', 'late'), { title: 'queued after expiry' });
+  t.equal('a write queued after the token expired offline', await kura.getPendingWriteCount(t.db()), 1);
+  await t.rejects('an uncached read is unavailable', kura.getDoc(ref(t, 'todos', 'never')), 'unavailable');
+}
+
+export async function expiredWithoutPersistence(t) {
+  const { kura } = t;
+  await new Promise((resolve) => setTimeout(resolve, 3200));
+  await t.rejects('without persistence, a read whose token cannot be refreshed offline is unavailable',
+    kura.getDoc(ref(t, 'todos', 'a')), 'unavailable');
+}
