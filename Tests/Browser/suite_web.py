@@ -66,6 +66,9 @@ def hosting(t):
         f.write(css)
     with open(os.path.join(root, ".secret"), "w") as f:
         f.write("secret")
+    os.makedirs(os.path.join(root, "assets"))
+    with open(os.path.join(root, "assets", "app.1234.js"), "w") as f:
+        f.write("export const version = 1234;\n")
     os.makedirs(os.path.join(root, "about"))
     with open(os.path.join(root, "about", "index.html"), "w") as f:
         f.write("<!doctype html><title>about</title>")
@@ -86,6 +89,11 @@ def hosting(t):
     t.check("... as text/html", headers.get("content-type", "").startswith("text/html"), headers)
     t.equal("... with nosniff", headers.get("x-content-type-options"), "nosniff")
     t.check("... an ETag and Last-Modified", "etag" in headers and "last-modified" in headers, headers)
+    t.check("HTML is revalidated", "no-cache" in headers.get("cache-control", ""), headers.get("cache-control"))
+    status, asset, _ = raw(kura.url, "GET", "/assets/app.1234.js")
+    t.check("files under the immutable prefix are cached for a year",
+            status == 200 and "max-age=31536000" in asset.get("cache-control", ""), (status, asset))
+    t.check("... as JavaScript", "javascript" in asset.get("content-type", ""), asset.get("content-type"))
     status, _, body304 = raw(kura.url, "GET", "/index.html", {"If-None-Match": headers.get("etag", "")})
     t.equal("If-None-Match → 304 without a body", (status, body304), (304, b""))
     status, headers, body = raw(kura.url, "GET", "/", {})
