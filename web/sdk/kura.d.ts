@@ -1,0 +1,2 @@
+// Type declarations of kura.js. Placeholder until the SDK lands.
+export {};
