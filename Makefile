@@ -16,7 +16,7 @@ endif
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # C libraries the package links against (see the system-library targets in Package.swift).
-BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-dev libpq-dev libcurl4-openssl-dev
+BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-dev libpq-dev libcurl4-openssl-dev zlib1g-dev
 # What the test suites need on top of the build; later: postgresql. Chromium and its driver run the realtime
 # listeners' browser test (Tests/Support/listen_browser.py, with selenium from the venv below) and the kura.js suite
 # (Tests/Browser); node-typescript's tsc checks web/sdk/kura.d.ts.

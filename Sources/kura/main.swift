@@ -23,7 +23,8 @@ let usage = """
       kura --help
 
     Options:
-      --host ADDR  --port N  --data DIR  --log-level LEVEL  --config FILE  --set KEY=VALUE (any setting below)
+      --host ADDR  --port N  --data DIR  --log-level LEVEL  --public DIR (static hosting)  --config FILE
+      --set KEY=VALUE (any setting below)
 
     Settings (config file key / environment variable):
     \(KuraConfiguration.settings.map { "  \($0.key.padding(toLength: 28, withPad: " ", startingAt: 0)) \($0.environmentName.padding(toLength: 36, withPad: " ", startingAt: 0)) \($0.help)" }.joined(separator: "\n"))
@@ -46,7 +47,9 @@ func configuration(
     var positional: [String] = []
     var configPath = ProcessInfo.processInfo.environment["KURA_CONFIG"]
     var rest = arguments
-    let flagKeys = ["--host": "host", "--port": "port", "--data": "data", "--log-level": "logLevel"]
+    let flagKeys = [
+        "--host": "host", "--port": "port", "--data": "data", "--log-level": "logLevel", "--public": "hosting.root",
+    ]
     while let argument = rest.popFirst() {
         guard argument.hasPrefix("--") else {
             positional.append(argument)
