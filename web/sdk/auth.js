@@ -5,6 +5,7 @@
 // latest session from IndexedDB first; a BroadcastChannel tells the other tabs about sign-in, sign-out and new
 // tokens).
 
+import { getApp } from './app.js';
 import { authError, isTokenRejection, KuraError, networkError } from './errors.js';
 import { decodeClaims, expiresSoon, readShared, sessionFrom, withLock, writeShared } from './session.js';
 
@@ -13,8 +14,8 @@ export const browserLocalPersistence = 'local';
 export const browserSessionPersistence = 'session';
 export const inMemoryPersistence = 'memory';
 
-/** The auth instance of `app` (made on first use). */
-export function getAuth(app) {
+/** The auth instance of `app` (default: the default app), made on first use. */
+export function getAuth(app = getApp()) {
   return app._component('auth', () => new Auth(app));
 }
 

@@ -1,6 +1,7 @@
 // The database and its references: `getDatabase(app)`, `collection`, `doc`, and the snapshot types, shaped as
 // Firestore's modular API. References are cheap values; nothing is sent until a read, write or listener.
 
+import { getApp } from './app.js';
 import { getAuth } from './auth.js';
 import { invalidArgument } from './errors.js';
 import { autoId, documentValue, fieldText } from './values.js';
@@ -8,10 +9,10 @@ import { OfflineStore } from './offline.js';
 import { ListenerHub } from './listeners.js';
 
 /**
- * The document database of `app` (made on first use). `persistence: 'indexeddb'` (here or in initializeApp's
- * options) turns on the offline cache and write queue.
+ * The document database of `app` (default: the default app), made on first use. `persistence: 'indexeddb'` (here
+ * or in initializeApp's options) turns on the offline cache and write queue.
  */
-export function getDatabase(app, settings = {}) {
+export function getDatabase(app = getApp(), settings = {}) {
   return app._component('database', () => new Database(app, { ...app.options, ...settings }));
 }
 

@@ -65,6 +65,8 @@ export async function errorCodes(t) {
   const error = await kura.getDoc(kura.doc(db, 'users', 'someone', 'todos', 'x')).catch((e) => e);
   t.equal('errors carry the server code and status', [error.name, error.serverCode, error.status],
     ['KuraError', 'PERMISSION_DENIED', 403]);
+  t.check('getAuth() and getDatabase() without an app use the default app',
+    kura.getAuth() === t.auth() && kura.getDatabase() === t.db() && kura.getFirestore() === t.db());
   const offline = kura.initializeApp({ url: 'http://127.0.0.1:9' }, 'unreachable');
   await t.rejects('an unreachable server is unavailable', kura.getDoc(kura.doc(kura.getDatabase(offline), 'a/b')),
     'unavailable');
