@@ -1,6 +1,7 @@
 """Accounts in the browser: every auth call, Firebase error codes, session persistence, token refresh, two tabs."""
 
 import time
+import urllib.parse
 
 from harness import CheckFailed, test
 
@@ -88,3 +89,24 @@ def auth_two_tabs(t):
     first.step("auth", "signOut")
     second.wait("auth", "signedOut", what="the second tab seeing the sign-out")
     t.check("the second tab saw the sign-out", True)
+
+
+def action_code(t, email, mode):
+    """The code of the newest `mode` link mailed to `email` (from the outbox; mails are held without SMTP)."""
+    status, body, _ = t.kura.api("GET", "/api/admin/outbox?limit=50")
+    for mail in body["mails"] if status == 200 else []:
+        link = mail.get("actionLink") or ""
+        if mail["to"] == email and f"mode={mode}" in link:
+            return urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["code"][0]
+    raise CheckFailed(f"no {mode} link mailed to {email}: {body}")
+
+
+@test("auth: action codes from mails, profile and password changes, account deletion")
+def account_changes(t):
+    page = t.page()
+    page.step("auth", "signUp", "pat@example.com")
+    page.step("auth", "applyVerification", action_code(t, "pat@example.com", "verifyEmail"))
+    page.step("auth", "changeProfileAndPassword")
+    page.step("auth", "requestReset", "pat@example.com")
+    page.step("auth", "resetPassword", action_code(t, "pat@example.com", "resetPassword"), "pat@example.com")
+    page.step("auth", "deleteAccount", "pat@example.com")

@@ -147,3 +147,44 @@ export function unmuteBroadcast(t) {
 export function forceRefresh(t) {
   return t.auth().currentUser.getIdToken(true);
 }
+
+export async function applyVerification(t, code) {
+  const { kura } = t;
+  await kura.applyActionCode(t.auth(), code);
+  await t.auth().currentUser.reload();
+  t.equal('applyActionCode verifies the address', t.auth().currentUser.emailVerified, true);
+  await t.rejects('a code works once', kura.applyActionCode(t.auth(), code), 'auth/invalid-action-code');
+}
+
+export async function changeProfileAndPassword(t) {
+  const { kura } = t;
+  const user = t.auth().currentUser;
+  await kura.updateProfile(user, { displayName: 'Pat' });
+  t.equal('updateProfile', t.auth().currentUser.displayName, 'Pat');
+  await t.rejects('updatePassword refuses a weak password', kura.updatePassword(user, '1'), 'auth/weak-password');
+  await kura.updatePassword(user, 'secret2');
+  await kura.signOut(t.auth());
+  await t.rejects('the old password no longer works', kura.signInWithEmailAndPassword(t.auth(), user.email, 'secret1'),
+    'auth/invalid-credential');
+  await kura.signInWithEmailAndPassword(t.auth(), user.email, 'secret2');
+  t.equal('the new one does; the profile came along', t.auth().currentUser.displayName, 'Pat');
+}
+
+export async function requestReset(t, email) {
+  await t.kura.sendPasswordResetEmail(t.auth(), email);
+}
+
+export async function resetPassword(t, code, email) {
+  const { kura } = t;
+  await t.rejects('a wrong reset code', kura.confirmPasswordReset(t.auth(), 'x'.repeat(43), 'secret3'), 'auth/invalid-action-code');
+  await kura.confirmPasswordReset(t.auth(), code, 'secret3');
+  const credential = await kura.signInWithEmailAndPassword(t.auth(), email, 'secret3');
+  t.equal('confirmPasswordReset sets the password', credential.user.email, email);
+}
+
+export async function deleteAccount(t, email) {
+  const { kura } = t;
+  await kura.deleteUser(t.auth().currentUser);
+  t.equal('deleteUser signs out', t.auth().currentUser, null);
+  await t.rejects('the account is gone', kura.signInWithEmailAndPassword(t.auth(), email, 'secret3'), 'auth/invalid-credential');
+}
