@@ -179,8 +179,7 @@ final class Connection: @unchecked Sendable {
             sequence: sequence, method: parsed.method, target: parsed.target, requestID: requestID,
             startedNanos: Timestamp.monotonicNanos(), keepAlive: parsed.keepAlive,
             http10: parsed.version.major == 1 && parsed.version.minor == 0)
-        let cors = loop.config.cors
-        exchange.cors = cors.origins == .any ? .any : cors.decision(origin: parsed.headers["Origin"])
+        exchange.cors = loop.corsAllowsAnyOrigin ? .any : loop.config.cors.decision(origin: parsed.headers["Origin"])
         var request = Request(
             method: parsed.method, target: parsed.target, headers: parsed.headers, body: parsed.body,
             requestID: requestID, httpVersion: parsed.version)
@@ -225,7 +224,7 @@ final class Connection: @unchecked Sendable {
             sequence: sequence, method: .other("-"), target: "-", requestID: loop.nextRequestID(), startedNanos: 0,
             keepAlive: false, http10: false)
         // Under `*` a page can read why its request was refused; a narrowed policy needs the Origin it never read.
-        if loop.config.cors.origins == .any { exchange.cors = .any }
+        if loop.corsAllowsAnyOrigin { exchange.cors = .any }
         waiting.append((.answer(Response(error: error)), exchange))
         runWaiting()
     }

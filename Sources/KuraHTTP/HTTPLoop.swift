@@ -33,6 +33,8 @@ final class HTTPLoop: @unchecked Sendable {
     private var requestCounter: UInt64 = 0
     private let requestIDPrefix: String
     let logAccess: Bool
+    /// `cors.origins` is `*`: every response gets the same CORS headers, and no request's `Origin` is read.
+    let corsAllowsAnyOrigin: Bool
 
     init(eventLoop: EventLoop, server: HTTPServer, responder: any HTTPResponder, workers: WorkerPool, logger: Logger) {
         self.eventLoop = eventLoop
@@ -41,6 +43,7 @@ final class HTTPLoop: @unchecked Sendable {
         self.responder = responder
         self.logger = logger
         self.logAccess = logger.isEnabled(.info)
+        self.corsAllowsAnyOrigin = server.configuration.cors.origins == .any
         self.environment = RequestEnvironment(eventLoop: eventLoop, workers: workers, logger: logger)
         self.requestIDPrefix = server.instanceID + "-" + String(eventLoop.index) + "-"
     }
@@ -128,7 +131,7 @@ final class HTTPLoop: @unchecked Sendable {
         var exchange = Exchange(
             sequence: 0, method: .GET, target: "-", requestID: nextRequestID(), startedNanos: 0, keepAlive: false,
             http10: false)
-        if config.cors.origins == .any { exchange.cors = .any }
+        if corsAllowsAnyOrigin { exchange.cors = .any }
         serialize(Response(error: error), for: exchange, closing: true, into: &bytes)
         bytes.withUnsafeMutableBytes { raw in
             var buf = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))

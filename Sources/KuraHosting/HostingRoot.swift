@@ -96,14 +96,16 @@ struct FileIdentity: Sendable, Equatable {
     let size: Int64
     let modifiedNanos: Int64
 
+    var modifiedSeconds: Int64 { modifiedNanos / 1_000_000_000 }
+}
+
+extension FileIdentity {
     init(_ stat: stat) {
         device = UInt64(stat.st_dev)
         inode = UInt64(stat.st_ino)
         size = Int64(stat.st_size)
         modifiedNanos = Int64(stat.st_mtim.tv_sec) * 1_000_000_000 + Int64(stat.st_mtim.tv_nsec)
     }
-
-    var modifiedSeconds: Int64 { modifiedNanos / 1_000_000_000 }
 }
 
 /// A hosting set-up that cannot work.
