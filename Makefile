@@ -16,11 +16,12 @@ endif
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # C libraries the package links against (see the system-library targets in Package.swift).
-BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-dev libpq-dev libcurl4-openssl-dev libre2-dev
+BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-dev libpq-dev libcurl4-openssl-dev libre2-dev zlib1g-dev
 # What the test suites need on top of the build. Chromium and its driver run the realtime listeners' browser test
-# (Tests/Support/listen_browser.py, with selenium from the venv below); postgresql is the server the KuraPostgres
-# tests start as a non-root user (Tests/Support/postgres_server.sh).
-TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver postgresql
+# (Tests/Support/listen_browser.py, with selenium from the venv below) and the kura.js suite (Tests/Browser);
+# node-typescript's tsc checks web/sdk/kura.d.ts; postgresql is the server the KuraPostgres tests start as a
+# non-root user (Tests/Support/postgres_server.sh).
+TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql
 # The reference server and load generator for bench/.
 BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl
 
@@ -35,7 +36,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run build test bench format clean deps deps-test deps-bench
+.PHONY: run build test test-browser bench format clean deps deps-test deps-bench
 
 ## run: build a release binary and serve on the embedded default, http://127.0.0.1:8090 with ./kura_data
 run: deps
@@ -53,11 +54,19 @@ test: deps-test
 	# sdk/swift/check.sh: the Swift SDK's portability checks and its own manifest built alone (docs/swift-sdk.md).
 	# The SDK's tests run in a process of their own: many server tests block a thread of Swift's cooperative
 	# pool (one per core) on sockets, which starved the SDK's async tests past their timeouts on a 2-core CI.
+	# Then kura.js in headless Chromium against the debug binary the test build made (Tests/Browser/run.py).
 	status=0; \
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --skip KuraClientTests || status=1; \
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --filter KuraClientTests || status=1; \
 	sdk/swift/check.sh || status=1; \
+	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura \
+	    --screenshots $(BUILD_DIR)/browser-screenshots || status=1; \
 	exit $$status
+
+## test-browser: only the kura.js suite (headless Chromium against a debug kura; docs/web-sdk.md, "Tests")
+test-browser: deps-test
+	swift build --product kura --scratch-path $(BUILD_DIR)
+	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura --screenshots $(BUILD_DIR)/browser-screenshots
 
 ## bench: kura against nginx on the health endpoint (see docs/performance.md)
 bench: deps-bench

@@ -22,9 +22,12 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // RE2 (linear-time regexes, Debian's libre2-dev) behind a small C API, for the rules' `matches()`.
         .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
+        // The browser SDK (web/sdk/) compiled into the binary with C23 #embed (docs/architecture.md, "Static files").
+        .target(name: "CKuraWebSDK"),
 
         .target(name: "KuraCore", dependencies: ["CSodium"]),
         .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
@@ -36,10 +39,12 @@ let package = Package(
         .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
         .target(name: "KuraRules", dependencies: ["KuraCore", "CRE2"]),
         .target(name: "KuraRealtime", dependencies: ["KuraCore", "KuraHTTP", "KuraStore"]),
+        .target(name: "KuraHosting", dependencies: ["KuraCore", "KuraHTTP", "CZlib"]),
         .target(
             name: "KuraServer",
             dependencies: [
                 "KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules", "KuraRealtime",
+                "KuraHosting", "CKuraWebSDK",
             ]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
         // The Swift SDK: Foundation and the SQLite shim (offline cache) only, so it also builds for Apple platforms.
@@ -54,7 +59,9 @@ let package = Package(
         .testTarget(name: "KuraMailTests", dependencies: ["KuraMail"]),
         .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules"]),
         .testTarget(name: "KuraRealtimeTests", dependencies: ["KuraRealtime", "KuraStore"]),
-        .testTarget(name: "KuraServerTests", dependencies: ["KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime"]),
+        .testTarget(
+            name: "KuraServerTests",
+            dependencies: ["KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime", "KuraHosting"]),
         // The SDK and `kura-todo` against an in-process server.
         .testTarget(name: "KuraClientTests", dependencies: ["KuraClient", "KuraServer", "KuraAuth"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).

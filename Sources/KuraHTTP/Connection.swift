@@ -175,10 +175,11 @@ final class Connection: @unchecked Sendable {
         sequenceIn += 1
         if !parsed.keepAlive || loop.draining { closeAfter = min(closeAfter, sequence) }
         let requestID = Self.acceptableRequestID(parsed.headers["X-Request-Id"]) ?? loop.nextRequestID()
-        let exchange = Exchange(
+        var exchange = Exchange(
             sequence: sequence, method: parsed.method, target: parsed.target, requestID: requestID,
             startedNanos: Timestamp.monotonicNanos(), keepAlive: parsed.keepAlive,
             http10: parsed.version.major == 1 && parsed.version.minor == 0)
+        exchange.cors = loop.corsAllowsAnyOrigin ? .any : loop.config.cors.decision(origin: parsed.headers["Origin"])
         var request = Request(
             method: parsed.method, target: parsed.target, headers: parsed.headers, body: parsed.body,
             requestID: requestID, httpVersion: parsed.version)
@@ -203,7 +204,11 @@ final class Connection: @unchecked Sendable {
             runningUnsafe = !safe
             switch item {
             case .request(let request):
-                deliver(loop.responder.respond(to: request, environment: loop.environment), for: exchange)
+                // CORS preflights are the engine's (CORSPolicy), whatever the responder routes.
+                let response =
+                    loop.config.cors.preflightResponse(to: request)
+                    ?? loop.responder.respond(to: request, environment: loop.environment)
+                deliver(response, for: exchange)
             case .answer(let response):
                 deliver(response, for: exchange)
             }
@@ -215,9 +220,11 @@ final class Connection: @unchecked Sendable {
         let sequence = sequenceIn
         sequenceIn += 1
         closeAfter = min(closeAfter, sequence)
-        let exchange = Exchange(
+        var exchange = Exchange(
             sequence: sequence, method: .other("-"), target: "-", requestID: loop.nextRequestID(), startedNanos: 0,
             keepAlive: false, http10: false)
+        // Under `*` a page can read why its request was refused; a narrowed policy needs the Origin it never read.
+        if loop.corsAllowsAnyOrigin { exchange.cors = .any }
         waiting.append((.answer(Response(error: error)), exchange))
         runWaiting()
     }

@@ -7,6 +7,8 @@ struct Exchange: Sendable {
     let startedNanos: UInt64
     let keepAlive: Bool
     let http10: Bool
+    /// The CORS headers its response gets.
+    var cors: CORSDecision = .none
 
     var isHead: Bool { method == .HEAD }
 

@@ -33,6 +33,8 @@ final class HTTPLoop: @unchecked Sendable {
     private var requestCounter: UInt64 = 0
     private let requestIDPrefix: String
     let logAccess: Bool
+    /// `cors.origins` is `*`: every response gets the same CORS headers, and no request's `Origin` is read.
+    let corsAllowsAnyOrigin: Bool
 
     init(eventLoop: EventLoop, server: HTTPServer, responder: any HTTPResponder, workers: WorkerPool, logger: Logger) {
         self.eventLoop = eventLoop
@@ -41,6 +43,7 @@ final class HTTPLoop: @unchecked Sendable {
         self.responder = responder
         self.logger = logger
         self.logAccess = logger.isEnabled(.info)
+        self.corsAllowsAnyOrigin = server.configuration.cors.origins == .any
         self.environment = RequestEnvironment(
             eventLoop: eventLoop, workers: workers, logger: logger, verboseErrors: server.configuration.verboseErrors)
         self.requestIDPrefix = server.instanceID + "-" + String(eventLoop.index) + "-"
@@ -126,9 +129,10 @@ final class HTTPLoop: @unchecked Sendable {
     private func refuse(_ client: UnsafeMutablePointer<uv_tcp_t>) {
         var bytes: [UInt8] = []
         let error = KuraError.unavailable("too many open connections (limit \(config.maxConnections))")
-        let exchange = Exchange(
+        var exchange = Exchange(
             sequence: 0, method: .GET, target: "-", requestID: nextRequestID(), startedNanos: 0, keepAlive: false,
             http10: false)
+        if corsAllowsAnyOrigin { exchange.cors = .any }
         serialize(Response(error: error), for: exchange, closing: true, into: &bytes)
         bytes.withUnsafeMutableBytes { raw in
             var buf = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
@@ -254,7 +258,8 @@ final class HTTPLoop: @unchecked Sendable {
         log(exchange, status: response.status)
     }
 
-    /// Status line, Date, X-Request-Id and the response's own headers; framing headers are the caller's.
+    /// Status line, Date, X-Request-Id, the CORS headers and the response's own headers; framing headers are the
+    /// caller's.
     private func appendHead(_ response: Response, for exchange: Exchange, into out: inout [UInt8]) {
         refreshDate()
         out.append(contentsOf: exchange.http10 ? "HTTP/1.0 ".utf8 : "HTTP/1.1 ".utf8)
@@ -266,6 +271,7 @@ final class HTTPLoop: @unchecked Sendable {
         out.append(contentsOf: "X-Request-Id: ".utf8)
         out.append(contentsOf: exchange.requestID.utf8)
         out.append(contentsOf: "\r\n".utf8)
+        exchange.cors.appendHeaders(to: &out)
         for field in response.headers {
             out.append(contentsOf: field.name.utf8)
             out.append(contentsOf: ": ".utf8)

@@ -27,6 +27,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// production, where they could disclose internals).
     public var verboseErrors = false
     public var backlog: Int32 = 1024
+    /// Which other origins' pages may call the server; applied to every response (docs/configuration.md, `cors.*`).
+    public var cors = CORSPolicy()
 
     public init() {}
 }

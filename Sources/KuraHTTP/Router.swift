@@ -22,6 +22,10 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
 
     private let root = Node()
 
+    /// Answers requests whose path no route matches (any method), instead of 404 `NOT_FOUND`: static hosting.
+    /// Set it before the server starts.
+    public var fallback: Handler?
+
     public init() {}
 
     /// Registers `handler` for `method` on `pattern`.
@@ -178,6 +182,7 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
             case .methodNotAllowed(let allow):
                 throw KuraError.methodNotAllowed("\(request.method) is not allowed on \(request.path)", allow: allow)
             case .notFound:
+                if let fallback { return try fallback(request, Context(environment: environment)) }
                 throw KuraError.notFound("no route for \(request.method) \(request.path)")
             case .badPath(let message):
                 throw KuraError.badRequest(message, code: "INVALID_PATH")

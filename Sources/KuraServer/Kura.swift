@@ -2,6 +2,7 @@ import Foundation
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraHosting
 import KuraMail
 import KuraRealtime
 import KuraStore
@@ -95,7 +96,15 @@ public final class Kura: Sendable {
             eventLoops: configuration.http.eventLoops, loopCaches: configuration.loopCaches)
         dataAccess = access
         let router = Router<KuraContext>()
-        SystemRoutes.register(on: router)
+        SystemRoutes.register(on: router, landingPage: configuration.hosting.root == nil)
+        WebSDKRoutes.register(on: router)
+        if configuration.hosting.root != nil {
+            let site: StaticSite
+            do { site = try StaticSite(configuration: configuration.hosting) } catch {
+                throw ConfigurationError(error.description)
+            }
+            HostingRoutes(site: site).register(on: router)
+        }
         let addressMails = AddressMailRequests(auth: auth, mailer: accountMailer, logger: logger)
         self.addressMails = addressMails
         let authRoutes = AuthRoutes(

@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraHosting
 import KuraMail
 import KuraRealtime
 
@@ -28,6 +29,8 @@ public struct KuraConfiguration: Sendable {
     public var publicURL: String?
     /// The name mails use for the app.
     public var appName = "Kura"
+    /// Static hosting of a directory (`--public DIR`); off when `hosting.root` is unset.
+    public var hosting = HostingConfiguration()
 
     public init() {}
 
@@ -220,6 +223,51 @@ public struct KuraConfiguration: Sendable {
         },
         Setting(key: "http.shutdownGraceMs", help: "time in-flight requests get on shutdown (default 10000)") {
             $0.http.shutdownGraceMs = UInt64(try integer($1, "http.shutdownGraceMs", 0...3_600_000))
+        },
+        Setting(key: "cors.origins", help: "origins whose pages may call Kura: * or a comma-separated list (default *)")
+        {
+            do throws(CORSPolicyError) { $0.http.cors.origins = try CORSPolicy.parseOrigins($1) } catch {
+                throw ConfigurationError("cors.origins: \(error.description)")
+            }
+        },
+        Setting(key: "cors.maxAgeSeconds", help: "how long browsers may reuse a preflight answer (default 3600)") {
+            $0.http.cors.maxAgeSeconds = try integer($1, "cors.maxAgeSeconds", 0...86_400)
+        },
+        Setting(key: "hosting.root", help: "directory whose files are served outside Kura's own paths (--public)") {
+            $0.hosting.root = $1.isEmpty ? nil : $1
+        },
+        Setting(key: "hosting.spaFallback", help: "answer page navigations to missing paths with index.html (false)") {
+            $0.hosting.spaFallback = try boolean($1, "hosting.spaFallback")
+        },
+        Setting(key: "hosting.immutablePrefix", help: "path prefix of files cached for a year (default /assets/)") {
+            guard $1.isEmpty || $1.hasPrefix("/") else {
+                throw ConfigurationError("hosting.immutablePrefix: a path starting with /, or empty for none")
+            }
+            $0.hosting.immutablePrefix = $1
+        },
+        Setting(key: "hosting.cacheControl", help: "Cache-Control of files that are not HTML (default no-cache)") {
+            guard !$1.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                throw ConfigurationError("hosting.cacheControl: one line of text")
+            }
+            $0.hosting.cacheControl = $1
+        },
+        Setting(
+            key: "hosting.revalidateMilliseconds",
+            help: "how long a file is served from memory unchecked (default 1000)"
+        ) {
+            $0.hosting.revalidateMilliseconds = try integer($1, "hosting.revalidateMilliseconds", 0...86_400_000)
+        },
+        Setting(key: "hosting.cacheBytes", help: "memory for hosted files and their gzip encodings (default 67108864)")
+        {
+            $0.hosting.cacheBytes = try integer($1, "hosting.cacheBytes", 0...(1 << 40))
+        },
+        Setting(key: "hosting.cacheEntries", help: "paths the hosting cache remembers (default 10000)") {
+            $0.hosting.cacheEntries = try integer($1, "hosting.cacheEntries", 1...10_000_000)
+        },
+        Setting(
+            key: "hosting.maxCachedFileBytes", help: "larger files are read per request, uncompressed (default 4194304)"
+        ) {
+            $0.hosting.maxCachedFileBytes = try integer($1, "hosting.maxCachedFileBytes", 0...(1 << 40))
         },
         Setting(key: "realtime.heartbeatSeconds", help: "heartbeat interval of listen streams (default 15)") {
             $0.realtime.heartbeatSeconds = try seconds($1, "realtime.heartbeatSeconds", 0.01...3600)

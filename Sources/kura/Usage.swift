@@ -7,6 +7,7 @@ enum Usage {
           --host ADDR          address to listen on (default 127.0.0.1)
           --port N             TCP port (default 8090; 0 picks a free one)
           --data DIR           data directory (default ./kura_data)
+          --public DIR         serve the static files under DIR (hosting.root; docs/api.md, "Static hosting")
           --log-level LEVEL    debug, info, warn or error (default info)
           --config FILE        a JSON config file (also KURA_CONFIG)
           --set KEY=VALUE      any setting below

@@ -29,7 +29,9 @@ func configuration(
     var positional: [String] = []
     var configPath = ProcessInfo.processInfo.environment["KURA_CONFIG"]
     var rest = arguments
-    let flagKeys = ["--host": "host", "--port": "port", "--data": "data", "--log-level": "logLevel"]
+    let flagKeys = [
+        "--host": "host", "--port": "port", "--data": "data", "--log-level": "logLevel", "--public": "hosting.root",
+    ]
     while let argument = rest.popFirst() {
         guard argument.hasPrefix("-"), argument != "-" else {
             positional.append(argument)

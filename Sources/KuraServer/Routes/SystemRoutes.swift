@@ -1,13 +1,14 @@
 import KuraCore
 import KuraHTTP
 
-/// `GET /api/health` and the `GET /` landing page.
+/// `GET /api/health` and, when no hosting root serves `/`, the `GET /` landing page.
 enum SystemRoutes {
-    static func register(on router: Router<KuraContext>) {
+    static func register(on router: Router<KuraContext>, landingPage: Bool) {
         // The health body never changes while the process runs: encode it once.
         let health = Response.json(Array(#"{"status":"ok","version":"\#(Kura.version)"}"#.utf8))
         router.get("/api/health") { _, _ in health }
 
+        guard landingPage else { return }
         let home = Response.html(homePage)
         router.get("/") { _, _ in home }
     }

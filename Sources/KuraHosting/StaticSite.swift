@@ -1,0 +1,131 @@
+import KuraCore
+import KuraHTTP
+import Synchronization
+
+/// Serves the files under the hosting root (docs/api.md, "Static hosting"). What it learns about a path (a file
+/// ready to serve, a directory, nothing) is kept in a bounded in-memory cache; a cached answer younger than
+/// `revalidateMilliseconds` is given on the event loop, anything else goes to the worker pool, which checks the
+/// disk (realpath and stat), reads and compresses a file only when its identity changed, and answers from there.
+public final class StaticSite: Sendable {
+    public let configuration: HostingConfiguration
+    private let root: HostingRoot
+    private let cache: Mutex<FileCache>
+
+    /// Checks that the root is a directory; reads nothing else yet.
+    public init(configuration: HostingConfiguration) throws(HostingError) {
+        guard let directory = configuration.root else { throw HostingError("hosting.root is not set") }
+        self.configuration = configuration
+        root = try HostingRoot(directory)
+        cache = Mutex(
+            FileCache(maxBytes: configuration.cacheBytes, maxEntries: configuration.cacheEntries))
+    }
+
+    /// The answer to `request` for a path outside the server's own routes: the file, a redirect to the directory's
+    /// `/`, the SPA fallback, or 404 (JSON for `Accept: application/json`, a page otherwise).
+    public func respond(to request: Request, environment: RequestEnvironment) -> Response {
+        guard request.method == .GET || request.method == .HEAD else {
+            return Response(
+                error: .methodNotAllowed("\(request.method) is not allowed on a static file", allow: ["GET", "HEAD"]))
+        }
+        guard let hosted = HostedPath(request.path) else { return Self.notFound(request) }
+        let now = Timestamp.monotonicNanos()
+        let freshFor = UInt64(configuration.revalidateMilliseconds) * 1_000_000
+        let cached = { (path: HostedPath) in
+            self.cache.withLock { $0.lookup(path.key, now: now, freshFor: freshFor) }
+        }
+        if let response = answer(request, hosted, onPool: false, resolve: cached) { return response }
+        return environment.offload { [self] in
+            let response = answer(request, hosted, onPool: true, resolve: { path in self.load(path) })
+            return response ?? Self.notFound(request)
+        }
+    }
+
+    /// The response from what `resolve` knows of the paths involved; nil when it does not know one of them yet
+    /// (or, off the pool, the file is too large to be cached and must be read), so the caller asks again on the pool.
+    private func answer(
+        _ request: Request, _ hosted: HostedPath, onPool: Bool, resolve: (HostedPath) -> FileCache.Resolution?
+    ) -> Response? {
+        guard let resolution = resolve(hosted) else { return nil }
+        switch resolution {
+        case .file(let file, _):
+            return file.response(to: request)
+        case .largeFile(let path, let identity):
+            guard onPool else { return nil }
+            return readLarge(path, identity, hosted)?.response(to: request) ?? Self.notFound(request)
+        case .directory:
+            var location = request.path + "/"
+            if let query = request.queryString { location += "?" + query }
+            return Response(
+                status: 301, headers: ["Location": String(location), "Content-Type": "text/plain; charset=utf-8"],
+                body: Array("Moved to \(location)\n".utf8))
+        case .missing:
+            guard configuration.spaFallback, Self.isNavigation(request), !hosted.segments.isEmpty,
+                let index = HostedPath("/")
+            else { return Self.notFound(request) }
+            guard let fallback = resolve(index) else { return nil }
+            if case .file(let file, _) = fallback { return file.response(to: request) }
+            return Self.notFound(request)
+        }
+    }
+
+    /// On the worker pool: what is at `hosted` now. A cached file whose identity is unchanged is kept as it is.
+    private func load(_ hosted: HostedPath) -> FileCache.Resolution {
+        let key = hosted.key
+        let found = root.find(hosted)
+        let now = Timestamp.monotonicNanos()
+        let resolution: FileCache.Resolution
+        switch found {
+        case .missing: resolution = .missing
+        case .directory: resolution = .directory
+        case .file(let path, let identity):
+            if let known = cache.withLock({ $0.revalidate(key, identity: identity, now: now) }) { return known }
+            if identity.size > Int64(configuration.maxCachedFileBytes) {
+                resolution = .largeFile(path: path, identity: identity)
+            } else if let bytes = root.read(path, identity: identity) {
+                let type = MediaType.forFile(named: path)
+                resolution = .file(
+                    StaticFile(
+                        body: bytes, contentType: type,
+                        cacheControl: configuration.cacheControl(path: key, contentType: type),
+                        modifiedSeconds: identity.modifiedSeconds),
+                    identity)
+            } else {
+                resolution = .missing
+            }
+        }
+        cache.withLock { $0.store(key, resolution, now: now) }
+        return resolution
+    }
+
+    /// A file too large for the cache, read for this one request, uncompressed.
+    private func readLarge(_ path: String, _ identity: FileIdentity, _ hosted: HostedPath) -> StaticFile? {
+        guard let bytes = root.read(path, identity: identity) else { return nil }
+        let type = MediaType.forFile(named: path)
+        return StaticFile(
+            body: bytes, contentType: type,
+            cacheControl: configuration.cacheControl(path: hosted.key, contentType: type),
+            modifiedSeconds: identity.modifiedSeconds, compress: false)
+    }
+
+    /// A browser navigating to a page (not a script, image or API call).
+    static func isNavigation(_ request: Request) -> Bool {
+        request.headers["Accept"]?.contains("text/html") == true
+    }
+
+    /// 404 for a path the hosting refuses or does not have: the JSON error for clients that ask for JSON, a short
+    /// page otherwise. It says nothing about why (refused and absent look the same).
+    public static func notFound(_ request: Request) -> Response {
+        if request.headers["Accept"]?.contains("application/json") == true {
+            return Response(error: .notFound("nothing at \(request.path)"))
+        }
+        var response = Response.html(notFoundPage, status: 404)
+        response.headers.add("X-Content-Type-Options", "nosniff")
+        return response
+    }
+
+    static let notFoundPage = """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>
+        <body><h1>Not found</h1><p>There is nothing at this address.</p></body></html>
+        """
+}

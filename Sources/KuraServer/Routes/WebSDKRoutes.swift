@@ -1,0 +1,33 @@
+import CKuraWebSDK
+import KuraCore
+import KuraHTTP
+import KuraHosting
+
+/// `GET /sdk/{file}`: the browser SDK (`kura.js`, the modules it imports, `kura.d.ts`), compiled into the binary
+/// from web/sdk/ and served like hosted files (ETag, gzip), revalidated on every use (`no-cache`), since the same
+/// URL serves the next Kura version's SDK.
+enum WebSDKRoutes {
+    /// The embedded files by name, prepared (and compressed) once.
+    static let files: [String: StaticFile] = {
+        var files: [String: StaticFile] = [:]
+        var entry = kura_web_sdk_files()!
+        while let name = entry.pointee.name {
+            let fileName = String(cString: name)
+            let bytes = Array(UnsafeBufferPointer(start: entry.pointee.bytes, count: entry.pointee.size))
+            files[fileName] = StaticFile(
+                body: bytes, contentType: MediaType.forFile(named: fileName), cacheControl: "no-cache",
+                modifiedSeconds: nil)
+            entry += 1
+        }
+        return files
+    }()
+
+    static func register(on router: Router<KuraContext>) {
+        let files = Self.files
+        router.get("/sdk/:file") { request, _ in
+            let name = try request.parameter("file")
+            guard let file = files[name] else { throw KuraError.notFound("the browser SDK has no file \(name)") }
+            return file.response(to: request)
+        }
+    }
+}

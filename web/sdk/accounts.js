@@ -1,0 +1,131 @@
+// Account calls: Firebase Auth's modular functions (sign-up, sign-in, sign-out, observers, mails, profile changes).
+
+import { authError } from './errors.js';
+import { writeShared } from './session.js';
+
+/** Signs up and signs in; `auth/email-already-in-use`, `auth/invalid-email`, `auth/weak-password`. */
+export function createUserWithEmailAndPassword(auth, email, password) {
+  return auth._signIn('/api/auth/signup', { email, password });
+}
+
+/** Signs in; `auth/invalid-credential` for an unknown address and a wrong password alike. */
+export function signInWithEmailAndPassword(auth, email, password) {
+  return auth._signIn('/api/auth/signin', { email, password });
+}
+
+/**
+ * Signs out here and in the app's other tabs, and revokes the session on the server (its ID tokens stop working
+ * at once). Never fails: when the server cannot be reached, the session is still forgotten locally.
+ */
+export async function signOut(auth) {
+  const session = auth._session;
+  auth._setSession(null);
+  if (auth._persistence === 'local') await writeShared(auth._key, null);
+  if (!session) return;
+  try {
+    await auth.app._transport.send('POST', '/api/auth/signout', { body: {}, token: session.idToken });
+  } catch {
+    // Offline or the token already expired: the refresh token is forgotten, which is what matters here.
+  }
+}
+
+/** Calls `next(user)` now (asynchronously) and after every sign-in and sign-out; returns the unsubscribe. */
+export function onAuthStateChanged(auth, next, error, completed) {
+  const observer = typeof next === 'function' ? next : next?.next?.bind(next);
+  if (!observer) throw new TypeError('onAuthStateChanged needs a callback');
+  let active = true;
+  const wrapped = (user) => active && observer(user);
+  auth._observers.add(wrapped);
+  Promise.resolve().then(() => wrapped(auth.currentUser));
+  return () => {
+    active = false;
+    auth._observers.delete(wrapped);
+  };
+}
+
+/** Same as onAuthStateChanged here (Kura has no separate token observer). */
+export const onIdTokenChanged = onAuthStateChanged;
+
+/** Changes where the session is kept: `browserLocalPersistence`, `browserSessionPersistence`, `inMemoryPersistence`. */
+export async function setPersistence(auth, persistence) {
+  const session = auth._session;
+  auth._store(null);
+  auth._channel?.close();
+  auth._channel = null;
+  auth._persistence = persistence;
+  auth._store(session);
+  auth._listen();
+}
+
+/** Mails a verification link to the user's address. */
+export async function sendEmailVerification(user) {
+  try {
+    await user._auth()._call('POST', '/api/auth/verify-email', { body: {} });
+  } catch (error) {
+    throw authError(error);
+  }
+}
+
+/** Mails a password-reset link; succeeds for unknown addresses too (no account enumeration). */
+export async function sendPasswordResetEmail(auth, email) {
+  try {
+    await auth.app._transport.send('POST', '/api/auth/password-reset', { body: { email } });
+  } catch (error) {
+    throw authError(error);
+  }
+}
+
+/** Applies a verification code from a mail link (`mode=verifyEmail`). */
+export async function applyActionCode(auth, code) {
+  try {
+    const { body } = await auth.app._transport.send('POST', '/api/auth/verify-email/confirm', { body: { code } });
+    auth._updateProfile(body.user);
+  } catch (error) {
+    throw authError(error);
+  }
+}
+
+/** Sets a new password with the code from a reset mail; every session of the account is revoked. */
+export async function confirmPasswordReset(auth, code, newPassword) {
+  try {
+    await auth.app._transport.send('POST', '/api/auth/password-reset/confirm', { body: { code, newPassword } });
+  } catch (error) {
+    throw authError(error);
+  }
+}
+
+/** Changes the display name (`{displayName}`; `photoURL` is not stored by Kura). */
+export async function updateProfile(user, { displayName }) {
+  await patchMe(user, { displayName });
+}
+
+/** Changes the password (needs a recent sign-in: `auth/requires-recent-login`); other sessions are signed out. */
+export async function updatePassword(user, newPassword) {
+  await patchMe(user, { password: newPassword });
+}
+
+/** Mails a confirmation link to `newEmail`; the address changes when it is followed. */
+export async function verifyBeforeUpdateEmail(user, newEmail) {
+  await patchMe(user, { email: newEmail });
+}
+
+/** Deletes the account (needs a recent sign-in) and signs out. */
+export async function deleteUser(user) {
+  const auth = user._auth();
+  try {
+    await auth._call('DELETE', '/api/auth/me');
+  } catch (error) {
+    throw authError(error);
+  }
+  auth._setSession(null);
+}
+
+async function patchMe(user, body) {
+  const auth = user._auth();
+  try {
+    const response = await auth._call('PATCH', '/api/auth/me', { body });
+    auth._updateProfile(response.body.user);
+  } catch (error) {
+    throw authError(error);
+  }
+}

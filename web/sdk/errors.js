@@ -1,0 +1,123 @@
+// Errors: one class, KuraError, carrying Firebase's error codes (`auth/email-already-in-use`, `permission-denied`,
+// …) mapped from Kura's server codes (docs/api.md, "Error codes"), plus the server's own code and HTTP status.
+
+/** Kura's server codes → Firebase Auth's codes, for the account calls. */
+const AUTH_CODES = {
+  EMAIL_EXISTS: 'auth/email-already-in-use',
+  INVALID_EMAIL: 'auth/invalid-email',
+  WEAK_PASSWORD: 'auth/weak-password',
+  MISSING_PASSWORD: 'auth/missing-password',
+  INVALID_LOGIN_CREDENTIALS: 'auth/invalid-credential',
+  INVALID_OOB_CODE: 'auth/invalid-action-code',
+  EXPIRED_OOB_CODE: 'auth/expired-action-code',
+  INVALID_REFRESH_TOKEN: 'auth/user-token-expired',
+  INVALID_ID_TOKEN: 'auth/invalid-user-token',
+  TOKEN_EXPIRED: 'auth/user-token-expired',
+  UNAUTHENTICATED: 'auth/user-token-expired',
+  CREDENTIAL_TOO_OLD_LOGIN_AGAIN: 'auth/requires-recent-login',
+  USER_DISABLED: 'auth/user-disabled',
+  EMAIL_NOT_VERIFIED: 'auth/unverified-email',
+  USER_NOT_FOUND: 'auth/user-not-found',
+  TOO_MANY_ATTEMPTS_TRY_LATER: 'auth/too-many-requests',
+  INVALID_CLAIMS: 'auth/invalid-claims',
+  INVALID_ARGUMENT: 'auth/argument-error',
+  UNAVAILABLE: 'auth/network-request-failed',
+};
+
+/** Kura's server codes → Firestore's codes, for everything else. */
+const DATA_CODES = {
+  PERMISSION_DENIED: 'permission-denied',
+  NOT_FOUND: 'not-found',
+  ALREADY_EXISTS: 'already-exists',
+  FAILED_PRECONDITION: 'failed-precondition',
+  ABORTED: 'aborted',
+  INVALID_ARGUMENT: 'invalid-argument',
+  INVALID_PATH: 'invalid-argument',
+  INVALID_QUERY: 'invalid-argument',
+  MALFORMED_REQUEST: 'invalid-argument',
+  DOCUMENT_TOO_LARGE: 'invalid-argument',
+  PAYLOAD_TOO_LARGE: 'invalid-argument',
+  UNAUTHENTICATED: 'unauthenticated',
+  INVALID_ID_TOKEN: 'unauthenticated',
+  TOKEN_EXPIRED: 'unauthenticated',
+  INVALID_REFRESH_TOKEN: 'unauthenticated',
+  RESOURCE_EXHAUSTED: 'resource-exhausted',
+  TOO_MANY_ATTEMPTS_TRY_LATER: 'resource-exhausted',
+  UNAVAILABLE: 'unavailable',
+  REQUEST_TIMEOUT: 'deadline-exceeded',
+  INTERNAL: 'internal',
+  CANCELLED: 'cancelled',
+};
+
+/** An error from Kura or from the SDK: `code` is Firebase's spelling, `serverCode` Kura's (docs/api.md). */
+export class KuraError extends Error {
+  /**
+   * @param {string} code Firebase's code, e.g. `permission-denied`, `auth/invalid-credential`.
+   * @param {string} message for people.
+   * @param {{serverCode?: string, status?: number, retryAfter?: number, network?: boolean}} [details]
+   */
+  constructor(code, message, details = {}) {
+    super(message);
+    this.name = 'KuraError';
+    this.code = code;
+    this.serverCode = details.serverCode ?? null;
+    this.status = details.status ?? null;
+    this.retryAfter = details.retryAfter ?? null;
+    /** True when the server could not be reached at all (no answer). */
+    this.network = details.network ?? false;
+    this.customData = { serverCode: this.serverCode, status: this.status };
+  }
+
+  toString() {
+    return `${this.name}: ${this.message} (${this.code})`;
+  }
+}
+
+/** The error for a server answer `{error:{code,message}}` with `status`, in the data (Firestore) vocabulary. */
+export function serverError(serverCode, message, status, retryAfter) {
+  const code = DATA_CODES[serverCode] ?? (status >= 500 ? 'unavailable' : 'unknown');
+  return new KuraError(code, message || serverCode, { serverCode, status, retryAfter });
+}
+
+/** The server could not be reached (offline, refused, timed out). */
+export function networkError(cause) {
+  const error = new KuraError('unavailable', `the server cannot be reached: ${cause?.message ?? cause}`, {
+    serverCode: 'UNAVAILABLE',
+    network: true,
+  });
+  error.cause = cause;
+  return error;
+}
+
+/** `error` in Firebase Auth's vocabulary (`auth/…`), for the account calls. */
+export function authError(error) {
+  if (!(error instanceof KuraError) || error.code.startsWith('auth/')) return error;
+  const code = AUTH_CODES[error.serverCode] ?? (error.network ? 'auth/network-request-failed' : 'auth/internal-error');
+  const mapped = new KuraError(code, error.message, error);
+  mapped.cause = error.cause;
+  return mapped;
+}
+
+/** Whether `error` says the server rejected the ID token (expired, revoked, invalid): refresh and retry. */
+export function isTokenRejection(error) {
+  return (
+    error instanceof KuraError &&
+    error.status === 401 &&
+    ['UNAUTHENTICATED', 'INVALID_ID_TOKEN', 'TOKEN_EXPIRED'].includes(error.serverCode)
+  );
+}
+
+/** Errors worth retrying later: no answer, 503, 5xx, rate limits. */
+export function isTransient(error) {
+  return (
+    error instanceof KuraError &&
+    (error.network || error.code === 'unavailable' || error.code === 'internal' ||
+      error.serverCode === 'TOO_MANY_ATTEMPTS_TRY_LATER' || error.code === 'deadline-exceeded' ||
+      (error.status ?? 0) >= 500)
+  );
+}
+
+/** A client-side mistake (bad path, bad argument). */
+export function invalidArgument(message) {
+  return new KuraError('invalid-argument', message, { serverCode: 'INVALID_ARGUMENT' });
+}

@@ -1,0 +1,35 @@
+// kura.js: the browser SDK for Kura, with the names and behaviour of Firebase's modular web API
+// (docs/web-sdk.md). Plain ES modules, no dependencies, no DOM access (it runs in workers too). This file is the
+// public surface; each concern lives in its own module next to it.
+//
+//   import { initializeApp, getAuth, getDatabase, doc, getDoc } from '/sdk/kura.js';
+
+export { initializeApp, getApp, getApps, deleteApp, KuraApp } from './app.js';
+export { KuraError } from './errors.js';
+export {
+  getAuth, Auth, User, browserLocalPersistence, browserSessionPersistence, inMemoryPersistence,
+} from './auth.js';
+export {
+  createUserWithEmailAndPassword, signInWithEmailAndPassword, signOut,
+  sendEmailVerification, sendPasswordResetEmail, applyActionCode, confirmPasswordReset,
+  updateProfile, updatePassword, verifyBeforeUpdateEmail, deleteUser,
+  onAuthStateChanged, onIdTokenChanged, setPersistence,
+} from './accounts.js';
+export {
+  getDatabase, getFirestore, initializeFirestore, Database,
+  collection, collectionGroup, doc, refEqual,
+  Query, CollectionReference, DocumentReference,
+  DocumentSnapshot, QueryDocumentSnapshot, QuerySnapshot, SnapshotMetadata,
+} from './references.js';
+export {
+  query, where, orderBy, limit, limitToLast, startAt, startAfter, endAt, endBefore, QueryConstraint,
+} from './query.js';
+export {
+  getDoc, getDocFromCache, getDocFromServer, getDocs, getDocsFromCache, getDocsFromServer, getCountFromServer,
+  setDoc, addDoc, updateDoc, deleteDoc, writeBatch, WriteBatch, runTransaction, Transaction,
+  waitForPendingWrites, getPendingWriteCount, onWriteError,
+} from './documents.js';
+export {
+  serverTimestamp, increment, arrayUnion, arrayRemove, deleteField, FieldValue, FieldPath, documentId,
+} from './values.js';
+export { onSnapshot } from './listeners.js';

@@ -1,0 +1,244 @@
+// The database and its references: `getDatabase(app)`, `collection`, `doc`, and the snapshot types, shaped as
+// Firestore's modular API. References are cheap values; nothing is sent until a read, write or listener.
+
+import { getApp } from './app.js';
+import { getAuth } from './auth.js';
+import { invalidArgument } from './errors.js';
+import { autoId, documentValue, fieldText } from './values.js';
+import { OfflineStore } from './offline.js';
+import { ListenerHub } from './listeners.js';
+
+/**
+ * The document database of `app` (default: the default app), made on first use. `persistence: 'indexeddb'` (here
+ * or in initializeApp's options) turns on the offline cache and write queue.
+ */
+export function getDatabase(app = getApp(), settings = {}) {
+  return app._component('database', () => new Database(app, { ...app.options, ...settings }));
+}
+
+/** Firestore's name for getDatabase. */
+export const getFirestore = getDatabase;
+/** Firestore's name for getDatabase with settings. */
+export const initializeFirestore = getDatabase;
+
+/** One server's document database. */
+export class Database {
+  constructor(app, settings) {
+    this.app = app;
+    this.type = 'firestore';
+    this._settings = settings;
+    this._auth = getAuth(app);
+    this._offline = settings.persistence === 'indexeddb' ? new OfflineStore(this, settings) : null;
+    this._hub = new ListenerHub(this);
+  }
+
+  toJSON() {
+    return { app: this.app.name, url: this.app.options.url };
+  }
+
+  /** An API call as the signed-in user. */
+  _call(method, path, options) {
+    return this._auth._call(method, path, options);
+  }
+
+  async _terminate() {
+    this._hub.close();
+    await this._offline?.close();
+  }
+}
+
+function splitPath(path) {
+  if (typeof path !== 'string' || !path) throw invalidArgument('a path must be a non-empty string');
+  const segments = path.split('/').filter((s) => s !== '');
+  for (const segment of segments) {
+    if (segment === '.' || segment === '..' || /^__.*__$/.test(segment)) {
+      throw invalidArgument(`invalid path segment "${segment}" in ${path}`);
+    }
+  }
+  return segments;
+}
+
+function resolve(parent, path, segments) {
+  const base = parent instanceof Database ? [] : parent.path.split('/');
+  return [...base, ...splitPath([path, ...segments].join('/'))];
+}
+
+function databaseOf(parent) {
+  if (parent instanceof Database) return parent;
+  if (parent?.firestore instanceof Database) return parent.firestore;
+  throw invalidArgument('expected a database or a reference');
+}
+
+/** A collection reference: `collection(db, 'users', uid, 'todos')` or `collection(docRef, 'todos')`. */
+export function collection(parent, path, ...pathSegments) {
+  const segments = resolve(parent, path, pathSegments);
+  if (segments.length % 2 !== 1) throw invalidArgument(`${segments.join('/')} is not a collection path`);
+  return new CollectionReference(databaseOf(parent), segments.join('/'));
+}
+
+/** Every collection with this ID, anywhere in the database. */
+export function collectionGroup(db, collectionId) {
+  if (!collectionId || collectionId.includes('/')) throw invalidArgument('a collection group is one collection ID');
+  return new Query(db, { source: { collectionGroup: collectionId } });
+}
+
+/**
+ * A document reference: `doc(db, 'users', uid)`, `doc(collectionRef, id)`, or `doc(collectionRef)` for a new
+ * automatic ID (made on the client, in the server's format).
+ */
+export function doc(parent, path, ...pathSegments) {
+  if (parent instanceof CollectionReference && path === undefined) path = autoId();
+  const segments = resolve(parent, path, pathSegments);
+  if (segments.length % 2 !== 0) throw invalidArgument(`${segments.join('/')} is not a document path`);
+  return new DocumentReference(databaseOf(parent), segments.join('/'));
+}
+
+/** A query: a source (collection or collection group) with filters, order, limit and cursors. */
+export class Query {
+  constructor(firestore, q, converter = null) {
+    this.firestore = firestore;
+    this.type = 'query';
+    this._q = { where: [], orderBy: [], ...q };
+    this.converter = converter;
+  }
+
+  withConverter(converter) {
+    return new Query(this.firestore, this._q, converter);
+  }
+}
+
+/** A collection: the query of all its documents, and a parent of document references. */
+export class CollectionReference extends Query {
+  constructor(firestore, path, converter = null) {
+    super(firestore, { source: { collection: path } }, converter);
+    this.type = 'collection';
+    this.path = path;
+    this.id = path.slice(path.lastIndexOf('/') + 1);
+  }
+
+  /** The document that holds this collection, or null at the top. */
+  get parent() {
+    const index = this.path.lastIndexOf('/');
+    return index < 0 ? null : new DocumentReference(this.firestore, this.path.slice(0, index));
+  }
+
+  withConverter(converter) {
+    return new CollectionReference(this.firestore, this.path, converter);
+  }
+}
+
+/** A document's location. */
+export class DocumentReference {
+  constructor(firestore, path, converter = null) {
+    this.firestore = firestore;
+    this.type = 'document';
+    this.path = path;
+    this.id = path.slice(path.lastIndexOf('/') + 1);
+    this.converter = converter;
+  }
+
+  get parent() {
+    return new CollectionReference(this.firestore, this.path.slice(0, this.path.lastIndexOf('/')), this.converter);
+  }
+
+  withConverter(converter) {
+    return new DocumentReference(this.firestore, this.path, converter);
+  }
+
+  toJSON() {
+    return { path: this.path };
+  }
+}
+
+/** Whether two references or queries point at the same thing. */
+export function refEqual(a, b) {
+  return a?.type === b?.type && a.path === b.path && a.firestore === b.firestore;
+}
+
+/** Where a snapshot came from. */
+export class SnapshotMetadata {
+  constructor(hasPendingWrites = false, fromCache = false) {
+    this.hasPendingWrites = hasPendingWrites;
+    this.fromCache = fromCache;
+  }
+  isEqual(other) {
+    return other.hasPendingWrites === this.hasPendingWrites && other.fromCache === this.fromCache;
+  }
+}
+
+/**
+ * A document as read: `exists()`, `data()`, `get(field)`, and Kura's `createTime`, `updateTime`, `version` (1 on
+ * creation, +1 per write).
+ */
+export class DocumentSnapshot {
+  constructor(ref, document, metadata) {
+    this.ref = ref;
+    this.id = ref.id;
+    this.metadata = metadata;
+    this._document = document;
+    this.createTime = document?.createTime ?? null;
+    this.updateTime = document?.updateTime ?? null;
+    this.version = document?.version ?? null;
+  }
+
+  exists() {
+    return this._document != null;
+  }
+
+  /** The document's data (a copy), or undefined when it does not exist; with a converter, its result. */
+  data(options) {
+    if (!this._document) return undefined;
+    if (this.ref.converter) return this.ref.converter.fromFirestore(new DocumentSnapshot(
+      new DocumentReference(this.ref.firestore, this.ref.path), this._document, this.metadata), options);
+    return structuredClone(this._document.data);
+  }
+
+  /** One field by dotted path (or FieldPath); undefined when absent. */
+  get(field) {
+    if (!this._document) return undefined;
+    const value = documentValue(this._document, fieldText(field));
+    return value === undefined ? undefined : structuredClone(value);
+  }
+}
+
+/** A document that is known to exist (in query results). */
+export class QueryDocumentSnapshot extends DocumentSnapshot {
+  data(options) {
+    return super.data(options);
+  }
+}
+
+/** A query's documents; `docChanges()` lists what changed since the listener's previous snapshot. */
+export class QuerySnapshot {
+  constructor(query, documents, metadata, changes = null) {
+    this.query = query;
+    this.metadata = metadata;
+    const converter = query.converter;
+    this.docs = documents.map((document) => snapshotOf(query.firestore, document, metadata, converter));
+    this.size = this.docs.length;
+    this.empty = this.size === 0;
+    this._changes = changes;
+  }
+
+  forEach(callback, thisArg) {
+    this.docs.forEach((snapshot) => callback.call(thisArg, snapshot));
+  }
+
+  /** `{type: 'added'|'modified'|'removed', doc, oldIndex, newIndex}` in order; indices as Firestore's. */
+  docChanges() {
+    if (this._changes) {
+      return this._changes.map((change) => ({
+        type: change.type,
+        doc: snapshotOf(this.query.firestore, change.document, this.metadata, this.query.converter),
+        oldIndex: change.oldIndex,
+        newIndex: change.newIndex,
+      }));
+    }
+    return this.docs.map((doc, index) => ({ type: 'added', doc, oldIndex: -1, newIndex: index }));
+  }
+}
+
+/** A QueryDocumentSnapshot of a stored document (API JSON). */
+export function snapshotOf(db, document, metadata, converter = null) {
+  return new QueryDocumentSnapshot(new DocumentReference(db, document.path, converter), document, metadata);
+}

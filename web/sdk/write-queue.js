@@ -1,0 +1,195 @@
+// The write queue of the offline store: durable entries sent one at a time, in order, each with its receipt, and
+// refusals reported to `onWriteError` listeners (see offline.js). Methods of OfflineStore, kept here so each file
+// is about one thing.
+
+import { isTokenRejection, isTransient } from './errors.js';
+import { applyWrite, autoId, nowText } from './values.js';
+
+/** Mixed into OfflineStore.prototype by offline.js. */
+export const writeQueue = {
+  /** Listeners of queued-write changes: `observer(paths)`. */
+  observe(observer) {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  },
+
+  _notify(paths) {
+    for (const observer of this.observers) observer(paths);
+  },
+
+  /**
+   * Queues `writes` as one atomic entry; resolves when the server acknowledged it or when the server is known to
+   * be unreachable (the entry waits in the queue). Rejects with the server's refusal.
+   */
+  async submit(writes) {
+    await this.ready;
+    const hasCreate = writes.some((w) => w.op === 'create');
+    const receipt = hasCreate || !this.uid || !this.receiptCollection
+      ? null : `${this.receiptCollection.replace('{uid}', this.uid)}/${autoId()}`;
+    const entry = { uid: this.uid, writes, receipt, queuedAt: nowText() };
+    entry.seq = await this._write(['queue'], (tx) => {
+      if (!tx) return (this._memorySeq = (this._memorySeq ?? 0) + 1);
+      const request = tx.objectStore('queue').add(entry);
+      return new Promise((resolve) => (request.onsuccess = () => resolve(request.result)));
+    });
+    this.queue.push(entry);
+    this._notify(new Set(writes.map((w) => w.path)));
+    const done = new Promise((resolve, reject) => {
+      if (this.offline) resolve();
+      else this.waiters.set(entry.seq, { resolve, reject });
+    });
+    this.flush();
+    return done;
+  },
+
+  /** Resolves when every queued write of the current account has been acknowledged (or refused). */
+  async waitForPendingWrites() {
+    await this.ready;
+    while (this.pendingCount > 0) {
+      await new Promise((resolve) => {
+        const stop = this.observe(() => {
+          stop();
+          resolve();
+        });
+      });
+    }
+  },
+
+  /** Starts sending the queue unless that is under way. */
+  flush() {
+    if (this.flushing) {
+      this.flushAgain = true;
+      return;
+    }
+    this.flushing = this._drain().finally(() => {
+      this.flushing = null;
+      if (this.flushAgain) {
+        this.flushAgain = false;
+        this.flush();
+      }
+    });
+  },
+
+  /** The server answered something: if the queue was waiting for it, send it now. */
+  serverReached() {
+    if (!this.offline) return;
+    this.offline = false;
+    this.failures = 0;
+    clearTimeout(this.retryTimer);
+    this.flush();
+  },
+
+  async _drain() {
+    await this.ready;
+    try {
+      while (await this._sendNext());
+    } catch (error) {
+      // IndexedDB failed under us: try again later rather than lose the entry.
+      this._goOffline();
+    }
+  },
+
+  async _sendNext() {
+    const entry = this.queue.find((e) => e.uid === this.uid);
+    if (!entry) {
+      await this._deleteStaleReceipts();
+      return false;
+    }
+    entry.attempts = (entry.attempts ?? 0) + 1;
+    await this._write(['queue'], (tx) => tx?.objectStore('queue').put(entry)).catch(() => {});
+    const writes = entry.receipt ? [{ op: 'create', path: entry.receipt, data: {} }, ...entry.writes] : entry.writes;
+    try {
+      const { body } = await this.db._call('POST', '/api/commit', { body: { writes } });
+      await this._acknowledge(entry, body, entry.receipt ? 1 : 0);
+      return true;
+    } catch (error) {
+      if (isTransient(error)) {
+        this._goOffline();
+        return false;
+      }
+      if (error.serverCode === 'ALREADY_EXISTS' && entry.attempts > 1) {
+        // An earlier attempt whose answer was lost had been applied: its receipt (or new document) exists.
+        await this._acknowledge(entry, null, 0);
+        return true;
+      }
+      if (isTokenRejection(error) || error.code === 'unauthenticated') {
+        // The account's session is over; its writes wait until it signs in again.
+        this._releaseWaiters();
+        return false;
+      }
+      await this._reject(entry, error);
+      return true;
+    }
+  },
+
+  _goOffline() {
+    this.offline = true;
+    this._releaseWaiters();
+    this.failures += 1;
+    // 0.25 s doubling to 30 s, jittered; sooner when a read or the listener stream gets through.
+    const ceiling = Math.min(30000, 250 * 2 ** Math.min(this.failures - 1, 10));
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.flush(), ceiling / 2 + Math.random() * ceiling / 2);
+  },
+
+  _releaseWaiters() {
+    for (const waiter of this.waiters.values()) waiter.resolve();
+    this.waiters.clear();
+  },
+
+  async _remove(entry) {
+    this.queue = this.queue.filter((e) => e !== entry);
+    await this._write(['queue', 'receipts'], (tx) => {
+      tx?.objectStore('queue').delete(entry.seq);
+      if (entry.receipt) tx?.objectStore('receipts').put({ path: entry.receipt, uid: entry.uid });
+    });
+    if (entry.receipt) this.staleReceipts.set(entry.receipt, entry.uid);
+  },
+
+  async _acknowledge(entry, result, offset) {
+    await this._remove(entry);
+    this.offline = false;
+    this.failures = 0;
+    entry.writes.forEach((write, index) => {
+      const outcome = result?.writeResults?.[index + offset];
+      const time = result?.commitTime ?? nowText();
+      const before = this.cached(write.path);
+      const after = before === undefined && (write.op === 'update' || write.merge) ? undefined : applyWrite(write, before ?? null, time);
+      if (after !== undefined) this.store(write.path, after && outcome ? { ...after, version: outcome.version, updateTime: outcome.updateTime ?? time } : after);
+      else this.forget(write.path);
+      if (outcome) this.unconfirmed.set(write.path, { write, version: outcome.version, time, at: Date.now() });
+    });
+    this.waiters.get(entry.seq)?.resolve();
+    this.waiters.delete(entry.seq);
+    this._notify(new Set(entry.writes.map((w) => w.path)));
+  },
+
+  async _reject(entry, error) {
+    await this._remove(entry);
+    // The writes are gone from local views; what the cache holds for their paths may be stale, so forget it.
+    for (const write of entry.writes) this.forget(write.path);
+    const waiter = this.waiters.get(entry.seq);
+    this.waiters.delete(entry.seq);
+    this._notify(new Set(entry.writes.map((w) => w.path)));
+    if (waiter) {
+      waiter.reject(error);
+      return;
+    }
+    const event = { error, writes: entry.writes.map(({ localTime, ...w }) => w) };
+    if (!this.errorObservers.size) console.error('a queued write was refused by the server', error);
+    for (const observer of this.errorObservers) observer(event);
+  },
+
+  async _deleteStaleReceipts() {
+    for (const [path, uid] of [...this.staleReceipts]) {
+      if (uid !== this.uid) continue;
+      try {
+        await this.db._call('POST', '/api/commit', { body: { writes: [{ op: 'delete', path }] } });
+      } catch (error) {
+        if (isTransient(error)) return;
+      }
+      this.staleReceipts.delete(path);
+      await this._write(['receipts'], (tx) => tx?.objectStore('receipts').delete(path)).catch(() => {});
+    }
+  },
+};
