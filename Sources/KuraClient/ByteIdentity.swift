@@ -1,3 +1,5 @@
+import Foundation
+
 /// The server's identity for names and strings (docs/api.md, "Identity"): the UTF-8 bytes, never `String`'s
 /// canonical equivalence (`"が"` and `"か\u{3099}"` are `==` in Swift, but two documents on the server). The SDK
 /// compares paths, IDs and strings with these, so its local cache and views agree with the server. (KuraCore has
@@ -7,8 +9,12 @@ extension String {
     func bytesEqual(_ other: String) -> Bool {
         let (lhs, rhs) = (utf8, other.utf8)
         guard lhs.count == rhs.count else { return false }
+        // Native strings are contiguous UTF-8: `memcmp` the buffers (as `String ==` does for ASCII), which is
+        // several times faster than comparing them element by element.
         if let equal = lhs.withContiguousStorageIfAvailable({ l in
-            rhs.withContiguousStorageIfAvailable { r in l.elementsEqual(r) }
+            rhs.withContiguousStorageIfAvailable { r in
+                l.isEmpty || memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0
+            }
         }), let equal {
             return equal
         }
@@ -17,7 +23,10 @@ extension String {
 
     /// Feeds the UTF-8 bytes and a terminator that UTF-8 never contains into `hasher`.
     func hashBytes(into hasher: inout Hasher) {
-        for byte in utf8 { hasher.combine(byte) }
+        let hashed: Void? = utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil {
+            for byte in utf8 { hasher.combine(byte) }
+        }
         hasher.combine(UInt8(0xFF))
     }
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Kura's identity for every user-supplied name and string (IDs, paths, field names, emails, string values): its
 /// UTF-8 bytes, as in Firestore and as SQLite compares them. No normalization: `"が"` (U+304C) and `"か\u{3099}"`
 /// are two different names everywhere (docs/api.md, "Identity").
@@ -10,9 +16,12 @@ extension String {
     public func bytesEqual(_ other: String) -> Bool {
         let (lhs, rhs) = (utf8, other.utf8)
         guard lhs.count == rhs.count else { return false }
-        // Native strings are contiguous UTF-8: compare the buffers without copying.
+        // Native strings are contiguous UTF-8: `memcmp` the buffers (as `String ==` does for ASCII), which is
+        // several times faster than comparing them element by element.
         if let equal = lhs.withContiguousStorageIfAvailable({ l in
-            rhs.withContiguousStorageIfAvailable { r in l.elementsEqual(r) }
+            rhs.withContiguousStorageIfAvailable { r in
+                l.isEmpty || memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0
+            }
         }), let equal {
             return equal
         }

@@ -107,8 +107,9 @@ struct ShareKey: Hashable {
     }
     private let kind: Kind
 
-    /// Every name in it has byte identity (docs/api.md, "Identity"): with `[String]` here, a listener on
-    /// `groups/が/posts` shared the view of `groups/か\u{3099}/posts`, another group's posts.
+    /// Every name in it has byte identity (docs/api.md, "Identity"): with `[String]` here (and in the listener
+    /// index and `covers`, as they were), a listener on `groups/が/posts` took the change computed for
+    /// `groups/か\u{3099}/posts`, another group's posts.
     private struct QueryKey: Hashable {
         var collection: CollectionPath?
         var group: ByteKey?
