@@ -222,6 +222,25 @@ import Testing
             #expect(changeB.data.contains("b-first") && !changeB.data.contains("a-secret"), "\(changeB)")
         }
     }
+
+    @Test("an account cached under a uid with K is not found under the uid spelled with KELVIN SIGN (U+212A)")
+    func accountCacheByBytes() throws {
+        try withAuthKura { server in
+            // Account IDs are random base62; sign up until one has a `K`, whose canonical twin is U+212A.
+            var found: Session? = nil
+            for attempt in 0..<60 where found == nil {
+                let session = try server.signUp("k\(attempt)@example.com")
+                if session.uid.contains("K") { found = session }
+            }
+            let session = try #require(found)
+            #expect(try server.request("GET", "/api/auth/me", as: session).status == 200)  // cached now
+            let twin = session.uid.replacingOccurrences(of: "K", with: "\u{212A}")
+            let own = try server.request("GET", "/api/admin/users/" + percentEncoded(session.uid))
+            #expect(own.status == 200, "\(own)")
+            let other = try server.request("GET", "/api/admin/users/" + percentEncoded(twin))
+            #expect(other.status == 404, "\(other)")
+        }
+    }
 }
 
 extension TestKura {
