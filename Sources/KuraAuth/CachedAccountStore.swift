@@ -22,7 +22,7 @@ public final class CachedAccountStore: AccountStore {
     }
 
     private struct State {
-        var slots: [String: Slot] = [:]
+        var slots: [ByteKey: Slot] = [:]  // by bytes: `uid` can come from a URL (docs/api.md, "Identity")
         var generation: Int64 = 0
         var floor: Int64 = 0
     }
@@ -33,22 +33,30 @@ public final class CachedAccountStore: AccountStore {
     }
 
     /// The cached record, if any; never touches the base store.
-    public func cachedAccount(uid: String) -> AccountRecord? { state.withLock { $0.slots[uid]?.record } }
+    public func cachedAccount(uid: String) -> AccountRecord? { state.withLock { $0.slots[ByteKey(uid)]?.record } }
 
     /// The cached account of an enabled user as encoded `AuthUser` JSON, kept with the record so the hot
     /// `GET /api/auth/me` encodes nothing; never touches the base store.
     func cachedUserJSON(uid: String) -> [UInt8]? {
         if let ready = state.withLock({ state -> [UInt8]?? in
-            guard let slot = state.slots[uid], let record = slot.record, !record.disabled else { return .some(nil) }
+            guard let slot = state.slots[ByteKey(uid)], let record = slot.record, !record.disabled else {
+                return .some(nil)
+            }
             return slot.userJSON.map { .some($0) } ?? nil
         }) {
             return ready
         }
-        guard let record = cachedAccount(uid: uid) else { return nil }
+        guard
+            let (record, generation) = state.withLock({ state in
+                state.slots[ByteKey(uid)].flatMap { slot in slot.record.map { ($0, slot.generation) } }
+            })
+        else { return nil }
         let encoded = AuthUser(record).json.jsonBytes
         state.withLock { state in
-            // Only if the slot still holds the record this was made from.
-            if state.slots[uid]?.record == record { state.slots[uid]?.userJSON = encoded }
+            // Only if the slot still holds the record this was made from: the same generation, not an equal record
+            // (`AccountRecord ==` compares strings as `String` does, so a display name changed only in its
+            // Unicode normalization would look unchanged).
+            if state.slots[ByteKey(uid)]?.generation == generation { state.slots[ByteKey(uid)]?.userJSON = encoded }
         }
         return record.disabled ? nil : encoded
     }
@@ -64,9 +72,9 @@ public final class CachedAccountStore: AccountStore {
         let token = state.withLock { $0.generation }
         let record = try base.account(uid: uid)
         state.withLock { state in
-            guard token >= state.floor, (state.slots[uid]?.generation ?? Int64.min) <= token else { return }
+            guard token >= state.floor, (state.slots[ByteKey(uid)]?.generation ?? Int64.min) <= token else { return }
             if state.slots.count >= capacity { evict(&state) }
-            state.slots[uid] = Slot(record: record, generation: token)
+            state.slots[ByteKey(uid)] = Slot(record: record, generation: token)
         }
         return record
     }
@@ -90,7 +98,7 @@ public final class CachedAccountStore: AccountStore {
         state.withLock { state in
             state.generation += 1
             if state.slots.count >= capacity { evict(&state) }
-            state.slots[uid] = Slot(record: nil, generation: state.generation)
+            state.slots[ByteKey(uid)] = Slot(record: nil, generation: state.generation)
         }
     }
 

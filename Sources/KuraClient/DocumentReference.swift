@@ -24,11 +24,12 @@ public struct DocumentReference: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "DocumentReference(\(path))" }
 
+    /// Same database and same path, byte for byte (docs/api.md, "Identity").
     public static func == (lhs: DocumentReference, rhs: DocumentReference) -> Bool {
-        lhs.kura === rhs.kura && lhs.segments == rhs.segments
+        lhs.kura === rhs.kura && lhs.segments.bytesEqual(rhs.segments)
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(segments) }
+    public func hash(into hasher: inout Hasher) { segments.hashBytes(into: &hasher) }
 
     var apiPath: String { "/api/docs/" + PathEncoding.path(segments) }
 
@@ -145,9 +146,10 @@ public struct CollectionReference: Queryable, Hashable, CustomStringConvertible 
 
     public var description: String { "CollectionReference(\(path))" }
 
+    /// Same database and same path, byte for byte (docs/api.md, "Identity").
     public static func == (lhs: CollectionReference, rhs: CollectionReference) -> Bool {
-        lhs.kura === rhs.kura && lhs.segments == rhs.segments
+        lhs.kura === rhs.kura && lhs.segments.bytesEqual(rhs.segments)
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(segments) }
+    public func hash(into hasher: inout Hasher) { segments.hashBytes(into: &hasher) }
 }

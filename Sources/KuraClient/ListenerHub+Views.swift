@@ -39,7 +39,7 @@ extension ListenerHub {
                 guard let document = item["document"].flatMap({ try? RemoteDocument(json: $0) }),
                     let kind = item["type"]?.stringValue.flatMap(DocumentChange.Kind.init(rawValue:))
                 else { continue }
-                let old = view.firstIndex { $0.path == document.path }
+                let old = view.firstIndex { $0.path.bytesEqual(document.path) }
                 if let old { view.remove(at: old) }
                 var new: Int?
                 if kind != .removed {
@@ -70,7 +70,7 @@ extension ListenerHub {
     }
 
     /// Queued writes changed (`paths`): listeners that cover them show their local state.
-    func localChange(_ paths: Set<String>) {
+    func localChange(_ paths: [String]) {
         let ids = state.withLock { state in
             state.targets.filter { _, target in paths.contains { target.local.covers($0) } }.map(\.key)
         }
@@ -166,17 +166,17 @@ extension ListenerHub {
         var current = old
         var changes: [Change] = []
         for document in old where !newPaths.contains(document.path) {
-            let index = current.firstIndex { $0.path == document.path }!
+            let index = current.firstIndex { $0.path.bytesEqual(document.path) }!
             current.remove(at: index)
             changes.append(Change(kind: .removed, document: document, oldIndex: index, newIndex: nil))
         }
         for (index, document) in new.enumerated() {
-            if index < current.count, current[index].path == document.path {
+            if index < current.count, current[index].path.bytesEqual(document.path) {
                 if current[index] != document {
                     current[index] = document
                     changes.append(Change(kind: .modified, document: document, oldIndex: index, newIndex: index))
                 }
-            } else if let old = current.firstIndex(where: { $0.path == document.path }) {
+            } else if let old = current.firstIndex(where: { $0.path.bytesEqual(document.path) }) {
                 current.remove(at: old)
                 current.insert(document, at: index)
                 changes.append(Change(kind: .modified, document: document, oldIndex: old, newIndex: index))

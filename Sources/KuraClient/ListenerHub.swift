@@ -69,7 +69,7 @@ final class ListenerHub: Sendable {
         func covers(_ path: String) -> Bool {
             switch self {
             case .query(let query): LocalEvaluation.inSource(query, path)
-            case .document(let document): document == path
+            case .document(let document): document.bytesEqual(path)
             }
         }
     }

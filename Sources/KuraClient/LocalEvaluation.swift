@@ -29,8 +29,8 @@ enum LocalEvaluation {
             if case .integer(let a) = lhs, case .integer(let b) = rhs { return a == b ? 0 : (a < b ? -1 : 1) }
             return compareNumbers(lhs, rhs)
         case (.string(let a), .string(let b)):
-            if a == b { return 0 }
-            return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
+            if a.bytesEqual(b) { return 0 }
+            return a.bytesPrecede(b) ? -1 : 1
         case (.array(let a), .array(let b)):
             for (x, y) in zip(a, b) {
                 let order = compare(x, y)
@@ -43,7 +43,7 @@ enum LocalEvaluation {
                 b.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             )
             for (x, y) in zip(ak, bk) {
-                if x != y { return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1 }
+                if !x.bytesEqual(y) { return x.bytesPrecede(y) ? -1 : 1 }
                 let order = compare(a[x]!, b[y]!)
                 if order != 0 { return order }
             }
@@ -67,8 +67,8 @@ enum LocalEvaluation {
     static func inSource(_ query: Query, _ path: String) -> Bool {
         let segments = ResourcePath.split(path)
         switch query.source {
-        case .collection(let collection): return Array(segments.dropLast()) == collection
-        case .collectionGroup(let id): return segments.count >= 2 && segments[segments.count - 2] == id
+        case .collection(let collection): return Array(segments.dropLast()).bytesEqual(collection)
+        case .collectionGroup(let id): return segments.count >= 2 && segments[segments.count - 2].bytesEqual(id)
         }
     }
 
@@ -136,7 +136,7 @@ enum LocalEvaluation {
                 let result = compare(lhs, rhs)
                 if result != 0 { return order.descending ? result > 0 : result < 0 }
             }
-            return a.path < b.path
+            return a.path.bytesPrecede(b.path)
         }
         if let limit = query.limit, result.count > limit { result.removeLast(result.count - limit) }
         return result

@@ -32,7 +32,7 @@ extension OfflineStore {
     func overlay(_ path: String, on base: RemoteDocument??, pending: [Write]) -> (RemoteDocument??, Bool) {
         var document = base
         var touched = false
-        for write in pending where write.path == path {
+        for write in pending where write.path.bytesEqual(path) {
             touched = true
             switch (document, write.operation) {
             case (nil, .update), (nil, .set(_, merge: true)): continue  // unknown base: cannot tell
@@ -63,7 +63,7 @@ extension OfflineStore {
                 [.text(uid), .text(json), receipt.map(LocalDatabase.Value.text) ?? .null, .text(Self.now())])
             return try database.run("SELECT last_insert_rowid()", []).first?[0].integer ?? 0
         }
-        notify(Set(writes.map(\.path)))
+        notify(writes.map(\.path))
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let offline = state.withLock { state -> Bool in
                 if !state.offline { state.waiters[sequence] = continuation }
@@ -75,7 +75,7 @@ extension OfflineStore {
         }
     }
 
-    func notify(_ paths: Set<String>) {
+    func notify(_ paths: [String]) {
         state.current.observer?(paths)
     }
 
@@ -192,12 +192,12 @@ extension OfflineStore {
                 guard let version = result?.versions[safe: index + offset] else { continue }
                 var write = write
                 write.localTime = result?.commitTime
-                state.unconfirmed[write.path] = Unconfirmed(write: write, version: version, time: Date())
+                state.unconfirmed[ByteKey(write.path)] = Unconfirmed(write: write, version: version, time: Date())
             }
             return state.waiters.removeValue(forKey: entry.sequence)
         }
         waiter?.resume()
-        notify(Set(entry.writes.map(\.path)))
+        notify(entry.writes.map(\.path))
     }
 
     /// The cache after an acknowledged write: exact when the write determines the document (a full set, a
@@ -239,7 +239,7 @@ extension OfflineStore {
                 error: error as? KuraError ?? KuraError(.internal, "\(error)"))
             for observer in observers { observer.yield(rejection) }
         }
-        notify(Set(entry.writes.map(\.path)))
+        notify(entry.writes.map(\.path))
     }
 
     /// Unreachable: callers return (their writes are queued) and a retry is scheduled.

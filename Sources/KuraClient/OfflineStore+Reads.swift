@@ -51,12 +51,13 @@ extension OfflineStore {
     /// The query over `base` with `pending` writes applied (documents they touch are looked up in the cache).
     func localResults(_ query: Query, base: [RemoteDocument], pending: [Write]) throws -> [RemoteDocument] {
         // Path → state: a document, `.some(nil)` for deleted (so a later write does not revive the cached one).
-        var documents: [String: RemoteDocument?] = [:]
-        for document in base { documents[document.path] = .some(document) }
+        // Keyed by bytes, as the server names documents: café (NFC) and café (NFD) are two.
+        var documents: [ByteKey: RemoteDocument?] = [:]
+        for document in base { documents[ByteKey(document.path)] = .some(document) }
         for write in pending {
-            let known: RemoteDocument?? = try documents[write.path] ?? cached(write.path)
+            let known: RemoteDocument?? = try documents[ByteKey(write.path)] ?? cached(write.path)
             let (result, _) = overlay(write.path, on: known, pending: [write])
-            if let result { documents[write.path] = result }
+            if let result { documents[ByteKey(write.path)] = result }
         }
         return LocalEvaluation.run(query, over: documents.values.compactMap { $0 })
     }
@@ -64,12 +65,12 @@ extension OfflineStore {
     /// After a whole collection was read: cached documents of it that the server no longer has are gone.
     func replaceCollection(_ query: Query, with documents: [RemoteDocument]) throws {
         guard case .collection(let segments) = query.source else { return }
-        let keep = Set(documents.map(\.path))
+        let keep = Set(documents.map { ByteKey($0.path) })
         try database.transaction {
             let rows = try database.run(
                 "SELECT path FROM documents WHERE parent = ? AND json IS NOT NULL",
                 [.text(segments.joined(separator: "/"))])
-            for path in rows.compactMap({ $0[0].text }) where !keep.contains(path) {
+            for path in rows.compactMap({ $0[0].text }) where !keep.contains(ByteKey(path)) {
                 try storeLocked(path, nil)
             }
         }

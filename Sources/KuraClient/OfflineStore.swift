@@ -35,10 +35,10 @@ final class OfflineStore: Sendable {
         var retry: Task<Void, Never>?
         var failures = 0
         /// Told about local changes (the listener hub), with the paths touched.
-        var observer: (@Sendable (Set<String>) -> Void)?
+        var observer: (@Sendable ([String]) -> Void)?
         var rejectionObservers: [UUID: AsyncStream<RejectedWrite>.Continuation] = [:]
         /// Acknowledged writes by path, until listeners have seen the server's version of them.
-        var unconfirmed: [String: Unconfirmed] = [:]
+        var unconfirmed: [ByteKey: Unconfirmed] = [:]  // by path, with the server's byte identity
     }
 
     /// An acknowledged write whose result the listen stream may not have delivered yet.
@@ -55,7 +55,7 @@ final class OfflineStore: Sendable {
             state.unconfirmed = state.unconfirmed.filter { $0.value.time.timeIntervalSinceNow > -30 }
             return state.unconfirmed.values.filter { entry in
                 guard covers(entry.write.path) else { return false }
-                let seen = serverView.first { $0.path == entry.write.path }
+                let seen = serverView.first { $0.path.bytesEqual(entry.write.path) }
                 if case .delete = entry.write.operation { return seen != nil }
                 return (seen?.version ?? 0) < entry.version
             }.map(\.write)
@@ -109,7 +109,7 @@ final class OfflineStore: Sendable {
         flush()
     }
 
-    func setObserver(_ observer: @escaping @Sendable (Set<String>) -> Void) {
+    func setObserver(_ observer: @escaping @Sendable ([String]) -> Void) {
         state.withLock { $0.observer = observer }
     }
 

@@ -28,8 +28,12 @@ enum ResourcePath {
     }
 
     static func validateID(_ id: String) throws {
-        guard !id.isEmpty, id.utf8.count <= 1500, !id.contains("/"), id != ".", id != "..",
-            !(id.count > 4 && id.hasPrefix("__") && id.hasSuffix("__"))
+        // By bytes, as the server checks (`hasPrefix` and `count` work on `Character`s: `_` + a combining mark is
+        // not `_` to them).
+        let bytes = Array(id.utf8)
+        let underscores: [UInt8] = [UInt8(ascii: "_"), UInt8(ascii: "_")]
+        guard !bytes.isEmpty, bytes.count <= 1500, !bytes.contains(UInt8(ascii: "/")), id != ".", id != "..",
+            !(bytes.count >= 4 && bytes.starts(with: underscores) && bytes.reversed().starts(with: underscores))
         else { throw KuraError(.invalidPath, "'\(id)' is not a valid ID") }
     }
 }
@@ -61,22 +65,26 @@ enum FieldPathText {
                 ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "_"
             }
             if plain, let first = name.unicodeScalars.first, !("0"..."9").contains(first) { return name }
-            var quoted = "`"
-            for character in name {
-                if character == "`" || character == "\\" { quoted.append("\\") }
-                quoted.append(character)
+            // By code point, as the server reads bytes: a `Character` holding "`" and a combining mark is not
+            // equal to "`" and would go unescaped.
+            var quoted = String.UnicodeScalarView()
+            quoted.append("`")
+            for scalar in name.unicodeScalars {
+                if scalar == "`" || scalar == "\\" { quoted.append("\\") }
+                quoted.append(scalar)
             }
-            return quoted + "`"
+            quoted.append("`")
+            return String(quoted)
         }.joined(separator: ".")
     }
 
     /// Splits a dotted field path as the server does (backticks quote, `\` escapes inside them).
     static func split(_ path: String) -> [String] {
         var names: [String] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var quoted = false
         var escaping = false
-        for character in path {
+        for character in path.unicodeScalars {
             if escaping {
                 current.append(character)
                 escaping = false
@@ -91,13 +99,13 @@ enum FieldPathText {
             } else if character == "`" {
                 quoted = true
             } else if character == "." {
-                names.append(current)
-                current = ""
+                names.append(String(current))
+                current = String.UnicodeScalarView()
             } else {
                 current.append(character)
             }
         }
-        names.append(current)
+        names.append(String(current))
         return names
     }
 }

@@ -8,8 +8,8 @@ public final class Transaction: Sendable {
     private let state = Locked(State())
 
     private struct State {
-        /// Path → version read (`nil`: the document did not exist).
-        var reads: [String: Int64?] = [:]
+        /// Path (by bytes) → version read (`nil`: the document did not exist).
+        var reads: [ByteKey: Int64?] = [:]
         var writes: [Write] = []
     }
 
@@ -24,11 +24,11 @@ public final class Transaction: Sendable {
         }
         let remote = try await document.fetch()
         try state.withLock { state in
-            if let known = state.reads[document.path], known != remote?.version {
+            if let known = state.reads[ByteKey(document.path)], known != remote?.version {
                 // Two reads of one document disagree: it changed under us, so this attempt cannot commit.
                 throw KuraError(.failedPrecondition, "\(document.path) changed during the transaction")
             }
-            state.reads[document.path] = .some(remote?.version)
+            state.reads[ByteKey(document.path)] = .some(remote?.version)
         }
         return DocumentSnapshot(reference: document, document: remote)
     }
@@ -71,10 +71,10 @@ public final class Transaction: Sendable {
     /// The writes, the first one for each document read carrying the version it was read at.
     func preconditionedWrites() -> [Write] {
         state.withLock { state in
-            var pinned: Set<String> = []
+            var pinned: Set<ByteKey> = []
             return state.writes.map { write in
                 var write = write
-                if let read = state.reads[write.path], pinned.insert(write.path).inserted {
+                if let read = state.reads[ByteKey(write.path)], pinned.insert(ByteKey(write.path)).inserted {
                     write.precondition = read.map(Write.Precondition.version) ?? .exists(false)
                 }
                 return write

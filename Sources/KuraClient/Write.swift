@@ -23,8 +23,8 @@ struct Write: Sendable, Equatable {
     var localTime: String?
 
     static func == (lhs: Write, rhs: Write) -> Bool {
-        lhs.path == rhs.path && lhs.operation == rhs.operation && lhs.precondition == rhs.precondition
-            && lhs.transforms.map(\.field) == rhs.transforms.map(\.field)
+        lhs.path.bytesEqual(rhs.path) && lhs.operation == rhs.operation && lhs.precondition == rhs.precondition
+            && lhs.transforms.map(\.field).bytesEqual(rhs.transforms.map(\.field))
             && lhs.transforms.map(\.transform) == rhs.transforms.map(\.transform)
     }
 

@@ -1,5 +1,6 @@
 /// A JSON value with the distinctions a document database needs: integers are exact 64-bit values separate from
-/// doubles, and object members keep their order.
+/// doubles, and object members keep their order. Strings and keys are equal when their UTF-8 bytes are
+/// (`ByteIdentity.swift`), never by `String`'s canonical equivalence.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -43,9 +44,48 @@ public enum JSONValue: Sendable, Hashable {
         default: 0
         }
     }
+
+    /// Same case and same payload; strings by UTF-8 bytes.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let l), .bool(let r)): l == r
+        case (.int(let l), .int(let r)): l == r
+        case (.double(let l), .double(let r)): l == r
+        case (.string(let l), .string(let r)): l.bytesEqual(r)
+        case (.array(let l), .array(let r)): l == r
+        case (.object(let l), .object(let r)): l == r
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0 as UInt8)
+        case .bool(let value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value)
+        case .int(let value):
+            hasher.combine(2 as UInt8)
+            hasher.combine(value)
+        case .double(let value):
+            hasher.combine(3 as UInt8)
+            hasher.combine(value)
+        case .string(let value):
+            hasher.combine(4 as UInt8)
+            value.hashBytes(into: &hasher)
+        case .array(let elements):
+            hasher.combine(5 as UInt8)
+            hasher.combine(elements)
+        case .object(let object):
+            hasher.combine(6 as UInt8)
+            hasher.combine(object)
+        }
+    }
 }
 
-/// A JSON object: members in insertion order, unique keys, lookup by key.
+/// A JSON object: members in insertion order, unique keys, lookup by key. Keys are distinct when their UTF-8 bytes
+/// are: `"café"` spelled with U+00E9 and with `e` + U+0301 are two members, as in Firestore.
 ///
 /// Small objects are searched linearly; larger ones keep a key index so lookups and inserts stay O(1).
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
@@ -54,7 +94,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// The members in order.
     public private(set) var members: [(key: String, value: JSONValue)] = []
-    private var index: [String: Int]? = nil
+    private var index: [ByteKey: Int]? = nil
 
     /// An empty object.
     public init() {}
@@ -80,8 +120,8 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// Position of `key`, if present.
     public func position(of key: String) -> Int? {
-        if let index { return index[key] }
-        return members.firstIndex { $0.key == key }
+        if let index { return index[ByteKey(key)] }
+        return members.firstIndex { $0.key.bytesEqual(key) }
     }
 
     /// Reads, replaces, appends (new keys go last) or removes (assigning `nil`) a member.
@@ -98,7 +138,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
             } else if let newValue {
                 members.append((key, newValue))
                 if index != nil {
-                    index?[key] = members.count - 1
+                    index?[ByteKey(key)] = members.count - 1
                 } else if members.count > Self.indexThreshold {
                     rebuildIndex()
                 }
@@ -115,9 +155,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     }
 
     private mutating func rebuildIndex() {
-        var built: [String: Int] = [:]
+        var built: [ByteKey: Int] = [:]
         built.reserveCapacity(members.count)
-        for (position, member) in members.enumerated() { built[member.key] = position }
+        for (position, member) in members.enumerated() { built[ByteKey(member.key)] = position }
         index = built
     }
 
@@ -125,17 +165,19 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         members.makeIterator()
     }
 
-    /// Objects are equal when they have the same members in the same order.
+    /// Objects are equal when they have the same members (keys by bytes) in the same order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.members.count == rhs.members.count else { return false }
-        for (l, r) in zip(lhs.members, rhs.members) where l.key != r.key || l.value != r.value { return false }
+        for (l, r) in zip(lhs.members, rhs.members) where !l.key.bytesEqual(r.key) || l.value != r.value {
+            return false
+        }
         return true
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(members.count)
         for member in members {
-            hasher.combine(member.key)
+            member.key.hashBytes(into: &hasher)
             hasher.combine(member.value)
         }
     }

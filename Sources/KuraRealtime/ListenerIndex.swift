@@ -8,10 +8,10 @@ import KuraStore
 /// idle listeners elsewhere.
 struct ListenerIndex<Key: Hashable> {
     private var documents: [DocumentPath: Set<Key>] = [:]
-    /// By collection path (`users/u1/todos`).
-    private var collections: [[String]: Bucket] = [:]
+    /// By collection path (`users/u1/todos`). Keys here and below have byte identity (docs/api.md, "Identity").
+    private var collections: [CollectionPath: Bucket] = [:]
     /// By collection ID, for collection-group queries.
-    private var groups: [String: Bucket] = [:]
+    private var groups: [ByteKey: Bucket] = [:]
     private(set) var count = 0
 
     /// The listeners of one collection or group.
@@ -64,8 +64,8 @@ struct ListenerIndex<Key: Hashable> {
         case .query(_, let matcher):
             let filter = Self.indexedFilter(matcher.query)
             switch matcher.query.source {
-            case .collection(let collection): collections[collection.segments, default: Bucket()].insert(key, filter)
-            case .collectionGroup(let id): groups[id, default: Bucket()].insert(key, filter)
+            case .collection(let collection): collections[collection, default: Bucket()].insert(key, filter)
+            case .collectionGroup(let id): groups[ByteKey(id), default: Bucket()].insert(key, filter)
             }
         }
     }
@@ -81,11 +81,11 @@ struct ListenerIndex<Key: Hashable> {
             let filter = Self.indexedFilter(matcher.query)
             switch matcher.query.source {
             case .collection(let collection):
-                collections[collection.segments]?.remove(key, filter)
-                if collections[collection.segments]?.isEmpty == true { collections[collection.segments] = nil }
+                collections[collection]?.remove(key, filter)
+                if collections[collection]?.isEmpty == true { collections[collection] = nil }
             case .collectionGroup(let id):
-                groups[id]?.remove(key, filter)
-                if groups[id]?.isEmpty == true { groups[id] = nil }
+                groups[ByteKey(id)]?.remove(key, filter)
+                if groups[ByteKey(id)]?.isEmpty == true { groups[ByteKey(id)] = nil }
             }
         }
     }
@@ -95,9 +95,8 @@ struct ListenerIndex<Key: Hashable> {
     func listeners(for path: DocumentPath, before: Document?, after: Document?) -> Set<Key> {
         var keys = documents[path] ?? []
         let states = [before, after]
-        let collection = Array(path.segments.dropLast())
-        collections[collection]?.collect(states, into: &keys)
-        groups[path.segments[path.segments.count - 2]]?.collect(states, into: &keys)
+        collections[path.collection]?.collect(states, into: &keys)
+        groups[ByteKey(path.segments[path.segments.count - 2])]?.collect(states, into: &keys)
         return keys
     }
 

@@ -107,9 +107,12 @@ struct ShareKey: Hashable {
     }
     private let kind: Kind
 
+    /// Every name in it has byte identity (docs/api.md, "Identity"): with `[String]` here (and in the listener
+    /// index and `covers`, as they were), a listener on `groups/が/posts` took the change computed for
+    /// `groups/か\u{3099}/posts`, another group's posts.
     private struct QueryKey: Hashable {
-        var collection: [String]?
-        var group: String?
+        var collection: CollectionPath?
+        var group: ByteKey?
         var filters: [FilterKey]
         var orders: [OrderKey]
         var limit: Int?
@@ -144,8 +147,8 @@ struct ShareKey: Hashable {
                 start: query.start.map { CursorKey(values: $0.values, inclusive: $0.inclusive) },
                 end: query.end.map { CursorKey(values: $0.values, inclusive: $0.inclusive) }, select: query.select)
             switch query.source {
-            case .collection(let collection): key.collection = collection.segments
-            case .collectionGroup(let id): key.group = id
+            case .collection(let collection): key.collection = collection
+            case .collectionGroup(let id): key.group = ByteKey(id)
             }
             kind = .query(key)
         }

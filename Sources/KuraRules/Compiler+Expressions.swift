@@ -46,7 +46,7 @@ extension Compiler {
                             throw RuleEvaluationError("map keys must be strings")
                         }
                         let element = try value(evaluation)
-                        if let existing = members.firstIndex(where: { $0.key == name }) {
+                        if let existing = members.firstIndex(where: { $0.key.bytesEqual(name) }) {
                             members[existing].value = element
                         } else {
                             members.append((name, element))

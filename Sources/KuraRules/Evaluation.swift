@@ -93,7 +93,7 @@ final class Evaluation {
             neededLookup = true
             return nil
         }
-        if let cached = lookups.first(where: { $0.path == path }) { return cached.document }
+        if let cached = lookups.first(where: { $0.path.bytesEqual(path) }) { return cached.document }
         guard lookups.count < Self.maxLookups else {
             throw RuleEvaluationError("more than \(Self.maxLookups) document lookups in one evaluation")
         }

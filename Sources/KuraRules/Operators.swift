@@ -1,3 +1,5 @@
+import KuraCore
+
 /// Runtime semantics of the operators. Every function throws a `RuleEvaluationError` on a type mismatch.
 enum Operators {
     static func truth(_ value: RuleValue, _ op: String) throws(RuleEvaluationError) -> Bool {
@@ -88,7 +90,9 @@ enum Operators {
         case (.float(let a), .float(let b)):
             if a.isNaN || b.isNaN { return .bool(false) }
             order = a < b ? -1 : (a == b ? 0 : 1)
-        case (.string(let a), .string(let b)): order = a < b ? -1 : (a == b ? 0 : 1)
+        case (.string(let a), .string(let b)):
+            // By UTF-8 bytes, as the database orders strings; `String <` orders by canonical equivalence.
+            order = a.bytesEqual(b) ? 0 : (a.bytesPrecede(b) ? -1 : 1)
         case (.timestamp(let a), .timestamp(let b)): order = a < b ? -1 : (a == b ? 0 : 1)
         default:
             throw RuleEvaluationError("'\(op.rawValue)' cannot compare \(lhs.typeName) and \(rhs.typeName)")

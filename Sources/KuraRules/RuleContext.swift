@@ -72,7 +72,9 @@ public struct RuleAuth: Sendable, Equatable {
         claims = .provider(token)
     }
 
-    public static func == (lhs: RuleAuth, rhs: RuleAuth) -> Bool { lhs.uid == rhs.uid && lhs.token == rhs.token }
+    public static func == (lhs: RuleAuth, rhs: RuleAuth) -> Bool {
+        lhs.uid.bytesEqual(rhs.uid) && lhs.token == rhs.token
+    }
 }
 
 /// A document as rules see it: `resource.id` and `resource.data`.
@@ -86,6 +88,11 @@ public struct RuleDocument: Sendable, Equatable {
     public init(id: String, data: JSONObject) {
         self.id = id
         self.data = data
+    }
+
+    /// Same ID and data, by bytes (docs/api.md, "Identity").
+    public static func == (lhs: RuleDocument, rhs: RuleDocument) -> Bool {
+        lhs.id.bytesEqual(rhs.id) && lhs.data == rhs.data
     }
 }
 

@@ -1,3 +1,5 @@
+import KuraCore
+
 /// What a condition reads that can differ from one document of a collection to the next, collected while it is
 /// compiled (static analysis, no evaluation).
 final class DependencyRecorder {
@@ -99,7 +101,7 @@ extension RuleSet {
             case .literal(let text):
                 guard let first = rest.first else { return false }
                 guard let known = first else { return true }  // matches some document IDs and not others
-                guard known == text else { return false }
+                guard known.bytesEqual(text) else { return false }
                 rest = rest.dropFirst()
             case .variable(let slot):
                 guard let first = rest.first else { return false }

@@ -67,7 +67,7 @@ public struct RuleSet: Sendable {
         for segment in match.segments {
             switch segment {
             case .literal(let text):
-                guard let first = rest.first, first == text else { return false }
+                guard let first = rest.first, first.bytesEqual(text) else { return false }
                 rest = rest.dropFirst()
             case .variable(let slot):
                 guard let first = rest.first else { return false }

@@ -63,7 +63,8 @@ enum RuleValue: Sendable {
         return double > floor ? -1 : 0
     }
 
-    /// Equality as rules see it: `1 == 1.0`, maps compare regardless of member order.
+    /// Equality as rules see it: `1 == 1.0`, maps compare regardless of member order, strings, paths and map keys
+    /// by UTF-8 bytes (docs/api.md, "Identity": `"が"` and `"か\u{3099}"` differ, as the document IDs do).
     static func equal(_ lhs: RuleValue, _ rhs: RuleValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -72,9 +73,9 @@ enum RuleValue: Sendable {
         case (.float(let a), .float(let b)): a == b
         case (.int(let a), .float(let b)): compare(a, b) == 0
         case (.float(let a), .int(let b)): compare(b, a) == 0
-        case (.string(let a), .string(let b)): a == b
+        case (.string(let a), .string(let b)): a.bytesEqual(b)
         case (.timestamp(let a), .timestamp(let b)): a == b
-        case (.path(let a), .path(let b)): a == b
+        case (.path(let a), .path(let b)): a.bytesEqual(b)
         case (.list(let a), .list(let b)): a.count == b.count && zip(a, b).allSatisfy { equal($0, $1) }
         case (.map(let a), .map(let b)):
             a.count == b.count && a.keys.allSatisfy { key in b[key].map { equal(a[key]!, $0) } ?? false }
@@ -91,14 +92,14 @@ enum RuleMap: Sendable {
     subscript(key: String) -> RuleValue? {
         switch self {
         case .json(let object): object[key].map(RuleValue.init)
-        case .members(let members): members.first { $0.key == key }?.value
+        case .members(let members): members.first { $0.key.bytesEqual(key) }?.value
         }
     }
 
     func contains(_ key: String) -> Bool {
         switch self {
         case .json(let object): object.position(of: key) != nil
-        case .members(let members): members.contains { $0.key == key }
+        case .members(let members): members.contains { $0.key.bytesEqual(key) }
         }
     }
 

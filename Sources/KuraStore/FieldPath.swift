@@ -2,7 +2,7 @@ import KuraCore
 
 /// A path to a field inside a document: `a.b.c`. Segments that are not plain identifiers are quoted with
 /// backticks (`` a.`b.c`.d ``), and inside backticks `\` escapes `` ` `` and `\`. Valid by construction:
-/// at least one segment, none empty.
+/// at least one segment, none empty. Identity is the UTF-8 bytes of the field names (docs/api.md, "Identity").
 public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// The field names from the outermost in.
     public let segments: [String]
@@ -71,12 +71,15 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         if simple, let first = segment.utf8.first, !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
             return segment
         }
-        var quoted = "`"
-        for character in segment {
-            if character == "`" || character == "\\" { quoted.append("\\") }
-            quoted.append(character)
+        // By bytes, as the parser reads it: a `Character` comparison would miss a backtick followed by a combining
+        // mark (one `Character`, not equal to "`") and leave it unescaped.
+        var quoted: [UInt8] = [UInt8(ascii: "`")]
+        for byte in segment.utf8 {
+            if byte == UInt8(ascii: "`") || byte == UInt8(ascii: "\\") { quoted.append(UInt8(ascii: "\\")) }
+            quoted.append(byte)
         }
-        return quoted + "`"
+        quoted.append(UInt8(ascii: "`"))
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     /// The path with `name` appended.
@@ -89,8 +92,14 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 
     /// `true` when `self` equals `other` or lies inside it (`a.b` is inside `a`).
     public func isWithin(_ other: FieldPath) -> Bool {
-        segments.count >= other.segments.count && Array(segments.prefix(other.segments.count)) == other.segments
+        segments.count >= other.segments.count
+            && Array(segments.prefix(other.segments.count)).bytesEqual(other.segments)
     }
+
+    /// Same field names, byte for byte.
+    public static func == (lhs: FieldPath, rhs: FieldPath) -> Bool { lhs.segments.bytesEqual(rhs.segments) }
+
+    public func hash(into hasher: inout Hasher) { segments.hashBytes(into: &hasher) }
 }
 
 extension JSONObject {

@@ -8,6 +8,18 @@ struct IndexEntry: Hashable {
     var kind: Int64
     /// `IndexKey` encoding.
     var value: [UInt8]
+
+    /// Field paths by bytes, as the `idx` table holds them: an update that renames `café` (NFC) to `café` (NFD)
+    /// must delete the old entry and insert the new one.
+    static func == (lhs: IndexEntry, rhs: IndexEntry) -> Bool {
+        lhs.kind == rhs.kind && lhs.value == rhs.value && lhs.field.bytesEqual(rhs.field)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        field.hashBytes(into: &hasher)
+        hasher.combine(kind)
+        hasher.combine(value)
+    }
 }
 
 enum IndexEntries {

@@ -8,6 +8,15 @@ public struct Query: Sendable {
         case collection(CollectionPath)
         /// Every collection with this collection ID, at any depth.
         case collectionGroup(String)
+
+        /// Same collection, or same collection ID by bytes (docs/api.md, "Identity").
+        public static func == (lhs: Source, rhs: Source) -> Bool {
+            switch (lhs, rhs) {
+            case (.collection(let l), .collection(let r)): l == r
+            case (.collectionGroup(let l), .collectionGroup(let r)): l.bytesEqual(r)
+            default: false
+            }
+        }
     }
 
     /// The documents queried.

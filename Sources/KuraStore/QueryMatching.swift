@@ -35,12 +35,12 @@ public struct QueryMatcher: Sendable {
             // Compare from the collection ID backwards: paths of one app share long prefixes.
             var index = count - 2
             while index >= 0 {
-                if path.segments[index] != collection.segments[index] { return false }
+                if !path.segments[index].bytesEqual(collection.segments[index]) { return false }
                 index -= 1
             }
             return true
         case .collectionGroup(let id):
-            return path.segments[count - 2] == id
+            return path.segments[count - 2].bytesEqual(id)
         }
     }
 
@@ -124,7 +124,7 @@ public struct QueryMatcher: Sendable {
         let l = lhs.segments.dropLast()
         let r = rhs.segments.dropLast()
         var result = 0
-        for (a, b) in zip(l, r) where a != b {
+        for (a, b) in zip(l, r) where !a.bytesEqual(b) {
             result = Self.compareBytes(a, b)
             break
         }
@@ -133,8 +133,8 @@ public struct QueryMatcher: Sendable {
     }
 
     private static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
-        if lhs == rhs { return 0 }
-        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) ? -1 : 1
+        if lhs.bytesEqual(rhs) { return 0 }
+        return lhs.bytesPrecede(rhs) ? -1 : 1
     }
 
     // MARK: Filters

@@ -69,6 +69,9 @@ public enum ResourcePath {
 }
 
 /// The path of a document: an even number of valid segments, e.g. `users/u1`. Valid by construction.
+///
+/// Identity is the UTF-8 bytes of the segments (`==`, `hash(into:)` and `<`), never `String`'s canonical
+/// equivalence: `users/か\u{3099}` and `users/が` are two documents, as in the database.
 public struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The segments, alternating collection ID and document ID.
     public let segments: [String]
@@ -102,9 +105,15 @@ public struct DocumentPath: Sendable, Hashable, Comparable, CustomStringConverti
     public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool {
         ResourcePath.segmentsPrecede(lhs.segments, rhs.segments)
     }
+
+    /// Same segments, byte for byte.
+    public static func == (lhs: DocumentPath, rhs: DocumentPath) -> Bool { lhs.segments.bytesEqual(rhs.segments) }
+
+    public func hash(into hasher: inout Hasher) { segments.hashBytes(into: &hasher) }
 }
 
-/// The path of a collection: an odd number of valid segments, e.g. `users` or `users/u1/todos`.
+/// The path of a collection: an odd number of valid segments, e.g. `users` or `users/u1/todos`. Identity is the
+/// UTF-8 bytes of the segments, as for `DocumentPath`.
 public struct CollectionPath: Sendable, Hashable, CustomStringConvertible {
     /// The segments; the last one is the collection ID.
     public let segments: [String]
@@ -131,12 +140,19 @@ public struct CollectionPath: Sendable, Hashable, CustomStringConvertible {
 
     /// The document `id` in this collection.
     public func document(_ id: String) throws -> DocumentPath { try DocumentPath(collection: self, id: id) }
+
+    /// Same segments, byte for byte.
+    public static func == (lhs: CollectionPath, rhs: CollectionPath) -> Bool {
+        lhs.segments.bytesEqual(rhs.segments)
+    }
+
+    public func hash(into hasher: inout Hasher) { segments.hashBytes(into: &hasher) }
 }
 
 extension ResourcePath {
     static func segmentsPrecede(_ lhs: [String], _ rhs: [String]) -> Bool {
-        for (l, r) in zip(lhs, rhs) where l != r {
-            return l.utf8.lexicographicallyPrecedes(r.utf8)
+        for (l, r) in zip(lhs, rhs) where !l.bytesEqual(r) {
+            return l.bytesPrecede(r)
         }
         return lhs.count < rhs.count
     }

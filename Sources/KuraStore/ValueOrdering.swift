@@ -32,8 +32,8 @@ public enum ValueOrdering {
         case (.int(let l), .double(let r)): return compare(l, r)
         case (.double(let l), .int(let r)): return -compare(r, l)
         case (.string(let l), .string(let r)):
-            if l == r { return 0 }
-            return l.utf8.lexicographicallyPrecedes(r.utf8) ? -1 : 1
+            if l.bytesEqual(r) { return 0 }
+            return l.bytesPrecede(r) ? -1 : 1
         case (.array(let l), .array(let r)):
             for (a, b) in zip(l, r) {
                 let order = compare(a, b)
@@ -44,7 +44,7 @@ public enum ValueOrdering {
             let ls = sortedMembers(l)
             let rs = sortedMembers(r)
             for (a, b) in zip(ls, rs) {
-                if a.key != b.key { return a.key.utf8.lexicographicallyPrecedes(b.key.utf8) ? -1 : 1 }
+                if !a.key.bytesEqual(b.key) { return a.key.bytesPrecede(b.key) ? -1 : 1 }
                 let order = compare(a.value, b.value)
                 if order != 0 { return order }
             }

@@ -38,7 +38,7 @@ struct LoopCallerCache {
 
     /// The entry for the `Authorization` value `header`, if any; the caller checks `validUntil` and `epoch`.
     func entry(header: String) -> Entry? {
-        guard let entry = entries[header.utf8Tail(Self.keyLength)], entry.header == header else { return nil }
+        guard let entry = entries[header.utf8Tail(Self.keyLength)], entry.header.bytesEqual(header) else { return nil }
         return entry
     }
 

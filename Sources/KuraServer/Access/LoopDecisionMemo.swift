@@ -1,4 +1,5 @@
 import KuraAuth
+import KuraCore
 import KuraRules
 
 /// One per event loop (`LoopLocal`): `get` decisions that allowed a user a document, when the rules make that
@@ -13,9 +14,18 @@ struct LoopDecisionMemo {
     /// Most decisions kept per loop (`rules.rememberedReadsPerLoop`); when full, the memo starts over.
     let capacity: Int
 
+    /// By bytes (docs/api.md, "Identity"): `String` keys let a decision for `groups/が/…` answer for
+    /// `groups/か\u{3099}/…`.
     private struct Key: Hashable {
         let uid: String
         let path: String
+
+        static func == (lhs: Key, rhs: Key) -> Bool { lhs.uid.bytesEqual(rhs.uid) && lhs.path.bytesEqual(rhs.path) }
+
+        func hash(into hasher: inout Hasher) {
+            uid.hashBytes(into: &hasher)
+            path.hashBytes(into: &hasher)
+        }
     }
 
     private struct Entry {

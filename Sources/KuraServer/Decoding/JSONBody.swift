@@ -23,7 +23,9 @@ struct JSONBody {
 
     /// Fails on any member not in `known`, so that typos do not pass silently.
     func allowOnly(_ known: Set<String>, in context: String = "the body") throws {
-        for key in object.keys where !known.contains(key) {
+        // By bytes, as `object[key]` finds members: `Set.contains` would accept a canonically equivalent spelling
+        // that no lookup then reads.
+        for key in object.keys where !known.contains(where: { $0.bytesEqual(key) }) {
             throw KuraError.badRequest("unknown field '\(key)' in \(context)", code: code)
         }
     }

@@ -45,7 +45,7 @@ struct ListenRoutes {
             let (adds, removes) = try Self.targetChanges(request, pages: pages)
             let environment = context.environment
             return try Self.withPrincipal(token, access, environment) { principal in
-                guard principal.identity == connection.principal.identity else {
+                guard principal.identity.bytesEqual(connection.principal.identity) else {
                     throw KuraError.permissionDenied("this listen stream belongs to another caller")
                 }
                 var removed: [JSONValue] = []

@@ -11,11 +11,13 @@ final class SQLiteWriteTransaction {
     }
 
     let connection: SQLiteConnection
-    /// Collection path → cid, for collections known to be committed.
-    private var cids: [String: Int64] = [:]
+    /// Collection path → cid, for collections known to be committed. Keyed by `CollectionPath` (byte identity, as
+    /// the `collections` table): a `String` key resolved `groups/が/members` to the row of
+    /// `groups/か\u{3099}/members`, another user's collection.
+    private var cids: [CollectionPath: Int64] = [:]
     /// Collections inserted by the current savepoint / transaction, not yet safe to cache.
-    private var savepointCids: [String: Int64] = [:]
-    private var transactionCids: [String: Int64] = [:]
+    private var savepointCids: [CollectionPath: Int64] = [:]
+    private var transactionCids: [CollectionPath: Int64] = [:]
     private var lastCommitTime: Int64 = 0
 
     init(connection: SQLiteConnection) { self.connection = connection }
@@ -63,10 +65,10 @@ final class SQLiteWriteTransaction {
 
     /// The cid of `collection`, inserting it when `create` is set.
     func cid(of collection: CollectionPath, create: Bool) throws -> Int64? {
+        if let cid = cids[collection] ?? transactionCids[collection] ?? savepointCids[collection] { return cid }
         let path = collection.description
-        if let cid = cids[path] ?? transactionCids[path] ?? savepointCids[path] { return cid }
         if let cid = try connection.rows("SELECT cid FROM collections WHERE path = ?", [.text(path)]).first?[0].int {
-            savepointCids[path] = cid
+            savepointCids[collection] = cid
             return cid
         }
         guard create else { return nil }
@@ -74,7 +76,7 @@ final class SQLiteWriteTransaction {
             "INSERT INTO collections(path, group_id, pkey) VALUES(?, ?, ?)",
             [.text(path), .text(collection.collectionID), .blob(SQLiteRows.pathKey(collection.segments))])
         let cid = try connection.rows("SELECT last_insert_rowid()")[0][0].int ?? 0
-        savepointCids[path] = cid
+        savepointCids[collection] = cid
         return cid
     }
 
