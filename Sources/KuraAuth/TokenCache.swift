@@ -35,7 +35,7 @@ final class TokenCache: Sendable {
 
     /// The entry for `token`, if cached.
     func entry(_ token: String) -> Entry? {
-        guard let entry = state.withLock({ $0.entries[Self.key(token)] }), entry.token == token else { return nil }
+        guard let entry = state.withLock({ $0.entries[Self.key(token)] }), entry.token.bytesEqual(token) else { return nil }
         return entry
     }
 
@@ -61,7 +61,7 @@ final class TokenCache: Sendable {
     func remove(_ token: String) {
         state.withLock { state in
             let key = Self.key(token)
-            if state.entries[key]?.token == token { state.entries.removeValue(forKey: key) }
+            if state.entries[key]?.token.bytesEqual(token) == true { state.entries.removeValue(forKey: key) }
         }
     }
 
@@ -69,7 +69,7 @@ final class TokenCache: Sendable {
     func invalidate(uid: String) {
         state.withLock { state in
             epochCounter.wrappingAdd(1, ordering: .releasing)
-            for (key, entry) in state.entries where entry.claims.uid == uid {
+            for (key, entry) in state.entries where entry.claims.uid.bytesEqual(uid) {
                 state.entries[key]?.checkedAt = -.infinity
             }
         }

@@ -67,8 +67,8 @@ struct RealtimeAccess: ListenAccess {
         // cache's re-check interval. The claims the rules see must be those the stream was opened with: changed
         // claims (another process changed the account) end the stream, and the client reopens it with them.
         guard case .user(let claims)? = try? access.caller(bearerToken: token) else { return false }
-        return claims.uid == held.uid && claims.customClaims == held.customClaims
-            && claims.emailVerified == held.emailVerified && claims.email == held.email
+        return claims.uid.bytesEqual(held.uid) && claims.customClaims == held.customClaims
+            && claims.emailVerified == held.emailVerified && claims.email.bytesEqual(held.email)
     }
 
     func mayRead(_ principal: ListenPrincipal, path: DocumentPath, document: Document?, listing: Bool) -> Bool {
