@@ -11,6 +11,8 @@ final class SQLiteWriteTransaction {
     }
 
     let connection: SQLiteConnection
+    /// The composite indexes writes keep (`SQLiteWriteTransaction+CompositeIndexes`).
+    let composites: CompositeIndexCatalog
     /// Collection path → cid, for collections known to be committed.
     private var cids: [String: Int64] = [:]
     /// Collections inserted by the current savepoint / transaction, not yet safe to cache.
@@ -18,7 +20,10 @@ final class SQLiteWriteTransaction {
     private var transactionCids: [String: Int64] = [:]
     private var lastCommitTime: Int64 = 0
 
-    init(connection: SQLiteConnection) { self.connection = connection }
+    init(connection: SQLiteConnection, composites: CompositeIndexCatalog = CompositeIndexCatalog()) {
+        self.connection = connection
+        self.composites = composites
+    }
 
     // MARK: Transaction control (prepared once: `execute` would parse the SQL on every job)
 
