@@ -225,7 +225,7 @@ def explain(args):
             fail(f"explain {shape}: HTTP {status}: {body[:500]!r}")
         e = json.loads(body)["explain"]
         print(f"  {shape} ({field} == {values[0]!r}): {e['index']}; {e['rowsExamined']} rows examined,"
-              f" {e['rowsReturned']} returned")
+              f" {e['rowsReturned']} returned; plan: {' / '.join(e['plan'])}")
 
 
 def query(args):
