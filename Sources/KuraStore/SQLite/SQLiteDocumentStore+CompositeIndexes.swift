@@ -11,7 +11,7 @@ import KuraSQLite
 /// planner starts using it. A restart resumes an unfinished build where it stopped.
 extension SQLiteDocumentStore {
     /// Document row ids per build step (one writer transaction).
-    static let buildWindow: Int64 = 2000
+    static let buildWindow: Int64 = 1000
     /// Entries deleted per step when an index is dropped.
     static let dropBatch = 5000
 
