@@ -188,7 +188,7 @@ def indexes(args):
     thread = threading.Thread(target=writer, daemon=True)
     thread.start()
     poller = Client(args.url, args.key)
-    last = ""
+    last = 0.0
     while True:
         poller.connection.request("GET", "/api/admin/indexes", headers=poller.headers)
         response = poller.connection.getresponse()
@@ -198,9 +198,9 @@ def indexes(args):
             fail(f"an index build failed: {listing}")
         if all(i["state"] == "READY" for i in listing):
             break
-        if time.monotonic() - began > 5 and states != last:
+        if time.monotonic() - last >= 10:
             print(f"  {time.monotonic() - began:.0f} s: {states}", flush=True)
-            last = states
+            last = time.monotonic()
         time.sleep(0.5)
     seconds = time.monotonic() - began
     done.set()

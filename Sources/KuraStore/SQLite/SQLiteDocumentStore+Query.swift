@@ -60,7 +60,7 @@ extension SQLiteDocumentStore {
     func plan(
         _ query: NormalizedQuery, _ connection: SQLiteConnection, counter: SQLiteScanCounter? = nil
     ) throws -> SQLiteQueryPlan {
-        if let scan = compositeScan(query) { return SQLiteQueryPlan(query, composite: scan, scanCounter: counter) }
+        if let scan = compositeScan(query) { return try SQLiteQueryPlan(query, composite: scan, scanCounter: counter) }
         if let candidate = SQLiteQueryPlan.equalityDriverCandidate(query) {
             let (sql, bindings) = SQLiteQueryPlan.matchCountSQL(query, filter: candidate, cap: Self.equalityDriverCap)
             let matches = try connection.rows(sql, bindings).first?[0].int ?? 0

@@ -85,7 +85,7 @@ struct SQLiteQueryPlan {
 
     /// A plan that walks one range of a composite index (`CompositeScan`): its keys are in the query's order, so
     /// the statement reads entries in order and stops at the limit; uncovered filters are checked per entry.
-    init(_ query: NormalizedQuery, composite scan: CompositeScan, scanCounter: SQLiteScanCounter? = nil) {
+    init(_ query: NormalizedQuery, composite scan: CompositeScan, scanCounter: SQLiteScanCounter? = nil) throws {
         self.query = query
         composite = scan
         coveredFilters = Set(query.filters.indices).subtracting(scan.residual)
@@ -103,7 +103,7 @@ struct SQLiteQueryPlan {
         for bound in scan.upperBounds { conditions.append("x.key < \(param(.blob(bound)))") }
         if scan.isEmpty { conditions.append("0") }
         if let scanCounter { conditions.append(countCondition(scanCounter, row: "x")) }
-        try? addFilterConditions()
+        try addFilterConditions()
         let whereClause = " WHERE " + conditions.joined(separator: " AND ")
         let limitClause = query.limit.map { " LIMIT \(param(.int(Int64($0))))" } ?? ""
         sql =
