@@ -5,13 +5,18 @@ import KuraSQLite
 /// Declaring, building and dropping composite indexes.
 ///
 /// A new index is recorded as CREATING in one writer transaction; from then on every write keeps its entries.
-/// The existing documents are then indexed in the background, a window of `buildWindow` row ids per writer
+/// The existing documents are then indexed in the background, a window of row ids per writer
 /// transaction, so writes queue behind at most one such step (they are never blocked for the whole build). The
 /// step that passes the last document marks the index READY in the database, and once that step is durable the
 /// planner starts using it. A restart resumes an unfinished build where it stopped.
 extension SQLiteDocumentStore {
-    /// Document row ids per build step (one writer transaction).
+    /// Document row ids of the first build step (one writer transaction); later steps are sized so that each
+    /// takes about `buildStepSeconds` of the writer's time, within `buildWindows`.
     static let buildWindow: Int64 = 1000
+    /// How long a write may wait behind one build step, roughly.
+    static let buildStepSeconds = 0.02
+    /// Smallest and largest build steps.
+    static let buildWindows: ClosedRange<Int64> = 100...20_000
     /// Entries deleted per step when an index is dropped.
     static let dropBatch = 5000
 
@@ -60,12 +65,21 @@ extension SQLiteDocumentStore {
             let started = Date()
             var lastReport = started
             var position = from
+            var window = Self.buildWindow
             while !indexBuildsStopped.isSet, composites.status(id: iid) != nil {
                 do {
-                    let step = try writer.submit(size: Int(Self.buildWindow)) { transaction in
-                        try transaction.buildCompositeIndex(iid, status.index, from: position, window: Self.buildWindow)
+                    let size = Int(min(window, Int64(SQLiteWriter.maxBatchWrites)))
+                    let (step, seconds) = try writer.submit(size: size) { [window, position] transaction in
+                        let began = Date()
+                        let step = try transaction.buildCompositeIndex(
+                            iid, status.index, from: position, window: window)
+                        return (step, Date().timeIntervalSince(began))
                     }
                     position = step.position
+                    // Steps as long as a write should wait at most, whatever the machine's speed (growing at most
+                    // twofold per step, so one quick step over a sparse range does not make the next one huge).
+                    let scaled = Int64(Double(window) * Self.buildStepSeconds / max(seconds, 0.000_1))
+                    window = max(Self.buildWindows.lowerBound, min(scaled, Self.buildWindows.upperBound, window * 2))
                     composites.update(iid) {
                         $0.documentsScanned += step.scanned
                         if step.done { $0.state = .ready }
