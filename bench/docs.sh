@@ -8,6 +8,11 @@
 #  3. DOCS documents loaded into `items` with /api/commit (500 writes per commit), then `status == S orderBy rank
 #     desc limit 20` many times; the server time per query from kura's access log    -> query_p50_ms, query_p99_ms,
 #     and kura's resident memory after loading                                       -> rss_mb
+#     With INDEXES=1 (default), the same for `cat == C` (100 uniform values) and `tier == "gold"` (0.1 %) without
+#     composite indexes, then composite indexes declared over the loaded documents (POST /api/admin/indexes;
+#     build time, and durable writes answered during the build), then all three shapes with them
+#                     -> query_uniform_p50_ms, query_uniform_p99_ms, query_rare_p50_ms, query_rare_p99_ms,
+#                        index_build_seconds
 # wrk measures 1 and 2 like bench/http.sh (warm-up, then rounds alternating which side goes first, medians); kura
 # and nginx both log every request. The last line sums up: `docs_summary get_ratio=… user_get_ratio=… …`.
 #
@@ -16,7 +21,8 @@
 #        STEPS=create ROUNDS=3 bench/docs.sh   (step 2 alone; STEPS lists any of get, create, query; default all)
 # Environment: ROUNDS=5 DURATION=10 (seconds per side per round) CONNECTIONS=64 THREADS=2 BUILD_DIR=.build
 #              KURA_ARGS="--set http.eventLoops=2" adds flags to `kura serve`;
-#              DOCS=1000000 LOADERS=4 (parallel commit connections) QUERIES=2000 QUERY_CLIENTS=2 (for step 3);
+#              DOCS=1000000 LOADERS=4 (parallel commit connections) QUERIES=2000 QUERY_CLIENTS=2 INDEXES=1
+#              (for step 3);
 #              KEEP_LOGS=/some/dir copies kura's logs (hundreds of MB after a full run), nginx's error log and
 #              wrk's reports there on exit.
 set -euo pipefail
@@ -31,6 +37,7 @@ DOCS=${DOCS:-1000000}
 LOADERS=${LOADERS:-4}
 QUERIES=${QUERIES:-2000}
 QUERY_CLIENTS=${QUERY_CLIENTS:-2}
+INDEXES=${INDEXES:-1}
 KEEP_LOGS=${KEEP_LOGS:-}
 STEPS=${STEPS:-get create query}
 WARMUP=2
@@ -125,6 +132,7 @@ check_errors() {
 # Figures of a step left out of STEPS.
 get_ratio=skipped user_get_ratio=skipped user_vs_admin=skipped create_ratio=skipped
 query_p50=skipped query_p99=skipped rss_mb=skipped load_docs_per_s=skipped
+uniform_p50=skipped uniform_p99=skipped rare_p50=skipped rare_p99=skipped index_build_seconds=skipped
 steps=" $STEPS "
 
 if [[ $steps == *" get "* ]]; then
@@ -188,37 +196,74 @@ if [[ $steps == *" query "* ]]; then
     expect_at_least=$((DOCS / 200))
     query() {
         python3 bench/docs.py query --url "http://127.0.0.1:$query_port" --key "$query_key" \
-            --clients "$QUERY_CLIENTS" --expect-at-least "$expect_at_least" "$@"
+            --clients "$QUERY_CLIENTS" "$@"
     }
-    query --requests "$QUERY_WARMUP" --id-prefix warmup >/dev/null
-    query --requests "$QUERIES" --id-prefix q
-    sleep 1.5 # kura flushes its access log about every second
-    echo "kura's RSS after the queries: $(rss) MB"
-
-    # The server time (ms) of each measured query, from lines `… INFO POST /api/query 200 1.234ms id=q-open-17`.
-    awk '$3 == "POST" && $4 == "/api/query" && $NF ~ /^id=q-/ {
-            split($NF, id, "-"); sub(/ms$/, "", $6); print id[2], $5, $6 }' "$dir/kura-query.log" >"$dir/query-times.txt"
-    answered=$(wc -l <"$dir/query-times.txt")
-    not_ok=$(awk '$2 != 200' "$dir/query-times.txt" | wc -l)
-    if [ "$answered" -ne "$QUERIES" ] || [ "$not_ok" -gt 0 ]; then
-        echo "WARNING: queries: kura's log has $answered of $QUERIES measured queries, $not_ok not 200" >&2
-        status=1
-    fi
     # Nearest-rank percentiles of the times on stdin: prints "p50 p99".
     percentiles() {
         sort -g | awk '{ v[NR] = $1 } END {
             if (NR == 0) { print "nan nan"; exit }
             i = int((NR * 50 + 99) / 100); j = int((NR * 99 + 99) / 100); printf "%.3f %.3f\n", v[i], v[j] }'
     }
+    # Runs QUERIES measured queries of shape $1 with request IDs $2-…, after QUERY_WARMUP unmeasured ones, and sets
+    # p50 and p99: the server times (ms) from lines `… INFO POST /api/query 200 1.234ms id=$2-open-17` of kura's
+    # log. $3: documents each value has at least (for the answer check).
+    measure() {
+        local shape=$1 prefix=$2 at_least=$3
+        query --shape "$shape" --expect-at-least "$at_least" --requests "$QUERY_WARMUP" --id-prefix "w$prefix" >/dev/null
+        query --shape "$shape" --expect-at-least "$at_least" --requests "$QUERIES" --id-prefix "$prefix"
+        sleep 1.5 # kura flushes its access log about every second
+        awk -v p="id=$prefix-" '$3 == "POST" && $4 == "/api/query" && index($NF, p) == 1 {
+                split($NF, id, "-"); sub(/ms$/, "", $6); print id[2], $5, $6 }' "$dir/kura-query.log" \
+            >"$dir/query-times-$prefix.txt"
+        local answered not_ok
+        answered=$(wc -l <"$dir/query-times-$prefix.txt")
+        not_ok=$(awk '$2 != 200' "$dir/query-times-$prefix.txt" | wc -l)
+        if [ "$answered" -ne "$QUERIES" ] || [ "$not_ok" -gt 0 ]; then
+            echo "WARNING: queries $prefix: kura's log has $answered of $QUERIES measured queries, $not_ok not 200" >&2
+            status=1
+        fi
+        read -r p50 p99 < <(awk '{ print $3 }' "$dir/query-times-$prefix.txt" | percentiles)
+    }
+    measure status q "$expect_at_least"
+    echo "kura's RSS after the queries: $(rss) MB"
     by_status=""
-    for value in $(awk '{ print $1 }' "$dir/query-times.txt" | sort -u); do
-        read -r p50 p99 < <(awk -v s="$value" '$1 == s { print $3 }' "$dir/query-times.txt" | percentiles)
-        by_status+="  $value $p50/$p99"
+    for value in $(awk '{ print $1 }' "$dir/query-times-q.txt" | sort -u); do
+        read -r s50 s99 < <(awk -v s="$value" '$1 == s { print $3 }' "$dir/query-times-q.txt" | percentiles)
+        by_status+="  $value $s50/$s99"
     done
     echo "server time p50/p99 ms by status:$by_status"
-    read -r query_p50 query_p99 < <(awk '{ print $3 }' "$dir/query-times.txt" | percentiles)
+    query_p50=$p50 query_p99=$p99
     echo "query_p50_ms=$query_p50"
     echo "query_p99_ms=$query_p99"
+
+    if [ "$INDEXES" = 1 ]; then
+        # The same walk with 100 equally common values, and with a value on 0.1 % of the documents: first with
+        # the single-field indexes alone, then with composite indexes declared (built while writes go on).
+        rare_at_least=$(((DOCS + 999) / 1000))
+        echo "== 'cat == C orderBy rank desc limit 20' (C uniform over 0..99) and 'tier == \"gold\" orderBy rank" \
+            "desc limit 20' (0.1 % of the documents), without composite indexes"
+        measure uniform u0 "$((DOCS / 200))"
+        uniform0_p50=$p50 uniform0_p99=$p99
+        measure rare r0 "$rare_at_least"
+        rare0_p50=$p50 rare0_p99=$p99
+        echo "server time p50/p99 ms without composite indexes: uniform $uniform0_p50/$uniform0_p99" \
+            "rare $rare0_p50/$rare0_p99"
+        echo "== composite indexes (status|cat|tier ASC, rank DESC) declared through /api/admin/indexes; a durable" \
+            "write every 20 ms meanwhile"
+        python3 bench/docs.py indexes --url "http://127.0.0.1:$query_port" --key "$query_key" | tee "$dir/indexes.txt"
+        eval "$(grep '^index_build_seconds=' "$dir/indexes.txt")"
+        python3 bench/docs.py explain --url "http://127.0.0.1:$query_port" --key "$query_key"
+        measure status qi "$expect_at_least"
+        status_index_p50=$p50 status_index_p99=$p99
+        measure uniform ui "$((DOCS / 200))"
+        uniform_p50=$p50 uniform_p99=$p99
+        measure rare ri "$rare_at_least"
+        rare_p50=$p50 rare_p99=$p99
+        echo "server time p50/p99 ms with composite indexes: status $status_index_p50/$status_index_p99" \
+            "uniform $uniform_p50/$uniform_p99 rare $rare_p50/$rare_p99"
+        echo "query_uniform_p50_ms=$uniform_p50 query_uniform_p99_ms=$uniform_p99"
+        echo "query_rare_p50_ms=$rare_p50 query_rare_p99_ms=$rare_p99"
+    fi
     echo "rss_mb=$rss_mb"
 fi
 
@@ -239,5 +284,6 @@ fi
 
 echo "docs_summary get_ratio=$get_ratio user_get_ratio=$user_get_ratio user_get_vs_admin_ratio=$user_vs_admin" \
     "create_ratio=$create_ratio query_p50_ms=$query_p50 query_p99_ms=$query_p99 rss_mb=$rss_mb docs=$DOCS" \
-    "load_docs_per_s=$load_docs_per_s"
+    "load_docs_per_s=$load_docs_per_s uniform_p50_ms=$uniform_p50 uniform_p99_ms=$uniform_p99" \
+    "rare_p50_ms=$rare_p50 rare_p99_ms=$rare_p99 index_build_seconds=$index_build_seconds"
 exit "$status"

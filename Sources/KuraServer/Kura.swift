@@ -55,7 +55,12 @@ public final class Kura: Sendable {
         let database = try SQLiteDocumentStore(
             .init(
                 path: Self.databasePath(configuration),
-                changeRetention: configuration.changeRetentionSeconds * 1_000_000))
+                changeRetention: configuration.changeRetentionSeconds * 1_000_000,
+                maxScanRows: configuration.maxScanRows > 0 ? configuration.maxScanRows : nil,
+                autoCreateIndexes: configuration.autoCreateIndexes,
+                log: { $0.hasPrefix("missing index") ? logger.warn($0) : logger.info($0) }))
+        let indexDefinitions = try IndexDefinitions(
+            dataDirectory: configuration.dataDirectory, store: database, logger: logger)
         // Every commit pokes the realtime change feed as soon as it is durable.
         let commits = ChangeSignal()
         store = CachedDocumentStore(
@@ -68,7 +73,10 @@ public final class Kura: Sendable {
             configuration.rulesReloadInterval > 0
             ? Maintenance(
                 interval: configuration.rulesReloadInterval, logger: logger,
-                tasks: [("reload security rules", { rules.reloadIfChanged() })])
+                tasks: [
+                    ("reload security rules", { rules.reloadIfChanged() }),
+                    ("reload index definitions", { indexDefinitions.reloadIfChanged() }),
+                ])
             : nil
         if configuration.mail.smtp?.url.isEmpty == true {
             throw ConfigurationError("smtp.username/password/startTLS are set but smtp.url is not")
@@ -117,7 +125,8 @@ public final class Kura: Sendable {
             .register(on: router)
         DocumentRoutes(store: store, access: access, pages: configuration.pages).register(
             on: router)
-        QueryRoutes(store: store, access: access, pages: configuration.pages).register(on: router)
+        QueryRoutes(store: store, access: access, pages: configuration.pages, indexes: database).register(on: router)
+        IndexRoutes(indexes: database, authenticator: authenticator).register(on: router)
         let realtime = ListenerRegistry(
             store: store, access: RealtimeAccess(access: access), configuration: configuration.realtime,
             signal: commits, logger: logger)

@@ -19,6 +19,11 @@ public struct KuraConfiguration: Sendable {
     var loopCaches = LoopCacheLimits()
     /// How often `<data>/kura.rules` is checked for changes, in seconds; 0 turns the polling off.
     public var rulesReloadInterval = 1.0
+    /// Rows a query that a composite index would serve may examine without returning them before it fails with
+    /// the index to declare (0: never).
+    public var maxScanRows = 10_000
+    /// Create the composite index such a query needs instead of failing it (development).
+    public var autoCreateIndexes = false
     /// Memory for hot documents served without touching the database (0 turns the cache off).
     public var cacheBytes = 64 << 20
     public var auth = AuthConfiguration()
@@ -102,6 +107,18 @@ public struct KuraConfiguration: Sendable {
         },
         Setting(key: "docs.maxPageSize", help: "largest limit a list or query may ask for (default 1000)") {
             $0.pages.maxPageSize = try integer($1, "docs.maxPageSize", 1...100_000)
+        },
+        Setting(
+            key: "indexes.maxScanRows",
+            help: "rows a query may examine and not return before it needs a composite index; 0: any (default 10000)"
+        ) {
+            $0.maxScanRows = try integer($1, "indexes.maxScanRows", 0...1_000_000_000)
+        },
+        Setting(
+            key: "indexes.autoCreate",
+            help: "build the composite index a query needs instead of failing it (default false)"
+        ) {
+            $0.autoCreateIndexes = try boolean($1, "indexes.autoCreate")
         },
         Setting(
             key: "rules.reloadIntervalSeconds",

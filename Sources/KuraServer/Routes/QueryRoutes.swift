@@ -2,17 +2,26 @@ import KuraCore
 import KuraHTTP
 import KuraStore
 
-/// `POST /api/query`, `POST /api/query/count` and `POST /api/commit`.
+/// `POST /api/query` (`?explain=true`: which index answered and what it cost, admin only),
+/// `POST /api/query/count` and `POST /api/commit`.
 struct QueryRoutes {
     let store: any DocumentStore
     let access: DataAccess
     let pages: PageLimits
+    /// Answers `explain`.
+    let indexes: any CompositeIndexing
 
     func register(on router: Router<KuraContext>) {
         router.post("/api/query") { request, context in
             try access.withCaller(request, context.environment) { caller in
                 context.environment.offload {
                     let query = try QueryDecoding.decode(try JSONValue.parse(request.body), limits: pages)
+                    if request.query("explain") == "true" {
+                        guard case .admin = caller else {
+                            throw KuraError.permissionDenied("explain is for the admin key")
+                        }
+                        return .json(JSONValue.object(["explain": try indexes.explain(query).json]).jsonBytes)
+                    }
                     return Self.resultResponse(try access.query(query, caller: caller))
                 }
             }

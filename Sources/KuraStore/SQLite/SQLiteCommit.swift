@@ -43,7 +43,7 @@ enum SQLiteCommit {
         results.reserveCapacity(writes.count)
         for prepared in writes {
             if prepared.isBlindCreate, let outcome = prepared.outcome {
-                results.append(try create(prepared.write.path, outcome, in: transaction, at: commitTime))
+                results.append(try create(prepared.write, outcome, in: transaction, at: commitTime))
             } else {
                 results.append(try apply(prepared, in: transaction, at: commitTime))
             }
@@ -52,14 +52,18 @@ enum SQLiteCommit {
     }
 
     private static func create(
-        _ path: DocumentPath, _ outcome: (data: [UInt8], entries: [IndexEntry]),
+        _ write: Write, _ outcome: (data: [UInt8], entries: [IndexEntry]),
         in transaction: SQLiteWriteTransaction, at commitTime: Int64
     ) throws -> WriteResult {
+        let path = write.path
         let cid = try transaction.cid(of: path.collection, create: true) ?? 0
         guard try transaction.insertDocument(cid: cid, id: path.id, data: outcome.data, time: commitTime) else {
             throw KuraError(code: "ALREADY_EXISTS", status: 409, message: "document \(path) already exists")
         }
         try transaction.insertEntries(outcome.entries, cid: cid, id: path.id)
+        if case .create(let fields) = write.operation {
+            try transaction.updateCompositeEntries(path, cid: cid, old: nil, new: fields)
+        }
         try transaction.appendChange(
             path: path, kind: .created, version: 1, time: commitTime, createTime: commitTime, before: nil,
             after: outcome.data)
@@ -76,6 +80,7 @@ enum SQLiteCommit {
         guard let fields = try WriteApplier.apply(write, to: existing, commitTime: commitTime) else {
             if let stored, let knownCid {
                 try transaction.remove(cid: knownCid, id: id, fields: stored.document.fields)
+                try transaction.updateCompositeEntries(write.path, cid: knownCid, old: stored.document.fields, new: nil)
                 try transaction.appendChange(
                     path: write.path, kind: .deleted, version: 0, time: commitTime,
                     createTime: stored.document.createTime, before: stored, after: nil)
@@ -97,6 +102,7 @@ enum SQLiteCommit {
             }
             try transaction.insertEntries(entries, cid: cid, id: id)
         }
+        try transaction.updateCompositeEntries(write.path, cid: cid, old: existing?.fields, new: fields)
         try transaction.appendChange(
             path: write.path, kind: existing == nil ? .created : .updated, version: version, time: commitTime,
             createTime: createTime, before: stored, after: data)

@@ -13,16 +13,40 @@ public struct QueryDiagnostics: Sendable {
     public var documents: Int
 }
 
+/// What the planner chose for one query and what it cost (`POST /api/query?explain=true`).
+public struct QueryExplanation: Sendable {
+    /// The index that drove the scan, in words (`composite index 3: todos (done ASC, createdAt ASC) COLLECTION`).
+    public var index: String
+    /// The composite index's id, when one was used.
+    public var compositeIndexID: Int64?
+    /// Rows the driving index (or table) yielded.
+    public var rowsExamined: Int64
+    /// Documents returned.
+    public var rowsReturned: Int64
+    /// SQLite's `EXPLAIN QUERY PLAN` lines.
+    public var plan: [String]
+    /// The composite index that would serve the query, when none did.
+    public var suggestedIndex: CompositeIndex?
+}
+
 extension SQLiteDocumentStore {
     public func query(_ query: Query) throws -> QueryResult {
-        try run(query).result
+        try run(query, explain: nil).result
     }
 
     public func count(_ query: Query) throws -> Int64 {
         let normalized = try NormalizedQuery(query)
+        let policy = scanPolicy(normalized)
         return try readers.withSnapshot { connection in
-            let plan = try plan(normalized, connection)
-            return try connection.rows(plan.countSQL, plan.bindings).first?[0].int ?? 0
+            let plan = try plan(normalized, connection, counter: policy.counter)
+            let count: Int64
+            do {
+                count = try connection.rows(plan.countSQL, plan.bindings).first?[0].int ?? 0
+            } catch  where policy.counter?.exceeded == true {
+                throw policy.failure(normalized)
+            }
+            try policy.check(normalized, returned: count)
+            return count
         }
     }
 
@@ -30,20 +54,41 @@ extension SQLiteDocumentStore {
     /// way the work is bounded: at most this many rows sorted, or a walk over a value at least this common.
     static let equalityDriverCap = 4096
 
-    /// The plan for `query`: the orderBy index walk, unless an `==` filter on another field matches fewer than
+    /// The plan for `query`: a READY composite index that fits (the one leaving fewest filters to check per
+    /// entry), else the orderBy index walk, unless an `==` filter on another field matches fewer than
     /// `equalityDriverCap` documents (counted index-only), in which case those matches are read and sorted.
-    func plan(_ query: NormalizedQuery, _ connection: SQLiteConnection) throws -> SQLiteQueryPlan {
+    func plan(
+        _ query: NormalizedQuery, _ connection: SQLiteConnection, counter: SQLiteScanCounter? = nil
+    ) throws -> SQLiteQueryPlan {
+        if let scan = compositeScan(query) { return try SQLiteQueryPlan(query, composite: scan, scanCounter: counter) }
         if let candidate = SQLiteQueryPlan.equalityDriverCandidate(query) {
             let (sql, bindings) = SQLiteQueryPlan.matchCountSQL(query, filter: candidate, cap: Self.equalityDriverCap)
             let matches = try connection.rows(sql, bindings).first?[0].int ?? 0
-            if matches < Int64(Self.equalityDriverCap) { return try SQLiteQueryPlan(query, equalityDriver: candidate) }
+            if matches < Int64(Self.equalityDriverCap) {
+                return try SQLiteQueryPlan(query, equalityDriver: candidate, scanCounter: counter)
+            }
         }
-        return try SQLiteQueryPlan(query)
+        return try SQLiteQueryPlan(query, scanCounter: counter)
+    }
+
+    /// The best READY composite index for `query`, if one fits.
+    func compositeScan(_ query: NormalizedQuery) -> CompositeScan? {
+        let collectionID =
+            switch query.source {
+            case .collection(let path): path.collectionID
+            case .collectionGroup(let id): id
+            }
+        var best: CompositeScan?
+        for (id, index) in composites.ready(for: collectionID) {
+            guard let scan = CompositeScan(query, index: index, id: id) else { continue }
+            if best == nil || scan.residual.count < best!.residual.count { best = scan }
+        }
+        return best
     }
 
     /// Runs `query` and reports its plan and cost.
     public func diagnose(_ query: Query) throws -> QueryDiagnostics {
-        let (result, steps, scans) = try run(query)
+        let (result, steps, scans) = try run(query, explain: nil)
         let normalized = try NormalizedQuery(query)
         let lines = try readers.withConnection { connection in
             let plan = try plan(normalized, connection)
@@ -52,26 +97,53 @@ extension SQLiteDocumentStore {
         return QueryDiagnostics(plan: lines, vmSteps: steps, fullScanSteps: scans, documents: result.documents.count)
     }
 
-    private func run(_ query: Query) throws -> (result: QueryResult, vmSteps: Int, fullScans: Int) {
+    /// Runs `query` and reports which index answered it and how many rows it examined (never refused for
+    /// scanning too much: that is what it is for).
+    public func explain(_ query: Query) throws -> QueryExplanation {
         let normalized = try NormalizedQuery(query)
-        return try readers.withSnapshot { connection in
+        let counter = SQLiteScanCounter()
+        let (result, _, _) = try run(query, explain: counter)
+        return try readers.withConnection { connection in
             let plan = try plan(normalized, connection)
+            let lines = try connection.rows("EXPLAIN QUERY PLAN " + plan.sql, plan.bindings).map {
+                $0.last?.text ?? ""
+            }
+            return QueryExplanation(
+                index: plan.driverDescription, compositeIndexID: plan.composite?.indexID, rowsExamined: counter.rows,
+                rowsReturned: Int64(result.documents.count), plan: lines,
+                suggestedIndex: plan.composite == nil ? CompositeIndex.suggested(for: normalized) : nil)
+        }
+    }
+
+    private func run(
+        _ query: Query, explain: SQLiteScanCounter?
+    ) throws -> (result: QueryResult, vmSteps: Int, fullScans: Int) {
+        let normalized = try NormalizedQuery(query)
+        let policy = explain.map { ScanPolicy(counter: $0) } ?? scanPolicy(normalized)
+        return try readers.withSnapshot { connection in
+            let plan = try plan(normalized, connection, counter: policy.counter)
             let statement = try connection.statement(plan.sql)
             defer { statement.reset() }
             try statement.bind(plan.bindings)
             var documents: [Document] = []
-            while try statement.step() {
-                let row = statement.row()
-                let id = row[0].text ?? ""
-                let path: DocumentPath
-                if case .collection(let collection) = normalized.source {
-                    path = try collection.document(id)
-                } else {
-                    path = try DocumentPath((row[5].text ?? "") + "/" + id)
+            do {
+                while try statement.step() {
+                    let row = statement.row()
+                    let id = row[0].text ?? ""
+                    let path: DocumentPath
+                    if case .collection(let collection) = normalized.source {
+                        path = try collection.document(id)
+                    } else {
+                        path = try DocumentPath((row[5].text ?? "") + "/" + id)
+                    }
+                    documents.append(
+                        try SQLiteRows.document(
+                            path: path, data: row[1], ctime: row[2], utime: row[3], version: row[4]))
                 }
-                documents.append(
-                    try SQLiteRows.document(path: path, data: row[1], ctime: row[2], utime: row[3], version: row[4]))
+            } catch  where policy.counter?.exceeded == true && policy.suggestion != nil {
+                throw policy.failure(normalized)
             }
+            try policy.check(normalized, returned: Int64(documents.count))
             var token: String?
             if let limit = normalized.limit, limit > 0, documents.count == limit, let last = documents.last {
                 token = PageToken.encode(last, orders: normalized.orders)

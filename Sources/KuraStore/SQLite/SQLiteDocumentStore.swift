@@ -11,7 +11,7 @@ import KuraSQLite
 /// (the WAL is in the OS page cache) but could lose the last commits on power loss. FULL's extra cost is one
 /// fsync per transaction, and group commit shares that fsync among every write queued meanwhile, so throughput
 /// under concurrency barely changes.
-public final class SQLiteDocumentStore: DocumentStore, @unchecked Sendable {
+public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unchecked Sendable {
     /// How the store is opened.
     public struct Configuration: Sendable {
         /// The database file (created if missing).
@@ -20,19 +20,41 @@ public final class SQLiteDocumentStore: DocumentStore, @unchecked Sendable {
         public var changeRetention: Int64
         /// How often the writer prunes the change log, in microseconds (default 1 min).
         public var pruneInterval: Int64
+        /// Composite indexes: when a query that a composite index could serve has none and examines more than
+        /// this many rows it does not return, it fails with `FAILED_PRECONDITION` naming the index (`nil`: never).
+        public var maxScanRows: Int?
+        /// Instead of failing such a query, create the suggested index (built in the background) and answer it
+        /// the slow way meanwhile.
+        public var autoCreateIndexes: Bool
+        /// Where index builds and missing indexes are reported (the server's log).
+        public var log: (@Sendable (String) -> Void)?
 
         /// Creates a configuration.
-        public init(path: String, changeRetention: Int64 = 86_400_000_000, pruneInterval: Int64 = 60_000_000) {
+        public init(
+            path: String, changeRetention: Int64 = 86_400_000_000, pruneInterval: Int64 = 60_000_000,
+            maxScanRows: Int? = nil, autoCreateIndexes: Bool = false, log: (@Sendable (String) -> Void)? = nil
+        ) {
             self.path = path
             self.changeRetention = changeRetention
             self.pruneInterval = pruneInterval
+            self.maxScanRows = maxScanRows
+            self.autoCreateIndexes = autoCreateIndexes
+            self.log = log
         }
     }
 
     /// The configuration the store was opened with.
     public let configuration: Configuration
+    /// Set by `close`: background index jobs stop at their next step.
+    let indexBuildsStopped = StopFlag()
     let readers: SQLiteReaderPool
-    private let writer: SQLiteWriter
+    let writer: SQLiteWriter
+    /// The composite indexes and their states (`SQLiteDocumentStore+CompositeIndexes`).
+    let composites = CompositeIndexCatalog()
+    /// Runs index builds and drops, one at a time, in the background.
+    let indexJobs = DispatchQueue(label: "kura-index-build")
+    /// Missing-index suggestions already logged (each once).
+    let reportedSuggestions = SuggestionLog()
 
     /// Opens (creating if needed) the database at `configuration.path`.
     public init(_ configuration: Configuration) throws {
@@ -44,9 +66,11 @@ public final class SQLiteDocumentStore: DocumentStore, @unchecked Sendable {
         // SQLite's 1000 measured ~10 % more durable creates (bench/docs.sh) for a larger WAL between checkpoints.
         try connection.execute("PRAGMA wal_autocheckpoint = 8000")
         try SQLiteSchema.create(on: connection)
+        let unfinished = try Self.loadCompositeIndexes(connection, into: composites)
         readers = SQLiteReaderPool(path: configuration.path, configure: SQLiteFunctions.register(on:))
         let pruner = ChangeLogPruner(retention: configuration.changeRetention, interval: configuration.pruneInterval)
-        writer = SQLiteWriter(connection: connection) { pruner.run($0) }
+        writer = SQLiteWriter(connection: connection, composites: composites) { pruner.run($0) }
+        for (iid, position) in unfinished { startBuild(iid, from: position) }
     }
 
     /// Opens the database file at `path` with default settings.
@@ -58,6 +82,7 @@ public final class SQLiteDocumentStore: DocumentStore, @unchecked Sendable {
 
     /// Finishes queued writes and stops the writer; later writes fail with 503 `UNAVAILABLE`.
     public func close() {
+        indexBuildsStopped.set()
         writer.stop()
         readers.close()
     }

@@ -7,6 +7,11 @@ import KuraSQLite
 /// `kura_field(data, field)`: the `IndexKey` encoding of the value at field path `field` (canonical dotted form)
 /// in the JSON document `data`, or NULL when absent. Used to sort by secondary orderBy fields, which the
 /// single-field index cannot provide per document.
+///
+/// `kura_scan(counter, budget, row)`: counts one row visited by a query's driver into the `SQLiteScanCounter`
+/// whose handle is `counter` and returns 1; past `budget` rows it fails the statement instead (a query that would
+/// scan too much without a fitting index). `row` only ties the term to the driver table, so SQLite evaluates it
+/// once per driver row.
 enum SQLiteFunctions {
     static func register(on db: OpaquePointer) throws {
         let rc = sqlite3_create_function_v2(
@@ -33,5 +38,37 @@ enum SQLiteFunctions {
                 }
             }, nil, nil, nil)
         guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: "registering kura_field") }
+        let scan = sqlite3_create_function_v2(
+            db, "kura_scan", 3, SQLITE_UTF8, nil,
+            { context, count, arguments in
+                guard let context, count == 3, let arguments, let handle = arguments[0], let budget = arguments[1],
+                    let pointer = UnsafeRawPointer(bitPattern: Int(sqlite3_value_int64(handle)))
+                else { return }
+                let counter = Unmanaged<SQLiteScanCounter>.fromOpaque(pointer).takeUnretainedValue()
+                counter.rows += 1
+                if counter.rows > sqlite3_value_int64(budget) {
+                    sqlite3_result_error(context, "kura: query scan budget exceeded", -1)
+                } else {
+                    sqlite3_result_int(context, 1)
+                }
+            }, nil, nil, nil)
+        guard scan == SQLITE_OK else { throw SQLiteError(code: scan, message: "registering kura_scan") }
     }
+}
+
+/// Rows a query's driver visited (`kura_scan`). The statement that uses it must finish (or be reset) while the
+/// caller still holds the counter: SQL refers to it by address.
+final class SQLiteScanCounter {
+    /// Rows counted so far.
+    var rows: Int64 = 0
+    /// Rows after which the statement fails.
+    let budget: Int64
+
+    init(budget: Int64 = .max) { self.budget = budget }
+
+    /// Whether the statement stopped because the budget ran out.
+    var exceeded: Bool { rows > budget }
+
+    /// The value SQL passes to `kura_scan`.
+    var handle: Int64 { Int64(Int(bitPattern: Unmanaged.passUnretained(self).toOpaque())) }
 }

@@ -17,14 +17,21 @@ struct SQLiteQueryPlan {
     /// An `==`/`array-contains` filter used as the driver when ordering by id only.
     private var driverFilter: Int?
     private var conditions: [String] = []
+    /// Filters a composite index range already enforces.
+    private var coveredFilters: Set<Int> = []
+    /// The composite index walked, if any (alias `x`).
+    private(set) var composite: CompositeScan?
 
     /// With `equalityDriver`, that `==`/`array-contains` filter's index range drives the scan and SQLite sorts
     /// its matches, instead of walking the first orderBy field's index (see `equalityDriverCandidate`).
-    init(_ query: NormalizedQuery, equalityDriver: Int? = nil) throws {
+    /// With `scanCounter`, every row the driver visits is counted (and past `budget`, the statement fails with
+    /// `SQLiteScanCounter.exceeded`).
+    init(_ query: NormalizedQuery, equalityDriver: Int? = nil, scanCounter: SQLiteScanCounter? = nil) throws {
         self.query = query
         if let equalityDriver { driverFilter = equalityDriver } else { chooseDriver() }
         let from = fromClause()
         try addSourceCondition()
+        if let scanCounter { conditions.append(countCondition(scanCounter, row: usesIndexDriver ? "i0" : "d")) }
         try addFilterConditions()
         addCursorConditions()
         let keys = query.orders.enumerated().map { sortExpression($0.offset, $0.element) }
@@ -74,6 +81,51 @@ struct SQLiteQueryPlan {
             "SELECT count(*) FROM (SELECT 1 FROM idx WHERE \(source) AND field = ?2 AND kind = ?3 AND value = ?4 LIMIT ?5)",
             bindings
         )
+    }
+
+    /// A plan that walks one range of a composite index (`CompositeScan`): its keys are in the query's order, so
+    /// the statement reads entries in order and stops at the limit; uncovered filters are checked per entry.
+    init(_ query: NormalizedQuery, composite scan: CompositeScan, scanCounter: SQLiteScanCounter? = nil) throws {
+        self.query = query
+        composite = scan
+        coveredFilters = Set(query.filters.indices).subtracting(scan.residual)
+        let from =
+            "cidx x CROSS JOIN docs d ON d.cid = x.cid AND d.id = x.id CROSS JOIN collections c ON c.cid = d.cid"
+        // Collection-scope entries are filed under their collection's cid, collection-group ones under 0.
+        if case .collection(let path) = query.source {
+            conditions.append(
+                "x.scope = (SELECT cid FROM collections WHERE path = \(param(.text(path.description))))")
+        } else {
+            conditions.append("x.scope = 0")
+        }
+        conditions.append("x.iid = \(param(.int(scan.indexID)))")
+        for bound in scan.lowerBounds { conditions.append("x.key >= \(param(.blob(bound)))") }
+        for bound in scan.upperBounds { conditions.append("x.key < \(param(.blob(bound)))") }
+        if scan.isEmpty { conditions.append("0") }
+        if let scanCounter { conditions.append(countCondition(scanCounter, row: "x")) }
+        try addFilterConditions()
+        let whereClause = " WHERE " + conditions.joined(separator: " AND ")
+        let limitClause = query.limit.map { " LIMIT \(param(.int(Int64($0))))" } ?? ""
+        sql =
+            "SELECT d.id, d.data, d.ctime, d.utime, d.version, c.path FROM \(from)\(whereClause) ORDER BY x.key "
+            + (scan.reverse ? "DESC" : "ASC") + limitClause
+        countSQL = "SELECT count(*) FROM (SELECT 1 FROM \(from)\(whereClause)\(limitClause))"
+    }
+
+    /// The term that counts driver rows: first among the driver's own terms, so SQLite evaluates it on every row
+    /// the driver visits.
+    private mutating func countCondition(_ counter: SQLiteScanCounter, row: String) -> String {
+        "kura_scan(\(param(.int(counter.handle))), \(param(.int(counter.budget))), \(row).id)"
+    }
+
+    /// What drives the scan, for `explain`.
+    var driverDescription: String {
+        if let composite { return "composite index \(composite.indexID): \(composite.index)" }
+        if let driverField { return "single-field index on \(driverField) (ordered walk)" }
+        if let driverFilter, case .field(let path) = query.filters[driverFilter].field {
+            return "single-field index on \(path) (\(query.filters[driverFilter].op.rawValue) range)"
+        }
+        return "documents table (\(query.orders[0].field) order)"
     }
 
     private mutating func param(_ value: SQLiteValue) -> String {
@@ -126,7 +178,8 @@ struct SQLiteQueryPlan {
     }
 
     private mutating func addFilterConditions() throws {
-        for (position, filter) in query.filters.enumerated() where position != driverFilter {
+        for (position, filter) in query.filters.enumerated()
+        where position != driverFilter && !coveredFilters.contains(position) {
             switch filter.field {
             case .field(let path) where path == driverField && !filter.op.isArrayMembership:
                 // The driver walks the field's whole-value rows; array membership is about its element rows.
@@ -134,7 +187,7 @@ struct SQLiteQueryPlan {
             case .field(let path):
                 let kind = filter.op.isArrayMembership ? SQLiteSchema.elementKind : SQLiteSchema.valueKind
                 // Correlate with the driver's columns so the probe runs before the document row is fetched.
-                let row = usesIndexDriver ? "i0" : "d"
+                let row = composite != nil ? "x" : usesIndexDriver ? "i0" : "d"
                 let probe =
                     "EXISTS (SELECT 1 FROM idx e WHERE e.cid = \(row).cid AND e.field = \(param(.text(path.description)))"
                     + " AND e.kind = \(kind) AND \(valueCondition("e.value", filter)) AND e.id = \(row).id)"

@@ -15,6 +15,15 @@ import KuraSQLite
 ///   element (for array-contains). `IndexKey` bytes compare with `memcmp` exactly like Firestore's cross-type value
 ///   order, so `value` ranges are type ranges and ORDER BY value is Firestore's order. `field` is the canonical
 ///   dotted field path. Rows are diffed on every write (only changed entries are deleted/inserted).
+/// - `composite_indexes(iid, definition, state, scanned, build_rid, message)`: declared composite indexes
+///   (`CompositeIndex`, definition as its `firestore.indexes.json` JSON), their build state and how far the
+///   background build has gone (`build_rid`: documents up to this `docs.rid` are indexed). AUTOINCREMENT: an
+///   `iid` is never reused, so entries of a dropped index still being deleted cannot be mistaken for a new one's.
+/// - `cidx(iid, scope, key, cid, id)` WITHOUT ROWID, primary key `(iid, scope, key)`: composite index entries.
+///   `scope` is the collection's cid for COLLECTION indexes and 0 for COLLECTION_GROUP ones; `key` is
+///   `CompositeIndexKey` (the indexed values with directions, then the ID, then for groups the collection path),
+///   so one range of keys, walked forwards or backwards, is exactly a query's results in order. Kept by every
+///   write in the same transaction as the document.
 /// - `changes(seq, path, kind, version, time, ctime, old_utime, old_version, old_data, new_data)`: the change log,
 ///   appended in the same transaction as the write; AUTOINCREMENT so a sequence is never reused even after
 ///   pruning. It keeps the document's stored JSON before (`old_*`, NULL for creates) and after (`new_data`, NULL
@@ -36,7 +45,8 @@ import KuraSQLite
 ///
 /// So `where a == x orderBy b limit 20` scans `b`'s index from the start and probes `a` per row: the rows examined
 /// are about `20 / selectivity(a == x)` — cheap for common values, a long walk for a value that (almost) no
-/// document has. Firestore answers that case with a declared composite index; that is the next step here.
+/// document has. A declared composite index `(a, b)` that fits (`CompositeScan`) answers it instead: the planner
+/// prefers a READY composite index whenever one fits, and then reads only the entries it returns.
 /// Collection-group queries drive over every collection of the group and sort the union (cost ∝ matches).
 enum SQLiteSchema {
     static let statements = """
@@ -51,6 +61,12 @@ enum SQLiteSchema {
         CREATE TABLE IF NOT EXISTS idx(
             cid INTEGER NOT NULL, field TEXT NOT NULL, kind INTEGER NOT NULL, value BLOB NOT NULL, id TEXT NOT NULL,
             PRIMARY KEY(cid, field, kind, value, id)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS composite_indexes(
+            iid INTEGER PRIMARY KEY AUTOINCREMENT, definition TEXT NOT NULL UNIQUE, state TEXT NOT NULL,
+            scanned INTEGER NOT NULL DEFAULT 0, build_rid INTEGER NOT NULL DEFAULT 0, message TEXT);
+        CREATE TABLE IF NOT EXISTS cidx(
+            iid INTEGER NOT NULL, scope INTEGER NOT NULL, key BLOB NOT NULL, cid INTEGER NOT NULL, id TEXT NOT NULL,
+            PRIMARY KEY(iid, scope, key)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS changes(
             seq INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL, kind INTEGER NOT NULL,
             version INTEGER NOT NULL, time INTEGER NOT NULL, ctime INTEGER, old_utime INTEGER, old_version INTEGER,

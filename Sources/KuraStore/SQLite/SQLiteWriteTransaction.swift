@@ -11,6 +11,8 @@ final class SQLiteWriteTransaction {
     }
 
     let connection: SQLiteConnection
+    /// The composite indexes writes keep (`SQLiteWriteTransaction+CompositeIndexes`).
+    let composites: CompositeIndexCatalog
     /// Collection path → cid, for collections known to be committed. Keyed by `CollectionPath` (byte identity, as
     /// the `collections` table): a `String` key resolved `groups/が/members` to the row of
     /// `groups/か\u{3099}/members`, another user's collection.
@@ -20,7 +22,10 @@ final class SQLiteWriteTransaction {
     private var transactionCids: [CollectionPath: Int64] = [:]
     private var lastCommitTime: Int64 = 0
 
-    init(connection: SQLiteConnection) { self.connection = connection }
+    init(connection: SQLiteConnection, composites: CompositeIndexCatalog = CompositeIndexCatalog()) {
+        self.connection = connection
+        self.composites = composites
+    }
 
     // MARK: Transaction control (prepared once: `execute` would parse the SQL on every job)
 

@@ -53,8 +53,11 @@ final class SQLiteWriter: @unchecked Sendable {
     private let maintenance: (SQLiteWriteTransaction) -> Void
 
     /// Starts the writer thread on `connection`. `maintenance` runs between batches (change-log pruning).
-    init(connection: SQLiteConnection, maintenance: @escaping (SQLiteWriteTransaction) -> Void) {
-        self.transaction = SQLiteWriteTransaction(connection: connection)
+    init(
+        connection: SQLiteConnection, composites: CompositeIndexCatalog = CompositeIndexCatalog(),
+        maintenance: @escaping (SQLiteWriteTransaction) -> Void
+    ) {
+        self.transaction = SQLiteWriteTransaction(connection: connection, composites: composites)
         self.maintenance = maintenance
         let thread = Thread { [unowned self] in self.run() }
         thread.name = "kura-store-writer"

@@ -1,0 +1,63 @@
+import KuraCore
+import KuraHTTP
+import KuraStore
+
+/// `/api/admin/indexes`: the composite indexes and their build state (`GET`), declaring more (`POST`, one index or
+/// a whole `firestore.indexes.json` document) and dropping one (`DELETE /api/admin/indexes/{id}`). For the admin
+/// key or users with the `admin` claim.
+struct IndexRoutes {
+    let indexes: any CompositeIndexing
+    let authenticator: Authenticator
+
+    func register(on router: Router<KuraContext>) {
+        router.get("/api/admin/indexes") { request, context in
+            context.environment.offload {
+                try authenticator.requireAdmin(request)
+                return Self.listResponse(indexes.compositeIndexes)
+            }
+        }
+        router.post("/api/admin/indexes") { request, context in
+            context.environment.offload {
+                try authenticator.requireAdmin(request)
+                let body = try JSONValue.parse(request.body)
+                let declared: [CompositeIndex]
+                if case .object(let object) = body, object["indexes"] != nil {
+                    declared = try CompositeIndex.parseFile(request.body)
+                } else {
+                    declared = [try CompositeIndex(json: body)]
+                }
+                return Self.listResponse(try declared.map { try indexes.createIndex($0) })
+            }
+        }
+        router.delete("/api/admin/indexes/:id") { request, context in
+            context.environment.offload {
+                try authenticator.requireAdmin(request)
+                let text = try request.parameter("id")
+                guard let id = Int64(text), indexes.dropIndex(id: id) else {
+                    throw KuraError.notFound("no composite index with id '\(text)'")
+                }
+                return .json(JSONValue.object([:]).jsonBytes)
+            }
+        }
+    }
+
+    /// `{"indexes":[{…definition…, "id", "state", "documentsScanned"}], "fieldOverrides": []}`: the file shape,
+    /// so the answer can be saved as `kura.indexes.json`.
+    private static func listResponse(_ statuses: [CompositeIndexStatus]) -> Response {
+        .json(
+            JSONValue.object(["indexes": .array(statuses.map(\.json)), "fieldOverrides": .array([])]).jsonBytes)
+    }
+}
+
+extension QueryExplanation {
+    /// `{"index","compositeIndexId","rowsExamined","rowsReturned","plan","suggestedIndex"}`.
+    var json: JSONValue {
+        var object: JSONObject = [
+            "index": .string(index), "rowsExamined": .int(rowsExamined), "rowsReturned": .int(rowsReturned),
+            "plan": .array(plan.map(JSONValue.string)),
+        ]
+        object["compositeIndexId"] = compositeIndexID.map(JSONValue.int) ?? .null
+        if let suggestedIndex { object["suggestedIndex"] = suggestedIndex.json }
+        return .object(object)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import KuraCore
+
+/// The composite indexes of one store, in memory: read by the planner (READY ones), the writer (every index that
+/// is CREATING or READY is kept by writes) and the admin API. Changed only by the writer thread (inside the
+/// transaction that changes `composite_indexes`) and, for READY, after the build's last transaction is durable.
+final class CompositeIndexCatalog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var records: [Int64: CompositeIndexStatus] = [:]
+    /// Collection ID → indexes that writes keep (CREATING or READY), for the writer's per-write lookup.
+    private var maintained: [String: [(id: Int64, index: CompositeIndex)]] = [:]
+
+    /// Every index, by id.
+    var all: [CompositeIndexStatus] {
+        lock.withLock { records.values.sorted { $0.id < $1.id } }
+    }
+
+    /// The indexes writes to collections with `collectionID` must keep.
+    func maintained(for collectionID: String) -> [(id: Int64, index: CompositeIndex)] {
+        lock.withLock { maintained[collectionID] ?? [] }
+    }
+
+    /// READY indexes over `collectionID`, for the planner.
+    func ready(for collectionID: String) -> [(id: Int64, index: CompositeIndex)] {
+        lock.withLock {
+            (maintained[collectionID] ?? []).filter { records[$0.id]?.state == .ready }
+        }
+    }
+
+    /// The status of the index with this definition, if there is one.
+    func status(of index: CompositeIndex) -> CompositeIndexStatus? {
+        lock.withLock { records.values.first { $0.index == index } }
+    }
+
+    func status(id: Int64) -> CompositeIndexStatus? { lock.withLock { records[id] } }
+
+    /// Adds or replaces a record.
+    func put(_ status: CompositeIndexStatus) {
+        lock.withLock {
+            records[status.id] = status
+            rebuild()
+        }
+    }
+
+    /// Updates a record in place (no-op when it was dropped meanwhile).
+    func update(_ id: Int64, _ change: (inout CompositeIndexStatus) -> Void) {
+        lock.withLock {
+            guard var status = records[id] else { return }
+            change(&status)
+            records[id] = status
+            rebuild()
+        }
+    }
+
+    func remove(_ id: Int64) {
+        lock.withLock {
+            records[id] = nil
+            rebuild()
+        }
+    }
+
+    private func rebuild() {
+        var grouped: [String: [(id: Int64, index: CompositeIndex)]] = [:]
+        for status in records.values.sorted(by: { $0.id < $1.id }) where status.state != .error {
+            grouped[status.index.collectionGroup, default: []].append((status.id, status.index))
+        }
+        maintained = grouped
+    }
+}
