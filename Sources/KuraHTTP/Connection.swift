@@ -289,9 +289,48 @@ final class Connection: @unchecked Sendable {
         if !batching { flush() }
     }
 
+    /// Bodies at least this large are written from their own storage instead of being copied into `out`.
+    static let directWriteBytes = 16 * 1024
+
     private func emitBytes(_ response: Response, _ exchange: Exchange) {
-        loop.serialize(response, for: exchange, closing: exchange.sequence == closeAfter, into: &out)
+        let closing = exchange.sequence == closeAfter
+        if case .bytes(let body) = response.body, body.count >= Self.directWriteBytes {
+            if loop.serialize(response, for: exchange, closing: closing, into: &out, bodyWritten: false) {
+                writeAfterOut(body)
+            }
+        } else {
+            loop.serialize(response, for: exchange, closing: closing, into: &out)
+        }
         finishedResponse(exchange.sequence)
+    }
+
+    /// Writes what `out` holds, then `body`, with one `uv_write` that reads `body` where it is: a large file
+    /// served from the hosting cache is not copied on its way to the kernel. The array (and so its storage) is
+    /// kept alive by the write request until libuv's callback; nothing mutates it (arrays are values).
+    private func writeAfterOut(_ body: [UInt8]) {
+        guard phase != .closed else { return }
+        let pending = PendingWrite(head: out, body: body)
+        if out.capacity > 256 * 1024 { out = [] } else { out.removeAll(keepingCapacity: true) }
+        let request = UnsafeMutablePointer<uv_write_t>.allocate(capacity: 1)
+        request.pointee.data = Unmanaged.passRetained(pending).toOpaque()
+        writesInFlight += 1
+        pendingWriteBytes += pending.count
+        let rc = pending.withBuffers { buffers, count in
+            uv_write(request, asStream(handle), buffers, count) { request, status in
+                let pending = Unmanaged<PendingWrite>.fromOpaque(request!.pointee.data).takeRetainedValue()
+                let connection = Unmanaged<Connection>.fromOpaque(request!.pointee.handle.pointee.data)
+                    .takeUnretainedValue()
+                request!.deallocate()
+                connection.writeCompleted(count: pending.count, failed: status < 0)
+            }
+        }
+        if rc != 0 {
+            Unmanaged<PendingWrite>.fromOpaque(request.pointee.data).release()
+            request.deallocate()
+            writesInFlight -= 1
+            pendingWriteBytes -= pending.count
+            close()
+        }
     }
 
     private func emitStream(
@@ -515,6 +554,37 @@ final class Connection: @unchecked Sendable {
             flush()
         default:
             close()
+        }
+    }
+}
+
+/// The bytes of one `writeAfterOut`: the head (copied from `out`) and the body (shared, not copied).
+private final class PendingWrite {
+    let head: [UInt8]
+    let body: [UInt8]
+    var count: Int { head.count + body.count }
+
+    init(head: [UInt8], body: [UInt8]) {
+        self.head = head
+        self.body = body
+    }
+
+    /// Calls `write` with libuv buffers over the two arrays' storage; the storage outlives the call because this
+    /// object owns the arrays until the write completes.
+    func withBuffers(_ write: (UnsafePointer<uv_buf_t>, UInt32) -> Int32) -> Int32 {
+        head.withUnsafeBytes { head in
+            body.withUnsafeBytes { body in
+                var buffers = [
+                    uv_buf_init(
+                        UnsafeMutablePointer(mutating: head.baseAddress?.assumingMemoryBound(to: CChar.self)),
+                        UInt32(head.count)),
+                    uv_buf_init(
+                        UnsafeMutablePointer(mutating: body.baseAddress!.assumingMemoryBound(to: CChar.self)),
+                        UInt32(body.count)),
+                ]
+                let skip = head.isEmpty ? 1 : 0
+                return buffers.withUnsafeMutableBufferPointer { write($0.baseAddress! + skip, UInt32(2 - skip)) }
+            }
         }
     }
 }

@@ -229,10 +229,15 @@ final class HTTPLoop: @unchecked Sendable {
     }
 
     /// Writes the status line, headers and (unless HEAD) body of `response` into `out`, and logs the exchange.
-    func serialize(_ response: Response, for exchange: Exchange, closing: Bool, into out: inout [UInt8]) {
+    /// With `bodyWritten: false` the body is left out (the caller writes it from its own storage); the return value
+    /// says whether a body belongs after the head.
+    @discardableResult
+    func serialize(
+        _ response: Response, for exchange: Exchange, closing: Bool, into out: inout [UInt8], bodyWritten: Bool = true
+    ) -> Bool {
         let body: [UInt8]
         if case .bytes(let bytes) = response.body { body = bytes } else { body = [] }
-        out.reserveCapacity(out.count + 160 + body.count)
+        out.reserveCapacity(out.count + 160 + (bodyWritten ? body.count : 0))
         appendHead(response, for: exchange, into: &out)
         let bodyAllowed = !HTTPStatus.forbidsBody(response.status)
         if bodyAllowed {
@@ -246,8 +251,10 @@ final class HTTPLoop: @unchecked Sendable {
             out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
         out.append(contentsOf: "\r\n".utf8)
-        if bodyAllowed && !exchange.isHead { out.append(contentsOf: body) }
+        let sendsBody = bodyAllowed && !exchange.isHead && !body.isEmpty
+        if sendsBody && bodyWritten { out.append(contentsOf: body) }
         log(exchange, status: response.status)
+        return sendsBody
     }
 
     /// The head of a streaming response: chunked for HTTP/1.1; HTTP/1.0 gets raw bytes until the connection closes.

@@ -35,10 +35,17 @@ struct FileCache {
 
     /// The resolution of `key` if it was checked less than `freshFor` nanoseconds ago.
     mutating func lookup(_ key: String, now: UInt64, freshFor: UInt64) -> Resolution? {
+        lookupChecked(key, now: now, freshFor: freshFor)?.resolution
+    }
+
+    /// Like `lookup`, with when the entry was checked (so a loop's memo of it expires at the same moment).
+    mutating func lookupChecked(_ key: String, now: UInt64, freshFor: UInt64) -> (
+        resolution: Resolution, checked: UInt64
+    )? {
         guard let entry = entries[key], now &- entry.checked < freshFor else { return nil }
         clock &+= 1
         entries[key]?.lastUsed = clock
-        return entry.resolution
+        return (entry.resolution, entry.checked)
     }
 
     /// The cached file of `key` if it is still `identity` (marked checked now), else nil.

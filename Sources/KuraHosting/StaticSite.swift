@@ -10,14 +10,18 @@ public final class StaticSite: Sendable {
     public let configuration: HostingConfiguration
     private let root: HostingRoot
     private let cache: Mutex<FileCache>
+    /// Each loop's memo of fresh answers from `cache`, so that serving a hot file takes no lock shared between
+    /// loops (two loops contending for it cost more than the rest of the request).
+    private let loopMemos: LoopLocal<LoopMemo>
 
-    /// Checks that the root is a directory; reads nothing else yet.
-    public init(configuration: HostingConfiguration) throws(HostingError) {
+    /// Checks that the root is a directory; reads nothing else yet. `eventLoops` is the server's loop count.
+    public init(configuration: HostingConfiguration, eventLoops: Int) throws(HostingError) {
         guard let directory = configuration.root else { throw HostingError("hosting.root is not set") }
         self.configuration = configuration
         root = try HostingRoot(directory)
         cache = Mutex(
             FileCache(maxBytes: configuration.cacheBytes, maxEntries: configuration.cacheEntries))
+        loopMemos = LoopLocal(loops: eventLoops) { LoopMemo() }
     }
 
     /// The answer to `request` for a path outside the server's own routes: the file, a redirect to the directory's
@@ -30,8 +34,20 @@ public final class StaticSite: Sendable {
         guard let hosted = HostedPath(request.path) else { return Self.notFound(request) }
         let now = Timestamp.monotonicNanos()
         let freshFor = UInt64(configuration.revalidateMilliseconds) * 1_000_000
-        let cached = { (path: HostedPath) in
-            self.cache.withLock { $0.lookup(path.key, now: now, freshFor: freshFor) }
+        let loop = environment.eventLoop
+        let maxEntries = configuration.cacheEntries
+        let cached = { (path: HostedPath) -> FileCache.Resolution? in
+            let key = path.key
+            if let hit = self.loopMemos.withValue(on: loop, { $0.lookup(key, now: now, freshFor: freshFor) }) ?? nil {
+                return hit
+            }
+            guard let found = self.cache.withLock({ $0.lookupChecked(key, now: now, freshFor: freshFor) }) else {
+                return nil
+            }
+            self.loopMemos.withValue(on: loop) {
+                $0.remember(key, found, now: now, freshFor: freshFor, maxEntries: maxEntries)
+            }
+            return found.resolution
         }
         if let response = answer(request, hosted, onPool: false, resolve: cached) { return response }
         return environment.offload { [self] in
@@ -128,4 +144,27 @@ public final class StaticSite: Sendable {
         <html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>
         <body><h1>Not found</h1><p>There is nothing at this address.</p></body></html>
         """
+}
+
+/// One loop's copy of fresh `FileCache` answers. It starts over every revalidation interval (and when it holds
+/// `hosting.cacheEntries` paths), so it never keeps a file the shared cache dropped for longer than that.
+struct LoopMemo {
+    private var entries: [String: (resolution: FileCache.Resolution, checked: UInt64)] = [:]
+    private var started: UInt64 = 0
+
+    mutating func lookup(_ key: String, now: UInt64, freshFor: UInt64) -> FileCache.Resolution? {
+        guard let entry = entries[key], now &- entry.checked < freshFor else { return nil }
+        return entry.resolution
+    }
+
+    mutating func remember(
+        _ key: String, _ entry: (resolution: FileCache.Resolution, checked: UInt64), now: UInt64, freshFor: UInt64,
+        maxEntries: Int
+    ) {
+        if now &- started >= freshFor || entries.count >= maxEntries {
+            entries.removeAll(keepingCapacity: true)
+            started = now
+        }
+        entries[key] = entry
+    }
 }

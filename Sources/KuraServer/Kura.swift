@@ -108,7 +108,9 @@ public final class Kura: Sendable {
         WebSDKRoutes.register(on: router)
         if configuration.hosting.root != nil {
             let site: StaticSite
-            do { site = try StaticSite(configuration: configuration.hosting) } catch {
+            do {
+                site = try StaticSite(configuration: configuration.hosting, eventLoops: configuration.http.eventLoops)
+            } catch {
                 throw ConfigurationError(error.description)
             }
             HostingRoutes(site: site).register(on: router)

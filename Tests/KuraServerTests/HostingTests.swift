@@ -189,6 +189,22 @@ import Testing
         }
     }
 
+    @Test("a 300 KB file arrives whole, twice on one keep-alive connection, and compressed when asked")
+    func bigFile() throws {
+        try withHostingKura { server, fixture in
+            let text = (0..<6000).map { "line \($0) of a big stylesheet;\n" }.joined()
+            try fixture.write("assets/big.css", text)
+            let client = try server.client()
+            for _ in 0..<2 {
+                let response = try client.request("GET", "/assets/big.css", auth: .none)
+                #expect(response.bodyBytes == Array(text.utf8))
+            }
+            let gzipped = try client.request(
+                "GET", "/assets/big.css", headers: [("Accept-Encoding", "gzip")], auth: .none)
+            #expect(try gunzip(gzipped.bodyBytes) == Array(text.utf8))
+        }
+    }
+
     @Test("without a hosting root, / is the landing page and other paths are JSON 404s")
     func noRoot() throws {
         try withTestKura { server in
