@@ -101,6 +101,8 @@ public protocol AccountStore: Sendable {
     func insertActionCode(_ code: ActionCodeRecord) throws
     /// Atomically checks and consumes a code of `kind` at time `now` (seconds).
     func consumeActionCode(hash: [UInt8], kind: ActionCodeKind, now: Int64) throws -> ActionCodeUse
+    /// The unused code with this hash, of any kind, expired or not, without using it; `nil` when unknown or used.
+    func unusedActionCode(hash: [UInt8]) throws -> ActionCodeRecord?
     /// Deletes expired action codes and revoked sessions; returns how many rows went.
     @discardableResult func purge(now: Int64) throws -> Int
 }

@@ -126,11 +126,46 @@ extension AuthService {
         return AuthUser(account)
     }
 
+    /// What an action code is for and the address it confirms, without spending it (Firebase's `checkActionCode`):
+    /// a code that this would accept is one its confirm call accepts. Throws `INVALID_OOB_CODE` (unknown, used, or
+    /// the account or its address changed since), `EXPIRED_OOB_CODE`, and `USER_DISABLED` for the reset code of a
+    /// disabled account, as the confirm calls do.
+    public func checkActionCode(code: String) throws -> ActionCodeInfo {
+        guard !code.isEmpty, code.utf8.count <= 256,
+            let record = try store.unusedActionCode(hash: Sodium.sha256(code))
+        else { throw KuraError.invalidOOBCode }
+        guard record.expireTime > nowSeconds() else { throw KuraError.expiredOOBCode }
+        guard let account = try store.account(uid: record.uid) else { throw KuraError.invalidOOBCode }
+        switch record.kind {
+        case .verifyEmail, .passwordReset:
+            guard account.email == record.email else { throw KuraError.invalidOOBCode }
+            if record.kind == .passwordReset, account.disabled { throw KuraError.userDisabled }
+            return ActionCodeInfo(kind: record.kind, email: record.email)
+        case .changeEmail:
+            return ActionCodeInfo(kind: record.kind, email: record.email, previousEmail: account.email)
+        }
+    }
+
     private func liveAccount(_ claims: AuthClaims) throws -> AccountRecord {
         guard let account = try store.account(uid: claims.uid) else {
             throw KuraError.invalidIDToken("the account no longer exists")
         }
         guard !account.disabled else { throw KuraError.userDisabled }
         return account
+    }
+}
+
+/// What `AuthService.checkActionCode(code:)` finds about a valid code.
+public struct ActionCodeInfo: Sendable, Equatable {
+    public var kind: ActionCodeKind
+    /// The address the code confirms: the account's, or the new one for `.changeEmail`.
+    public var email: String
+    /// For `.changeEmail`, the account's address now, which the code replaces.
+    public var previousEmail: String?
+
+    public init(kind: ActionCodeKind, email: String, previousEmail: String? = nil) {
+        self.kind = kind
+        self.email = email
+        self.previousEmail = previousEmail
     }
 }

@@ -133,5 +133,6 @@ public final class CachedAccountStore: AccountStore {
     public func consumeActionCode(hash: [UInt8], kind: ActionCodeKind, now: Int64) throws -> ActionCodeUse {
         try base.consumeActionCode(hash: hash, kind: kind, now: now)
     }
+    public func unusedActionCode(hash: [UInt8]) throws -> ActionCodeRecord? { try base.unusedActionCode(hash: hash) }
     @discardableResult public func purge(now: Int64) throws -> Int { try base.purge(now: now) }
 }

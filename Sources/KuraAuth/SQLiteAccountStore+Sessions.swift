@@ -105,6 +105,18 @@ extension SQLiteAccountStore {
         }
     }
 
+    public func unusedActionCode(hash: [UInt8]) throws -> ActionCodeRecord? {
+        try read { db in
+            let rows = try db.rows(
+                "SELECT kind, uid, email, expire_time FROM action_codes WHERE hash = ? AND used = 0", [.blob(hash)])
+            guard let row = rows.first, let kind = row[0].text.flatMap(ActionCodeKind.init(rawValue:)) else {
+                return nil
+            }
+            return ActionCodeRecord(
+                hash: hash, kind: kind, uid: row[1].text ?? "", email: row[2].text ?? "", expireTime: row[3].int ?? 0)
+        }
+    }
+
     @discardableResult public func purge(now: Int64) throws -> Int {
         try write { db in
             // Used codes are kept until they expire so a second use answers INVALID, not a confusing EXPIRED.

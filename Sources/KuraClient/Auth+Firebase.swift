@@ -57,21 +57,39 @@ extension Auth {
         }
     }
 
-    /// Not offered: the server has no call that looks at a code without spending it.
-    @available(
-        *, unavailable,
-        message:
-            "Kura cannot check a code without using it: call applyActionCode(_:) and handle .invalidOOBCode / .expiredOOBCode"
-    )
-    public func checkActionCode(_ code: String) async throws -> Never { fatalError() }
+    /// What a code is for and the address it confirms, without spending it
+    /// (`POST /api/auth/action-code/check`): to show "reset the password of ann@example.com" before asking for the
+    /// new password. Throws `.invalidOOBCode` (unknown or used), `.expiredOOBCode`, `.userDisabled` (a reset code
+    /// of a disabled account).
+    public func checkActionCode(_ code: String) async throws -> ActionCodeInfo {
+        let body = try await transport.send(
+            APIRequest("POST", "/api/auth/action-code/check", body: ["code": .string(code)]), token: nil
+        ).object()
+        guard let email = body["email"]?.stringValue else { throw KuraError.invalidResponse("no email in the answer") }
+        return ActionCodeInfo(
+            operation: ActionCodeOperation(serverName: body["operation"]?.stringValue), email: email,
+            previousEmail: body["previousEmail"]?.stringValue)
+    }
 
-    /// Not offered: the server has no call that looks at a code without spending it.
-    @available(
-        *, unavailable,
-        message:
-            "Kura cannot check a code without using it: call confirmPasswordReset(withCode:newPassword:) and handle .invalidOOBCode / .expiredOOBCode"
-    )
-    public func verifyPasswordResetCode(_ code: String) async throws -> String { fatalError() }
+    /// `checkActionCode(_:)` with a completion handler: `(info, error)`.
+    public func checkActionCode(_ code: String, completion: @escaping (ActionCodeInfo?, Error?) -> Void) {
+        runThenCall(on: callbackQueue, valueOrError(completion)) { try await self.checkActionCode(code) }
+    }
+
+    /// The address whose password a reset code sets, without spending the code. Throws `.invalidOOBCode` also for
+    /// a code of another kind (a verification code), `.expiredOOBCode`, `.userDisabled`.
+    public func verifyPasswordResetCode(_ code: String) async throws -> String {
+        let info = try await checkActionCode(code)
+        guard info.operation == .passwordReset else {
+            throw KuraError(.invalidOOBCode, "the code is not a password-reset code", status: 400)
+        }
+        return info.email
+    }
+
+    /// `verifyPasswordResetCode(_:)` with a completion handler: `(email, error)`.
+    public func verifyPasswordResetCode(_ code: String, completion: @escaping (String?, Error?) -> Void) {
+        runThenCall(on: callbackQueue, valueOrError(completion)) { try await self.verifyPasswordResetCode(code) }
+    }
 
     // MARK: Language of the mails
 

@@ -95,6 +95,44 @@ import Testing
         }
     }
 
+    @Test func checkActionCodeAndVerifyPasswordResetCodeDoNotSpendTheCode() async throws {
+        try await withServer { server in
+            let (kura, _) = try await signedInClient(server)
+            let email = try #require(kura.auth.currentUser?.email)
+            let verify = try #require(try await server.actionCode(to: email, mode: "verifyEmail"))
+            for _ in 0..<2 {
+                let info = try await kura.auth.checkActionCode(verify)
+                #expect(info == ActionCodeInfo(operation: .verifyEmail, email: email, previousEmail: nil))
+            }
+            let notReset = await #expect(throws: KuraError.self) {
+                try await kura.auth.verifyPasswordResetCode(verify)
+            }
+            #expect(notReset?.authErrorCode == .invalidActionCode)
+            try await kura.auth.applyActionCode(verify)
+            let spent = await #expect(throws: KuraError.self) { try await kura.auth.checkActionCode(verify) }
+            #expect(spent?.authErrorCode == .invalidActionCode)
+
+            try await kura.auth.sendPasswordReset(withEmail: email)
+            let reset = try #require(try await server.actionCode(to: email, mode: "resetPassword"))
+            #expect(try await kura.auth.verifyPasswordResetCode(reset) == email)
+            let outcome = Shared<String?>(nil)
+            kura.auth.verifyPasswordResetCode(reset) { address, error in
+                outcome.withLock { $0 = "\(isOnMainQueue()) \(address ?? "nil") \(error.map { "\($0)" } ?? "ok")" }
+            }
+            #expect(await eventually { outcome.current != nil })
+            #expect(outcome.current == "true \(email) ok")
+            let checked = Shared<String?>(nil)
+            kura.auth.checkActionCode("bogus") { info, error in
+                let code = (error as? KuraError)?.authErrorCode
+                checked.withLock { $0 = "\(isOnMainQueue()) \(info == nil) \(code.map { "\($0)" } ?? "none")" }
+            }
+            #expect(await eventually { checked.current != nil })
+            #expect(checked.current == "true true invalidActionCode")
+            try await kura.auth.confirmPasswordReset(withCode: reset, newPassword: "brand-new-pw")
+            try await makeClient(server).auth.signIn(withEmail: email, password: "brand-new-pw")
+        }
+    }
+
     @Test func actionCodeURLsFromMailLinks() async throws {
         try await withServer { server in
             let (kura, _) = try await signedInClient(server)

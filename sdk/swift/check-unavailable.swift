@@ -4,8 +4,6 @@ import KuraClient
 
 func firebaseNames(_ auth: Auth, _ db: Firestore) async throws {
     FirebaseApp.configure()  // expect: use Kura.configure(url:
-    _ = try await auth.checkActionCode("code")  // expect: call applyActionCode(_:)
-    _ = try await auth.verifyPasswordResetCode("code")  // expect: call confirmPasswordReset(withCode:newPassword:)
     auth.useEmulator(withHost: "localhost", port: 9099)  // expect: point Kura.configure(url:) at your local server
     db.useEmulator(withHost: "localhost", port: 8080)  // expect: point Kura.configure(url:) at your local server
     _ = GeoPoint(latitude: 35, longitude: 135)  // expect: store the position as two Double fields

@@ -85,6 +85,13 @@ struct AuthRoutes {
         post(router, "/api/auth/verify-email/confirm") { request in
             .object(["user": try confirmEmail(code: try code(request)).json])
         }
+        post(router, "/api/auth/action-code/check") { request in
+            try JSONBody(request).allowOnly(["code"])
+            let info = try auth.checkActionCode(code: try code(request))
+            var answer = JSONObject([("operation", .string(info.kind.rawValue)), ("email", .string(info.email))])
+            if let previous = info.previousEmail { answer["previousEmail"] = .string(previous) }
+            return .object(answer)
+        }
         router.post("/api/auth/password-reset") { request, context in
             try byAddress(.passwordReset, .passwordReset, request, context.environment)
         }
