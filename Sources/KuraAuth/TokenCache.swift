@@ -35,7 +35,9 @@ final class TokenCache: Sendable {
 
     /// The entry for `token`, if cached.
     func entry(_ token: String) -> Entry? {
-        guard let entry = state.withLock({ $0.entries[Self.key(token)] }), entry.token.bytesEqual(token) else { return nil }
+        guard let entry = state.withLock({ $0.entries[Self.key(token)] }), entry.token.bytesEqual(token) else {
+            return nil
+        }
         return entry
     }
 

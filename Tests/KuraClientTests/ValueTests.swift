@@ -67,7 +67,8 @@ import Testing
             var when: Date
         }
         let reading = Reading(
-            value: 2, ratio: 3, count: 4, samples: [1, 2.5, -0], byName: ["a": 5], points: [Reading.Point(x: 6, label: "p")],
+            value: 2, ratio: 3, count: 4, samples: [1, 2.5, -0], byName: ["a": 5],
+            points: [Reading.Point(x: 6, label: "p")],
             missing: nil, when: Date(timeIntervalSince1970: 1_700_000_000))
         let data = try DocumentCoding.encode(reading)
         #expect(data["value"] == .double(2))

@@ -20,7 +20,8 @@ import Testing
             }
             #expect(server.kura.addressMails.submitted == 2)
             #expect(server.kura.addressMails.finished == 0)
-            #expect(try server.outbox(settle: false).count == mailsBefore)  // the known address's mail is not written yet
+            // The known address's mail is not written yet.
+            #expect(try server.outbox(settle: false).count == mailsBefore)
 
             server.kura.addressMails.release()
             #expect(waitUntil(timeout: 10) { server.kura.addressMails.finished == 2 })
