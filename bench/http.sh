@@ -83,13 +83,7 @@ if [ "$static_errors" -gt 0 ]; then
     echo "WARNING: $static_errors socket errors or non-2xx responses on the static files" >&2
     status=1
 fi
-for side in kura nginx; do
-    errors=errors_$side
-    if [ "${!errors}" -gt 0 ]; then
-        echo "WARNING: $side had ${!errors} socket errors or non-2xx responses; the figures are not comparable" >&2
-        status=1
-    fi
-done
+sides_clean kura nginx || status=1
 if [ "$STATIC" != 0 ]; then
     echo "static_1k_ratio=$static_1k_ratio"
     echo "static_100k_ratio=$static_100k_ratio"

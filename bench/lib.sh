@@ -163,3 +163,17 @@ median() {
 
 # $1 / $2 with two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", a / b }'; }
+
+# Warns about each named side whose wrk runs (run_sides) had socket errors or non-2xx answers; returns 1 if any did,
+# so a caller can `sides_clean kura nginx || status=1`.
+sides_clean() {
+    local side errors clean=0
+    for side in "$@"; do
+        errors=errors_$side
+        if [ "${!errors}" -gt 0 ]; then
+            echo "WARNING: $side had ${!errors} socket errors or non-2xx responses; the figures are not comparable" >&2
+            clean=1
+        fi
+    done
+    return $clean
+}

@@ -68,12 +68,6 @@ wrk_pocketbase=("$pocketbase_base/api/collections/items/records?filter=cat%3D7&s
 run_sides query- kura pocketbase
 echo "median  kura $rps_kura req/s  p99 $p99_kura ms  |  pocketbase $rps_pocketbase req/s  p99 $p99_pocketbase ms"
 status=0
-for side in kura pocketbase; do
-    errors=errors_$side
-    if [ "${!errors}" -gt 0 ]; then
-        echo "WARNING: $side had ${!errors} socket errors or non-2xx responses; the figures are not comparable" >&2
-        status=1
-    fi
-done
+sides_clean kura pocketbase || status=1
 echo "pocketbase_query_ratio=$(ratio "$rps_kura" "$rps_pocketbase")"
 exit "$status"
