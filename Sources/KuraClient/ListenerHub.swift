@@ -220,7 +220,8 @@ final class ListenerHub: Sendable {
         }
     }
 
-    /// After the server refused `token`: a fresh one, or `false` (listeners failed) when the session is over.
+    /// After the server refused `token`: `true` to reconnect with the current credentials (a refreshed token, or
+    /// none after a sign-out), `false` when the refresh itself failed and the listeners were failed with its error.
     func refresh(_ token: String?) async -> Bool {
         guard let token else { return true }
         do {
