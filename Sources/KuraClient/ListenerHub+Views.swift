@@ -94,11 +94,15 @@ extension ListenerHub {
         var documents = target.serverView
         var metadata = SnapshotMetadata(isFromCache: !target.hasFirstEvent)
         if let offline {
-            // Acknowledged writes the stream has not shown yet (the cache has them already), then the queue.
+            // Acknowledged writes the stream has not shown yet (the cache has them already), then the queue. The
+            // queue is read first: see `OfflineStore.unconfirmedWrites`.
+            let queue = (try? offline.entries()) ?? []
             let unconfirmed =
                 target.hasFirstEvent
-                ? offline.unconfirmedWrites(covering: target.local.covers, serverView: target.serverView) : []
-            let pending = unconfirmed + ((try? offline.pendingWrites()) ?? []).filter { target.local.covers($0.path) }
+                ? offline.unconfirmedWrites(
+                    covering: target.local.covers, serverView: target.serverView, queued: Set(queue.map(\.sequence)))
+                : []
+            let pending = unconfirmed + queue.flatMap(\.writes).filter { target.local.covers($0.path) }
             if !target.hasFirstEvent || !pending.isEmpty {
                 documents = (try? localView(target, offline: offline, pending: pending)) ?? documents
                 metadata.hasPendingWrites = !pending.isEmpty

@@ -172,8 +172,21 @@ extension OfflineStore {
     }
 
     /// The server applied `entry`: drop it, update the cache, release its caller.
+    ///
+    /// Its writes are recorded as unconfirmed *before* the entry leaves the queue, so a listener computing its view
+    /// in between finds each write in the queue or among the unconfirmed ones, and never shows the document
+    /// vanish and come back.
     func acknowledge(_ entry: Entry, _ result: CommitResult?) throws {
         let offset = entry.receipt == nil ? 0 : 1
+        state.withLock { state in
+            for (index, write) in entry.writes.enumerated() {
+                var write = write
+                write.localTime = result?.commitTime ?? write.localTime
+                state.unconfirmed[ByteKey(write.path)] = Unconfirmed(
+                    write: write, version: result?.versions[safe: index + offset] ?? 1, time: Date(),
+                    sequence: entry.sequence)
+            }
+        }
         try database.transaction {
             try database.run("DELETE FROM pending_writes WHERE sequence = ?", [.integer(entry.sequence)])
             if let receipt = entry.receipt {
@@ -185,15 +198,10 @@ extension OfflineStore {
                 try cacheAcknowledged(write, version: result?.versions[safe: index + offset], time: result?.commitTime)
             }
         }
+        state.current.afterDequeue?()
         let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             state.failures = 0
             state.offline = false
-            for (index, write) in entry.writes.enumerated() {
-                guard let version = result?.versions[safe: index + offset] else { continue }
-                var write = write
-                write.localTime = result?.commitTime
-                state.unconfirmed[ByteKey(write.path)] = Unconfirmed(write: write, version: version, time: Date())
-            }
             return state.waiters.removeValue(forKey: entry.sequence)
         }
         waiter?.resume()

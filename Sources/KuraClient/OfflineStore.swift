@@ -39,22 +39,35 @@ final class OfflineStore: Sendable {
         var rejectionObservers: [UUID: AsyncStream<RejectedWrite>.Continuation] = [:]
         /// Acknowledged writes by path, until listeners have seen the server's version of them.
         var unconfirmed: [ByteKey: Unconfirmed] = [:]  // by path, with the server's byte identity
+        /// Tests only: called when an acknowledged entry has just left the queue, before its caller is released.
+        var afterDequeue: (@Sendable () -> Void)?
     }
 
     /// An acknowledged write whose result the listen stream may not have delivered yet.
     struct Unconfirmed: Sendable {
         var write: Write
+        /// The server's version of the document after the write; 1 when the answer was lost (an earlier attempt
+        /// was applied), so the write shows until the stream shows the document at all.
         var version: Int64
         var time: Date
+        /// The queue entry the write came from.
+        var sequence: Int64
     }
 
     /// Acknowledged writes under `covers` that a listener whose server view is `serverView` has not seen yet:
     /// applied on top of that view, they keep a just-acknowledged write from vanishing until the stream catches up.
-    func unconfirmedWrites(covering covers: (String) -> Bool, serverView: [RemoteDocument]) -> [Write] {
+    /// Writes of the queue entries `queued` are left out: the caller applies them from the queue, and applying a
+    /// write twice (an increment) would show a wrong value.
+    ///
+    /// Read the queue *before* calling this: `acknowledge` records a write here before it leaves the queue, so a
+    /// write is always in one of the two reads, never in neither.
+    func unconfirmedWrites(
+        covering covers: (String) -> Bool, serverView: [RemoteDocument], queued: Set<Int64>
+    ) -> [Write] {
         state.withLock { state in
             state.unconfirmed = state.unconfirmed.filter { $0.value.time.timeIntervalSinceNow > -30 }
             return state.unconfirmed.values.filter { entry in
-                guard covers(entry.write.path) else { return false }
+                guard covers(entry.write.path), !queued.contains(entry.sequence) else { return false }
                 let seen = serverView.first { $0.path.bytesEqual(entry.write.path) }
                 if case .delete = entry.write.operation { return seen != nil }
                 return (seen?.version ?? 0) < entry.version

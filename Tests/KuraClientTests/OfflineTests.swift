@@ -266,4 +266,34 @@ extension OfflineTests {
             try await listener.wait(timeout: .seconds(20)) { !$0.metadata.isFromCache }
         }
     }
+
+    /// At every moment a write is in the queue or among the acknowledged-but-unconfirmed writes, which together
+    /// are what listeners lay over the server's view: checked at the moment its entry leaves the queue. (It used
+    /// to be in neither for that instant, so a listener whose view was computed then showed "b" vanish and come
+    /// back: removed and added again.)
+    @Test func anAcknowledgedWriteIsAlwaysQueuedOrUnconfirmed() async throws {
+        try await withServer { server in
+            let cache = temporaryFile("cache.sqlite")
+            defer { removeDatabase(cache) }
+            let (kura, uid) = try await signedInClient(
+                server, settings: .init(persistence: .file(cache), session: .memory))
+            let offline = try #require(kura.offline)
+            let path = "users/\(uid)/todos/b"
+            let seen = Shared<[Bool]>([])
+            offline.state.withLock { state in
+                state.afterDequeue = { [weak offline] in
+                    guard let offline else { return }
+                    // What `ListenerHub.publish` reads, in its order, for a view that has not seen the write.
+                    let queue = (try? offline.entries()) ?? []
+                    let unconfirmed = offline.unconfirmedWrites(
+                        covering: { _ in true }, serverView: [], queued: Set(queue.map(\.sequence)))
+                    let writes = queue.flatMap(\.writes) + unconfirmed
+                    seen.withLock { $0.append(writes.contains { $0.path == path }) }
+                }
+            }
+            try await kura.collection("users/\(uid)/todos").document("b").setData(["n": 1])
+            offline.state.withLock { $0.afterDequeue = nil }
+            #expect(seen.current == [true])
+        }
+    }
 }
