@@ -50,6 +50,15 @@ static const unsigned char auth_js[] = {
 #define AUTH_JS
 #endif
 
+#if __has_embed("../../web/sdk/database.js")
+static const unsigned char database_js[] = {
+#embed "../../web/sdk/database.js" suffix(,)
+    0};
+#define DATABASE_JS {"database.js", database_js, sizeof(database_js) - 1},
+#else
+#define DATABASE_JS
+#endif
+
 #if __has_embed("../../web/sdk/documents.js")
 static const unsigned char documents_js[] = {
 #embed "../../web/sdk/documents.js" suffix(,)
@@ -159,7 +168,7 @@ static const unsigned char write_queue_js[] = {
 #endif
 
 static const struct kura_web_sdk_file files[] = {
-    KURA_JS KURA_D_TS ACCOUNTS_JS APP_JS AUTH_JS DOCUMENTS_JS
+    KURA_JS KURA_D_TS ACCOUNTS_JS APP_JS AUTH_JS DATABASE_JS DOCUMENTS_JS
     ERRORS_JS LISTENER_VIEWS_JS LISTENERS_JS OFFLINE_JS QUERY_JS REFERENCES_JS
     SESSION_JS SSE_JS TRANSPORT_JS VALUES_JS WRITE_QUEUE_JS
     {0, 0, 0},

@@ -15,8 +15,8 @@ export {
   updateProfile, updatePassword, verifyBeforeUpdateEmail, deleteUser,
   onAuthStateChanged, onIdTokenChanged, setPersistence,
 } from './accounts.js';
+export { getDatabase, getFirestore, initializeFirestore, Database } from './database.js';
 export {
-  getDatabase, getFirestore, initializeFirestore, Database,
   collection, collectionGroup, doc, refEqual,
   Query, CollectionReference, DocumentReference,
   DocumentSnapshot, QueryDocumentSnapshot, QuerySnapshot, SnapshotMetadata,

@@ -1,51 +1,10 @@
-// The database and its references: `getDatabase(app)`, `collection`, `doc`, and the snapshot types, shaped as
-// Firestore's modular API. References are cheap values; nothing is sent until a read, write or listener.
+// References and snapshots: `collection`, `doc`, the query and reference types and the snapshot types, shaped as
+// Firestore's modular API. References are cheap values; nothing is sent until a read, write or listener. The
+// database they belong to is database.js's; this module does not import it (the listener hub and the offline
+// store, which the database makes, use these types), so a database is recognised by its `type`.
 
-import { getApp } from './app.js';
-import { getAuth } from './auth.js';
 import { invalidArgument } from './errors.js';
 import { autoId, documentValue, fieldText } from './values.js';
-import { OfflineStore } from './offline.js';
-import { ListenerHub } from './listeners.js';
-
-/**
- * The document database of `app` (default: the default app), made on first use. `persistence: 'indexeddb'` (here
- * or in initializeApp's options) turns on the offline cache and write queue.
- */
-export function getDatabase(app = getApp(), settings = {}) {
-  return app._component('database', () => new Database(app, { ...app.options, ...settings }));
-}
-
-/** Firestore's name for getDatabase. */
-export const getFirestore = getDatabase;
-/** Firestore's name for getDatabase with settings. */
-export const initializeFirestore = getDatabase;
-
-/** One server's document database. */
-export class Database {
-  constructor(app, settings) {
-    this.app = app;
-    this.type = 'firestore';
-    this._settings = settings;
-    this._auth = getAuth(app);
-    this._offline = settings.persistence === 'indexeddb' ? new OfflineStore(this, settings) : null;
-    this._hub = new ListenerHub(this);
-  }
-
-  toJSON() {
-    return { app: this.app.name, url: this.app.options.url };
-  }
-
-  /** An API call as the signed-in user. */
-  _call(method, path, options) {
-    return this._auth._call(method, path, options);
-  }
-
-  async _terminate() {
-    this._hub.close();
-    await this._offline?.close();
-  }
-}
 
 function splitPath(path) {
   if (typeof path !== 'string' || !path) throw invalidArgument('a path must be a non-empty string');
@@ -58,14 +17,18 @@ function splitPath(path) {
   return segments;
 }
 
+function isDatabase(value) {
+  return value?.type === 'firestore' && typeof value._call === 'function';
+}
+
 function resolve(parent, path, segments) {
-  const base = parent instanceof Database ? [] : parent.path.split('/');
+  const base = isDatabase(parent) ? [] : parent.path.split('/');
   return [...base, ...splitPath([path, ...segments].join('/'))];
 }
 
 function databaseOf(parent) {
-  if (parent instanceof Database) return parent;
-  if (parent?.firestore instanceof Database) return parent.firestore;
+  if (isDatabase(parent)) return parent;
+  if (isDatabase(parent?.firestore)) return parent.firestore;
   throw invalidArgument('expected a database or a reference');
 }
 
