@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// An account as stored.
 public struct AccountRecord: Sendable, Equatable {

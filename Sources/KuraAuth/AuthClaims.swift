@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The verified claims of an ID token: who the caller is, for how long, and their custom claims.
 public struct AuthClaims: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import CSodium
 import KuraCore
+import KuraModel
 
 /// The source of "now" for everything time-based in the module (token lifetimes, action-code expiry, rate-limit
 /// refill, cache re-checks), injectable so tests need no sleeps.

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The Firebase Auth error codes this module throws.
 extension KuraError {

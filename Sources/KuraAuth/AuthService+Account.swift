@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The signed-in user's own account, email verification and password reset.
 extension AuthService {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Administrator operations (the routes check the admin key or an `admin` claim first).
 extension AuthService {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 extension AuthService {
     func nowMicros() -> Int64 { Int64(clock.now() * 1_000_000) }

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Endpoint classes for rate limiting; the raw value prefixes the limiter keys.
 public enum AuthEndpoint: String, Sendable {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// An account as the API shows it (never the password hash).
 public struct AuthUser: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A validated, normalised email address.
 ///

@@ -1,6 +1,7 @@
 import CSodium
 import Dispatch
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// Argon2id password hashing with libsodium's `crypto_pwhash_str_alg`: the stored value is the self-describing

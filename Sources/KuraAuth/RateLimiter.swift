@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// A token-bucket limit: up to `burst` attempts at once, then one more every `refillInterval` seconds.

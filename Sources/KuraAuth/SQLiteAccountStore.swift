@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// `AccountStore` in its own SQLite file (`<directory>/accounts.db`): WAL, `synchronous=FULL`. One writer

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// One Ed25519 signing key: `kid` is derived from the public key.

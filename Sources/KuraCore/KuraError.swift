@@ -1,3 +1,5 @@
+import KuraModel
+
 /// The one error that becomes an HTTP response: a stable code (Firebase's spelling where Firebase has one),
 /// an HTTP status and a message for humans. Anything thrown that is not a `KuraError` becomes an opaque
 /// 500 `INTERNAL`; see docs/api.md for the list of codes.
@@ -28,6 +30,10 @@ public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
 extension KuraError {
     public static func badRequest(_ message: String, code: String = "INVALID_ARGUMENT") -> KuraError {
         KuraError(code: code, status: 400, message: message)
+    }
+    /// 400 `INVALID_QUERY`.
+    public static func invalidQuery(_ message: String) -> KuraError {
+        KuraError(code: "INVALID_QUERY", status: 400, message: message)
     }
     public static func unauthenticated(_ message: String) -> KuraError {
         KuraError(code: "UNAUTHENTICATED", status: 401, message: message)
@@ -60,5 +66,38 @@ extension KuraError {
     }
     public static func unavailable(_ message: String) -> KuraError {
         KuraError(code: "UNAVAILABLE", status: 503, message: message)
+    }
+}
+
+extension KuraError {
+    /// The body every error is answered with: `{"error":{"code":"…","message":"…"}}`.
+    public var jsonBody: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(48 + code.utf8.count + message.utf8.count)
+        out.append(contentsOf: #"{"error":{"code":"#.utf8)
+        appendJSONString(code, to: &out)
+        out.append(contentsOf: #","message":"#.utf8)
+        appendJSONString(message, to: &out)
+        out.append(contentsOf: "}}".utf8)
+        return out
+    }
+}
+
+extension KuraError {
+    /// A model `ValidationError` as it is answered: 400 with its code and message.
+    public init(_ error: ValidationError) {
+        self.init(code: error.code.rawValue, status: 400, message: error.message)
+    }
+
+    /// `error` as it is answered when it is a `KuraError` or a model `ValidationError`; `nil` for anything else
+    /// (which the router answers as an opaque 500).
+    public init?(answering error: any Error) {
+        if let error = error as? KuraError {
+            self = error
+        } else if let error = error as? ValidationError {
+            self.init(error)
+        } else {
+            return nil
+        }
     }
 }

@@ -1,3 +1,5 @@
+import KuraModel
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -28,37 +30,11 @@ public enum Timestamp {
 
     /// `2026-11-29T15:41:26.123456Z` with `fractionDigits` (0–6) digits of the second.
     public static func appendRFC3339(_ micros: Int64, to out: inout [UInt8], fractionDigits: Int = 6) {
-        let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        let fraction = micros - seconds * 1_000_000
-        let t = brokenDown(seconds)
-        appendDigits(Int(t.tm_year) + 1900, 4, &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(Int(t.tm_mon) + 1, 2, &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(Int(t.tm_mday), 2, &out)
-        out.append(UInt8(ascii: "T"))
-        appendDigits(Int(t.tm_hour), 2, &out)
-        out.append(UInt8(ascii: ":"))
-        appendDigits(Int(t.tm_min), 2, &out)
-        out.append(UInt8(ascii: ":"))
-        appendDigits(Int(t.tm_sec), 2, &out)
-        if fractionDigits > 0 {
-            out.append(UInt8(ascii: "."))
-            var divisor = 100_000
-            for _ in 0..<min(fractionDigits, 6) {
-                out.append(UInt8(ascii: "0") + UInt8((Int(fraction) / divisor) % 10))
-                divisor /= 10
-            }
-        }
-        out.append(UInt8(ascii: "Z"))
+        RFC3339.append(micros, to: &out, fractionDigits: fractionDigits)
     }
 
     /// RFC 3339 string for `micros`, with microseconds.
-    public static func rfc3339(_ micros: Int64) -> String {
-        var out: [UInt8] = []
-        appendRFC3339(micros, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
+    public static func rfc3339(_ micros: Int64) -> String { RFC3339.format(micros) }
 
     /// The HTTP `Date` format (IMF-fixdate): `Sun, 06 Nov 1994 08:49:37 GMT`.
     public static func httpDate(seconds: Int64) -> String {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Which web pages may call the server from another origin (the Fetch standard's CORS protocol). The engine applies
 /// it to every response (handlers' answers, errors, streams, its own refusals) and answers preflight requests

@@ -1,5 +1,6 @@
 import CLibUV
 import KuraCore
+import KuraModel
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// What the engine asks for each request; the router is the usual one.
 public protocol HTTPResponder: Sendable {
@@ -25,12 +26,12 @@ public struct RequestEnvironment: Sendable {
 
 /// The one place where thrown errors become responses.
 public enum ErrorResponses {
-    /// A `KuraError` becomes its own status and JSON body; anything else becomes an opaque 500 `INTERNAL` whose
+    /// A `KuraError` (or a model `ValidationError`, 400) becomes its own status and JSON body; anything else becomes an opaque 500 `INTERNAL` whose
     /// message carries only the request id, with the details in the log (and, when `verbose`, in the message too).
     public static func response(
         for error: any Error, requestID: String, logger: Logger, verbose: Bool = false
     ) -> Response {
-        if let error = error as? KuraError {
+        if let error = KuraError(answering: error) {
             if error.status >= 500 { logger.warn("request \(requestID) failed: \(error)") }
             return Response(error: error)
         }

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// One parsed HTTP request. Values only: the engine builds it, handlers read it.
 public struct Request: Sendable {

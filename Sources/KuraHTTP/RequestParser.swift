@@ -1,5 +1,6 @@
 import CHTTPParser
 import KuraCore
+import KuraModel
 
 /// A request as http-parser delivered it, before the engine gives it an id.
 public struct ParsedRequest: Sendable {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// What a handler answers with: a complete response, a response that will be completed later
 /// (work handed to the worker pool), or a stream of chunks (Server-Sent Events).

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// The engine's end of a deferred response. Complete it exactly once, from any thread; the response is written

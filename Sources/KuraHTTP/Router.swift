@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Per-request state handed to handlers. Applications define their own (holding, say, the caller's identity)
 /// and the router builds one for every request.

@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// One version of a file, ready to serve: its bytes, its gzip encoding (made once, here, when it pays), its
 /// validators and the headers of each answer, built once so that serving it costs no work per request beyond

@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Synchronization
 
 /// Serves the files under the hosting root (docs/api.md, "Static hosting"). What it learns about a path (a file

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 extension MailMessage {
     /// The complete RFC 5322 message: headers (`From`, `To`, `Subject`, `Date`, `Message-ID`, `MIME-Version`) and a

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Identifies one mail in the outbox: 20 random base62 characters, stable across retries and restarts.
 public struct MailID: Hashable, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// The mail module's entry point: a durable outbox plus the worker thread that delivers it.

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// The change feed: one thread that reads the change log whenever a commit pokes it (and on a short poll, for

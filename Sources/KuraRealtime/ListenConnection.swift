@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Synchronization
 
 /// One listen stream: the client at the other end, the listeners (targets) it carries, and the bounded queue in

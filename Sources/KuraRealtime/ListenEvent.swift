@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// The Server-Sent Events of a listen stream (docs/realtime.md), framed as `event:`, `id:` and one `data:` line

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// What one listener watches: a single document, or the results of a query.

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// A target prepared on the worker pool, waiting for the change feed to make it live.
@@ -39,9 +40,10 @@ extension ListenerRegistry {
         do {
             let registration = try prepared(target, connection, generation, resumeAfter)
             post(.register(registration))
-        } catch let error as KuraError {
-            post(.failed(connection, targetID: target.id, generation: generation, error))
         } catch {
+            if let error = KuraError(answering: error) {
+                return post(.failed(connection, targetID: target.id, generation: generation, error))
+            }
             logger.error("preparing listener \(target.id) of stream \(connection.id) failed: \(error)")
             let failure = KuraError.unavailable("the listener could not be prepared; add it again")
             post(.failed(connection, targetID: target.id, generation: generation, failure))

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// Reads a target's documents as they were at a given change-log sequence, exactly, from the store's current

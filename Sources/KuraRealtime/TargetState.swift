@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// One listener: its target, the documents its client holds, and how far it has been brought. Belongs to one

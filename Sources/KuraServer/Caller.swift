@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraRules
 
 /// Who is making a request: the administrator (admin key), a signed-in user (ID token), or nobody.

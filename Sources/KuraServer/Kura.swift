@@ -4,6 +4,7 @@ import KuraCore
 import KuraHTTP
 import KuraHosting
 import KuraMail
+import KuraModel
 import KuraRealtime
 import KuraStore
 

@@ -1,5 +1,6 @@
 import KuraAuth
 import KuraCore
+import KuraModel
 import KuraRealtime
 import KuraRules
 import KuraStore

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A declared composite index, as Firestore has them: an ordered list of fields, each ascending, descending or
 /// `CONTAINS` (the elements of an array, for `array-contains`), over every collection with one collection ID.

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Automatic document IDs (`POST /api/docs/{collection}`, `DocumentStore.create(in:)`): 20 base62 characters,
 /// the first 9 encoding the creation time in microseconds and the last 11 random (65 bits).

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The document database behind `/api/docs`, `/api/query` and `/api/commit`.
 ///

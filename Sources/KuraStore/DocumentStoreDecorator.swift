@@ -1,3 +1,5 @@
+import KuraModel
+
 /// A `DocumentStore` wrapped around another that adds behaviour to some calls (a cache, a notification) and
 /// passes the rest on: conformers implement what they change, and the reads below go to `base` unless they do.
 public protocol DocumentStoreDecorator: DocumentStore {

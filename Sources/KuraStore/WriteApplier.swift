@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Computes what a write does to a document, independently of any storage engine: preconditions, create /
 /// set / merge / update semantics and field transforms. Engines read the current document, call `apply`, and

@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraServer
 
 /// `kura` command line: argument parsing only; everything else lives in KuraServer.

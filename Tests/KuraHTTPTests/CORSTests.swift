@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Testing
 
 private func corsRoutes(_ router: Router<BasicRequestContext>) {

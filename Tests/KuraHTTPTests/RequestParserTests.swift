@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Testing
 
 /// Collects what a `RequestParser` reports, so it can be tested as a plain value.

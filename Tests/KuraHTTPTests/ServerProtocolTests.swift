@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Testing
 
 /// An error that is not a `KuraError`, to check that its details stay out of the response.

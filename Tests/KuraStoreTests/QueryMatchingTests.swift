@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -92,8 +93,8 @@ import Testing
             let expected: [String]
             do {
                 expected = try store.query(query).documents.map(\.path.description)
-            } catch let error as KuraError where error.code == "INVALID_QUERY" {
-                #expect(throws: KuraError.self) { _ = try QueryMatcher(query) }
+            } catch let error as ValidationError where error.code == .invalidQuery {
+                #expect(throws: ValidationError.self) { _ = try QueryMatcher(query) }
                 continue
             }
             let matcher = try QueryMatcher(query)

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -61,10 +62,12 @@ func expectError(
     do {
         try body()
         Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as KuraError {
+    } catch {
+        guard let error = KuraError(answering: error) else {
+            Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+            return
+        }
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
         if let status { #expect(error.status == status, sourceLocation: sourceLocation) }
-    } catch {
-        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
     }
 }

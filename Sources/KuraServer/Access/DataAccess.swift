@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraRules
 import KuraStore
 

@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// Reading JSON request bodies: one object at the top, fields looked up by name with typed accessors that
 /// answer 400 with the field's name when the shape is wrong.

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// Turns the JSON query of `POST /api/query` (and, later, realtime listeners) into a `Query`:
@@ -44,8 +45,8 @@ enum QueryDecoding {
     static func field(_ name: String) throws -> QueryField { try asQueryError { try QueryField(name) } }
 
     private static func asQueryError<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as KuraError where error.code == "INVALID_ARGUMENT" {
-            throw KuraError.invalidQuery(error.message)
+        do { return try body() } catch let error as ValidationError where error.code == .invalidArgument {
+            throw ValidationError.invalidQuery(error.message)
         }
     }
 

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// Turns the JSON writes of `POST /api/commit` into `Write`s:

@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// `/api/admin/users`: list, read, update (disable, claims, verified…) and delete accounts. For the admin key or
 /// users with the `admin` claim.

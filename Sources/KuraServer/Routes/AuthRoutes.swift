@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// `/api/auth/*`: sign-up, sign-in, tokens, the current account, verification and password-reset mail.
 /// Everything runs on the worker pool (password hashing, token checks, the account database), except the JWKS.

@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraStore
 
 /// `/api/docs/{path}`: one document or one collection. Reads run on the worker pool unless the document is in the

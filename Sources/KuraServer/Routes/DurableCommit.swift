@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraStore
 
 /// How every document write is answered: decode (and check) it, hand it to the store's group commit, and answer

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraHTTP
 import KuraHosting
+import KuraModel
 
 /// Static hosting (`hosting.root`): the router's fallback, so every path no route claims is looked up under the
 /// root, except the prefixes Kura keeps for itself (docs/api.md, "Paths Kura owns"), which stay JSON 404s.

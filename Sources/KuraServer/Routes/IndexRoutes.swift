@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraStore
 
 /// `/api/admin/indexes`: the composite indexes and their build state (`GET`), declaring more (`POST`, one index or

@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraRealtime
 import KuraStore
 
@@ -30,7 +31,7 @@ struct ListenRoutes {
                                 workers: environment.workers, loop: stream.eventLoop)
                         }
                     } catch {
-                        let failure = error as? KuraError ?? .internalError(requestID: stream.requestID)
+                        let failure = KuraError(answering: error) ?? .internalError(requestID: stream.requestID)
                         stream.write(Self.errorEvent(failure, target: target?.id))
                         stream.finish(closingConnection: true)
                     }

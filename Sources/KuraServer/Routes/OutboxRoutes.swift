@@ -1,6 +1,7 @@
 import KuraCore
 import KuraHTTP
 import KuraMail
+import KuraModel
 
 /// `GET /api/admin/outbox?status=&limit=`: the mails Kura has stored, newest first. With no SMTP relay configured
 /// (the embedded default) this is where a developer finds verification and reset links.

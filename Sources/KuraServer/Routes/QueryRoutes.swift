@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraStore
 
 /// `POST /api/query` (`?explain=true`: which index answered and what it cost, admin only),

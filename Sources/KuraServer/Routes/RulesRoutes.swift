@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// `/api/admin/rules`: the security rules in force (`GET`) and replacing them (`POST`). For the admin key or users
 /// with the `admin` claim.

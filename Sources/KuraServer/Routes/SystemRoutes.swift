@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// `GET /api/health` and, when no hosting root serves `/`, the `GET /` landing page.
 enum SystemRoutes {

@@ -2,6 +2,7 @@ import CKuraWebSDK
 import KuraCore
 import KuraHTTP
 import KuraHosting
+import KuraModel
 
 /// `GET /sdk/{file}`: the browser SDK (`kura.js`, the modules it imports, `kura.d.ts`), compiled into the binary
 /// from web/sdk/ and served like hosted files (ETag, gzip), revalidated on every use (`no-cache`), since the same

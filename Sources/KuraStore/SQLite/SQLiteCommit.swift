@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A write plus the work on it that does not need the database, done before it reaches the writer thread.
 ///

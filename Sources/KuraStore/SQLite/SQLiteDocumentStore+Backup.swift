@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 extension SQLiteDocumentStore {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// What one query cost, for tests and diagnostics.

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// The SQLite engine of `DocumentStore`: one database file in WAL mode, one group-committing writer thread, and

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// The writer connection's view of the current transaction: transaction control plus the row-level operations

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// The single writer: one thread, one connection, group commit.

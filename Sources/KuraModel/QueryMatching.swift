@@ -1,5 +1,3 @@
-import KuraCore
-
 /// Evaluates a query against documents in memory, with exactly the semantics of the SQLite engine
 /// (`SQLiteQueryPlan`): which documents a query matches, in which order, and where its cursors cut.
 ///
