@@ -11,7 +11,7 @@ public struct AuthClock: Sendable {
     public init(now: @escaping @Sendable () -> Double) { self.now = now }
 
     /// The wall clock.
-    public static let system = AuthClock { Double(Timestamp.nowMicros()) / 1_000_000 }
+    public static let system = AuthClock { Double(WallClock.nowMicros()) / 1_000_000 }
 }
 
 /// Knobs of the accounts module. Every default is chosen for a small self-hosted deployment and documented here.

@@ -27,7 +27,7 @@ public struct AuthUser: Sendable, Equatable {
         [
             "uid": .string(uid), "email": .string(email), "emailVerified": .bool(emailVerified),
             "displayName": displayName.map(JSONValue.string) ?? .null,
-            "createTime": .string(Timestamp.rfc3339(createTime)), "disabled": .bool(disabled),
+            "createTime": .string(RFC3339.format(createTime)), "disabled": .bool(disabled),
             "customClaims": .object(customClaims),
         ]
     }

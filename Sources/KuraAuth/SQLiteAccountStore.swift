@@ -150,7 +150,7 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
         do {
             return try body()
         } catch let error as SQLiteError where error.code == 2067 {  // SQLITE_CONSTRAINT_UNIQUE
-            throw KuraError.emailExists
+            throw APIError.emailExists
         }
     }
 

@@ -71,9 +71,8 @@ public struct CORSPolicy: Sendable {
         else { return nil }
         guard decision(origin: origin).allowsOrigin else {
             return Response(
-                error: KuraError(
-                    code: "ORIGIN_NOT_ALLOWED", status: 403,
-                    message: "origin \(origin) may not call this server (cors.origins)"))
+                error: APIError.originNotAllowed(
+                    "origin \(origin) may not call this server (cors.origins)"))
         }
         return Response(
             status: 204,

@@ -47,7 +47,7 @@ public struct Request: Sendable {
 
     /// The route parameter `name`; throws 400 if the route has none (a programming error surfaced safely).
     public func parameter(_ name: String) throws -> String {
-        guard let value = parameters[name] else { throw KuraError.badRequest("missing path parameter '\(name)'") }
+        guard let value = parameters[name] else { throw APIError.badRequest("missing path parameter '\(name)'") }
         return value
     }
 

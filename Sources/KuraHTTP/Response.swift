@@ -57,8 +57,8 @@ public struct Response: Sendable {
         Response(status: status, headers: headers, body: .stream(start))
     }
 
-    /// The JSON error response for a `KuraError`.
-    public init(error: KuraError) {
+    /// The JSON error response for a `APIError`.
+    public init(error: APIError) {
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
         for (name, value) in error.headers { headers.add(name, value) }
         self.init(status: error.status, headers: headers, body: error.jsonBody)

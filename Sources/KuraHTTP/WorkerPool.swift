@@ -38,7 +38,7 @@ public final class WorkerPool: Sendable {
         let (_, admitted) = queued.add(1, ordering: .relaxed)  // (old, new)
         guard admitted <= maxQueued else {
             queued.subtract(1, ordering: .relaxed)
-            throw KuraError.unavailable("the server is busy: worker queue full (\(maxQueued) jobs); retry later")
+            throw APIError.unavailable("the server is busy: worker queue full (\(maxQueued) jobs); retry later")
         }
         let job = WorkJob {
             let result = Result { try work() }

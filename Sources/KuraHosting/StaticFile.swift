@@ -38,7 +38,7 @@ public struct StaticFile: Sendable {
         let hash = String(Self.fnv1a(body), radix: 36)
         etag = "\"\(hash)\""
         gzipETag = "\"\(hash)-gz\""
-        lastModified = modifiedSeconds.map { Timestamp.httpDate(seconds: $0) }
+        lastModified = modifiedSeconds.map { WallClock.httpDate(seconds: $0) }
         var common: HTTPHeaders = ["Content-Type": contentType, "Cache-Control": cacheControl]
         if let lastModified { common.add("Last-Modified", lastModified) }
         common.add("X-Content-Type-Options", "nosniff")

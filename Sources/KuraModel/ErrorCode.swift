@@ -91,7 +91,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// `UNAVAILABLE`: overloaded; retry later (503).
     public static let unavailable = ErrorCode(rawValue: "UNAVAILABLE")
 
-    /// Every code docs/api.md lists, in its order.
+    /// `OVERFLOW`: the last event of a listen stream whose client did not read fast enough (docs/realtime.md).
+    public static let overflow = ErrorCode(rawValue: "OVERFLOW")
+
+    /// Every code docs/api.md lists ("Error codes"), in its order.
     public static let documented: [ErrorCode] = [
         .malformedRequest, .invalidArgument, .invalidPath, .invalidQuery, .emailExists, .invalidEmail,
         .weakPassword, .missingPassword, .invalidLoginCredentials, .invalidOOBCode, .expiredOOBCode,

@@ -15,7 +15,7 @@ public struct QueryMatcher: Sendable {
     public let query: NormalizedQuery
 
     /// Validates `query` (400 `INVALID_QUERY` like the engines).
-    public init(_ query: Query) throws {
+    public init(_ query: StructuredQuery) throws {
         self.query = try NormalizedQuery(query)
     }
 

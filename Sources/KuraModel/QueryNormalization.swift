@@ -6,7 +6,7 @@
 /// - cursor values are checked against the sort keys and a page token becomes an exclusive start position.
 public struct NormalizedQuery: Sendable {
     /// Where documents come from.
-    public var source: Query.Source
+    public var source: StructuredQuery.Source
     /// The filters (operands validated and converted).
     public var filters: [Filter]
     /// The complete sort order, ending with `id`.
@@ -26,7 +26,7 @@ public struct NormalizedQuery: Sendable {
     public static let maxDisjunction = 30
 
     /// Validates `query`; throws 400 `INVALID_QUERY`.
-    public init(_ query: Query) throws {
+    public init(_ query: StructuredQuery) throws {
         source = query.source
         if case .collectionGroup(let id) = query.source {
             do { try ResourcePath.validateID(id) } catch { throw ValidationError.invalidQuery("invalid collection ID") }

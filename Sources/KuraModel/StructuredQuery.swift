@@ -1,5 +1,5 @@
 /// A structured query over one collection or a collection group, Firestore style.
-public struct Query: Sendable {
+public struct StructuredQuery: Sendable {
     /// Where documents come from.
     public enum Source: Sendable, Equatable {
         /// The documents directly in one collection.

@@ -27,7 +27,7 @@ public final class IndexDefinitions: Sendable {
         do {
             try load()
         } catch {
-            guard let error = KuraError(answering: error) else { throw error }
+            guard let error = APIError(answering: error) else { throw error }
             throw ConfigurationError("\(path): \(error.message)")
         }
     }
@@ -36,7 +36,7 @@ public final class IndexDefinitions: Sendable {
     /// changes nothing.
     public func reloadIfChanged() {
         do { try load() } catch {
-            if let error = KuraError(answering: error) {
+            if let error = APIError(answering: error) {
                 return logger.error("\(path): \(error.message); its indexes are unchanged")
             }
             logger.error("\(path): \(error); its indexes are unchanged")

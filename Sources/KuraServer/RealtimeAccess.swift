@@ -78,7 +78,7 @@ struct RealtimeAccess: ListenAccess {
         let decision = try? access.decide(
             caller, listing ? .list : .get, path: path.segments,
             resource: document.map { DataAccess.ruleDocument($0.path, $0.fields) }, requestResource: nil,
-            time: Timestamp.nowMicros(), rules: access.rules.current.ruleSet, onLoop: false)
+            time: WallClock.nowMicros(), rules: access.rules.current.ruleSet, onLoop: false)
         return decision?.isAllowed ?? false
     }
 

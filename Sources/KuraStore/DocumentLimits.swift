@@ -14,14 +14,13 @@ public enum DocumentLimits {
         let value = JSONValue.object(fields)
         // The object itself is one level, so its contents may nest maxDepth more.
         if value.depth > maxDepth + 1 {
-            throw KuraError.badRequest("documents nest at most \(maxDepth) levels deep")
+            throw APIError.badRequest("documents nest at most \(maxDepth) levels deep")
         }
         try checkFieldNames(value)
         let bytes = value.jsonBytes
         if bytes.count > maxBytes {
-            throw KuraError(
-                code: "DOCUMENT_TOO_LARGE", status: 413,
-                message: "the document is \(bytes.count) bytes; the limit is \(maxBytes)")
+            throw APIError.documentTooLarge(
+                "the document is \(bytes.count) bytes; the limit is \(maxBytes)")
         }
         return bytes
     }
@@ -30,7 +29,7 @@ public enum DocumentLimits {
         switch value {
         case .object(let object):
             for member in object.members {
-                if member.key.isEmpty { throw KuraError.badRequest("field names must not be empty") }
+                if member.key.isEmpty { throw APIError.badRequest("field names must not be empty") }
                 try checkFieldNames(member.value)
             }
         case .array(let elements):

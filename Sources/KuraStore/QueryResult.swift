@@ -4,6 +4,6 @@ import KuraModel
 public struct QueryResult: Sendable {
     /// The matching documents in order (projected when the query selects fields).
     public var documents: [Document]
-    /// Pass as `Query.pageToken` to continue; `nil` when the query has no limit or fewer results came back.
+    /// Pass as `StructuredQuery.pageToken` to continue; `nil` when the query has no limit or fewer results came back.
     public var nextPageToken: String?
 }

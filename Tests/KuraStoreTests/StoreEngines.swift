@@ -55,7 +55,7 @@ func col(_ path: String) throws -> CollectionPath { try CollectionPath(path) }
 func field(_ path: String) throws -> FieldPath { try FieldPath(path) }
 func object(_ value: JSONValue) -> JSONObject { value.objectValue ?? JSONObject() }
 
-/// Expects `body` to throw a `KuraError` with `code` (and `status` when given).
+/// Expects `body` to throw a `APIError` with `code` (and `status` when given).
 func expectError(
     _ code: String, status: Int? = nil, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
 ) {
@@ -63,11 +63,11 @@ func expectError(
         try body()
         Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
     } catch {
-        guard let error = KuraError(answering: error) else {
+        guard let error = APIError(answering: error) else {
             Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
             return
         }
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.code.rawValue == code, "\(error)", sourceLocation: sourceLocation)
         if let status { #expect(error.status == status, sourceLocation: sourceLocation) }
     }
 }

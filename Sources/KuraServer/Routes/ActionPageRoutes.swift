@@ -70,7 +70,7 @@ struct ActionPageRoutes {
                         return page("Unknown action", "<p>This link is not valid.</p>", status: 400)
                     }
                 } catch {
-                    guard let error = KuraError(answering: error) else { throw error }
+                    guard let error = APIError(answering: error) else { throw error }
                     return page(
                         "That did not work", "<p>\(error.message.htmlEscaped) (\(error.code))</p>", status: error.status
                     )

@@ -18,7 +18,7 @@ struct HostingRoutes {
             if path == "/api" || path == "/sdk" || path == "/auth"
                 || Self.ownedPrefixes.contains(where: { path.hasPrefix($0) })
             {
-                throw KuraError.notFound("no route for \(request.method) \(path)")
+                throw APIError.notFound("no route for \(request.method) \(path)")
             }
             return site.respond(to: request, environment: context.environment)
         }

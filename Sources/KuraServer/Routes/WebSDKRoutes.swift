@@ -27,7 +27,7 @@ enum WebSDKRoutes {
         let files = Self.files
         router.get("/sdk/:file") { request, _ in
             let name = try request.parameter("file")
-            guard let file = files[name] else { throw KuraError.notFound("the browser SDK has no file \(name)") }
+            guard let file = files[name] else { throw APIError.notFound("the browser SDK has no file \(name)") }
             return file.response(to: request)
         }
     }

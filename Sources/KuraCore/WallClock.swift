@@ -1,12 +1,10 @@
-import KuraModel
-
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Wall-clock time helpers: microseconds since the Unix epoch and RFC 3339 / IMF-fixdate formatting
-/// without Foundation, cheap enough for every request.
-public enum Timestamp {
+/// Wall-clock time without Foundation, cheap enough for every request: microseconds since the Unix epoch and the
+/// HTTP `Date` format. RFC 3339 formatting is `RFC3339` in KuraModel.
+public enum WallClock {
     /// Microseconds since 1970-01-01T00:00:00Z.
     public static func nowMicros() -> Int64 {
         var ts = timespec()
@@ -14,7 +12,7 @@ public enum Timestamp {
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
-    /// Monotonic nanoseconds, for durations.
+    /// Monotonic nanoseconds, for durations (not wall-clock time; moves to `MonotonicClock`).
     public static func monotonicNanos() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -27,14 +25,6 @@ public enum Timestamp {
         gmtime_r(&t, &parts)
         return parts
     }
-
-    /// `2026-11-29T15:41:26.123456Z` with `fractionDigits` (0–6) digits of the second.
-    public static func appendRFC3339(_ micros: Int64, to out: inout [UInt8], fractionDigits: Int = 6) {
-        RFC3339.append(micros, to: &out, fractionDigits: fractionDigits)
-    }
-
-    /// RFC 3339 string for `micros`, with microseconds.
-    public static func rfc3339(_ micros: Int64) -> String { RFC3339.format(micros) }
 
     /// The HTTP `Date` format (IMF-fixdate): `Sun, 06 Nov 1994 08:49:37 GMT`.
     public static func httpDate(seconds: Int64) -> String {
