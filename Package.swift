@@ -29,12 +29,15 @@ let package = Package(
         // The browser SDK (web/sdk/) compiled into the binary with C23 #embed (docs/architecture.md, "Static files").
         .target(name: "CKuraWebSDK"),
 
-        .target(name: "KuraCore", dependencies: ["CSodium"]),
+        // The data model the server and the SDK share (JSON values, paths, value order, RFC 3339, queries and
+        // their matching, error codes): pure Swift, no C library, so it builds wherever the SDK does.
+        .target(name: "KuraModel"),
+        .target(name: "KuraCore", dependencies: ["KuraModel", "CSodium"]),
         .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
         .target(name: "KuraSQLite", dependencies: ["CSQLite"]),
         // libpq wrapper, schema migrator and change-log ordering for the PostgreSQL engine (docs/scaling.md).
         .target(name: "KuraPostgres", dependencies: ["CPostgres"]),
-        .target(name: "KuraStore", dependencies: ["KuraCore", "KuraSQLite", "CSQLite"]),
+        .target(name: "KuraStore", dependencies: ["KuraModel", "KuraCore", "KuraSQLite", "CSQLite"]),
         .target(name: "KuraAuth", dependencies: ["KuraCore", "KuraSQLite", "CSodium"]),
         .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
         .target(name: "KuraRules", dependencies: ["KuraCore", "CRE2"]),
@@ -51,6 +54,7 @@ let package = Package(
         .target(name: "KuraClient", dependencies: ["CSQLite"]),
         .executableTarget(name: "kura-todo", dependencies: ["KuraClient"]),
 
+        .testTarget(name: "KuraModelTests", dependencies: ["KuraModel"]),
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
         .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),
         // Starts its own PostgreSQL 15 (Tests/Support/postgres_server.sh) unless KURA_TEST_POSTGRES_URL is set.

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// An account as stored.
 public struct AccountRecord: Sendable, Equatable {
@@ -74,7 +75,7 @@ public enum ActionCodeUse: Sendable, Equatable {
 }
 
 /// Persistence of accounts, sessions and action codes. Implementations are thread-safe and make each method
-/// atomic. Unique-email violations throw `KuraError` `EMAIL_EXISTS`; other failures are storage errors.
+/// atomic. Unique-email violations throw `APIError` `EMAIL_EXISTS`; other failures are storage errors.
 public protocol AccountStore: Sendable {
     func insertAccount(_ account: AccountRecord) throws
     func account(uid: String) throws -> AccountRecord?

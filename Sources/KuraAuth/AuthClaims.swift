@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The verified claims of an ID token: who the caller is, for how long, and their custom claims.
 public struct AuthClaims: Sendable, Equatable {
@@ -72,25 +73,25 @@ enum IDToken {
     static func decode(
         _ token: String, issuer: String, audience: String, key lookup: (String) -> SigningKey?
     ) throws -> AuthClaims {
-        guard token.utf8.count <= 8192 else { throw KuraError.invalidIDToken() }
+        guard token.utf8.count <= 8192 else { throw APIError.invalidIDToken() }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64.decode(parts[0], .urlSafe),
             let payloadBytes = Base64.decode(parts[1], .urlSafe), let signature = Base64.decode(parts[2], .urlSafe),
             let header = (try? JSONValue.parse(headerBytes))?.objectValue
-        else { throw KuraError.invalidIDToken("the ID token is malformed") }
+        else { throw APIError.invalidIDToken("the ID token is malformed") }
         guard header["alg"] == "EdDSA", let kid = header["kid"]?.stringValue, let key = lookup(kid) else {
-            throw KuraError.invalidIDToken("the ID token is not signed by a known key")
+            throw APIError.invalidIDToken("the ID token is not signed by a known key")
         }
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard Sodium.verify(signature, of: signingInput, publicKey: key.publicKey) else {
-            throw KuraError.invalidIDToken("the ID token signature is invalid")
+            throw APIError.invalidIDToken("the ID token signature is invalid")
         }
         guard var payload = (try? JSONValue.parse(payloadBytes))?.objectValue, payload["iss"] == .string(issuer),
             payload["aud"] == .string(audience), let uid = payload["sub"]?.stringValue,
             let sid = payload["sid"]?.stringValue, case .int(let iat)? = payload["iat"],
             case .int(let exp)? = payload["exp"], case .int(let authTime)? = payload["auth_time"],
             let email = payload["email"]?.stringValue, case .bool(let verified)? = payload["email_verified"]
-        else { throw KuraError.invalidIDToken("the ID token claims are invalid") }
+        else { throw APIError.invalidIDToken("the ID token claims are invalid") }
         for name in AuthClaims.reservedNames { payload[name] = nil }
         return AuthClaims(
             uid: uid, email: email, emailVerified: verified, issuedAt: iat, expiresAt: exp, authTime: authTime,

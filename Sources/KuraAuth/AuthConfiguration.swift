@@ -1,5 +1,6 @@
 import CSodium
 import KuraCore
+import KuraModel
 
 /// The source of "now" for everything time-based in the module (token lifetimes, action-code expiry, rate-limit
 /// refill, cache re-checks), injectable so tests need no sleeps.
@@ -10,7 +11,7 @@ public struct AuthClock: Sendable {
     public init(now: @escaping @Sendable () -> Double) { self.now = now }
 
     /// The wall clock.
-    public static let system = AuthClock { Double(Timestamp.nowMicros()) / 1_000_000 }
+    public static let system = AuthClock { Double(WallClock.nowMicros()) / 1_000_000 }
 }
 
 /// Knobs of the accounts module. Every default is chosen for a small self-hosted deployment and documented here.

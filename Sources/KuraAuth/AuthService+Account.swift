@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The signed-in user's own account, email verification and password reset.
 extension AuthService {
@@ -17,7 +18,7 @@ extension AuthService {
         if let password = update.password { try validateNewPassword(password) }
         let newAddress = try update.email.map(EmailAddress.init)
         if let newAddress, newAddress.key != account.emailKey, try store.account(emailKey: newAddress.key) != nil {
-            throw KuraError.emailExists
+            throw APIError.emailExists
         }
         if let displayName = update.displayName {
             try validateDisplayName(displayName)
@@ -58,7 +59,7 @@ extension AuthService {
     public func confirmEmailVerification(code: String) throws -> AuthUser {
         let record = try consumeActionCode(code, kind: .verifyEmail)
         guard var account = try store.account(uid: record.uid), account.email == record.email else {
-            throw KuraError.invalidOOBCode
+            throw APIError.invalidOOBCode
         }
         account.emailVerified = true
         try store.updateAccount(account)
@@ -71,7 +72,7 @@ extension AuthService {
     /// the new address. Throws `INVALID_OOB_CODE`, `EXPIRED_OOB_CODE`, `EMAIL_EXISTS`.
     public func confirmEmailChange(code: String) throws -> AuthUser {
         let record = try consumeActionCode(code, kind: .changeEmail)
-        guard var account = try store.account(uid: record.uid) else { throw KuraError.invalidOOBCode }
+        guard var account = try store.account(uid: record.uid) else { throw APIError.invalidOOBCode }
         let address = try EmailAddress(record.email)
         account.email = address.value
         account.emailKey = address.key
@@ -115,9 +116,9 @@ extension AuthService {
         try validateNewPassword(newPassword)
         let record = try consumeActionCode(code, kind: .passwordReset)
         guard var account = try store.account(uid: record.uid), account.email == record.email else {
-            throw KuraError.invalidOOBCode
+            throw APIError.invalidOOBCode
         }
-        guard !account.disabled else { throw KuraError.userDisabled }
+        guard !account.disabled else { throw APIError.userDisabled }
         account.passwordHash = try hasher.hash(newPassword)
         account.emailVerified = true
         try store.updateAccount(account)
@@ -130,33 +131,33 @@ extension AuthService {
     /// a code that this would accept is one its confirm call accepts. Throws `INVALID_OOB_CODE` (unknown, used, or
     /// the account or its address changed since), `EXPIRED_OOB_CODE`, and `USER_DISABLED` for the reset code of a
     /// disabled account, as the confirm calls do.
-    public func checkActionCode(code: String) throws -> ActionCodeInfo {
+    public func checkActionCode(code: String) throws -> ActionCodeDetails {
         guard !code.isEmpty, code.utf8.count <= 256,
             let record = try store.unusedActionCode(hash: Sodium.sha256(code))
-        else { throw KuraError.invalidOOBCode }
-        guard record.expireTime > nowSeconds() else { throw KuraError.expiredOOBCode }
-        guard let account = try store.account(uid: record.uid) else { throw KuraError.invalidOOBCode }
+        else { throw APIError.invalidOOBCode }
+        guard record.expireTime > nowSeconds() else { throw APIError.expiredOOBCode }
+        guard let account = try store.account(uid: record.uid) else { throw APIError.invalidOOBCode }
         switch record.kind {
         case .verifyEmail, .passwordReset:
-            guard account.email == record.email else { throw KuraError.invalidOOBCode }
-            if record.kind == .passwordReset, account.disabled { throw KuraError.userDisabled }
-            return ActionCodeInfo(kind: record.kind, email: record.email)
+            guard account.email == record.email else { throw APIError.invalidOOBCode }
+            if record.kind == .passwordReset, account.disabled { throw APIError.userDisabled }
+            return ActionCodeDetails(kind: record.kind, email: record.email)
         case .changeEmail:
-            return ActionCodeInfo(kind: record.kind, email: record.email, previousEmail: account.email)
+            return ActionCodeDetails(kind: record.kind, email: record.email, previousEmail: account.email)
         }
     }
 
     private func liveAccount(_ claims: AuthClaims) throws -> AccountRecord {
         guard let account = try store.account(uid: claims.uid) else {
-            throw KuraError.invalidIDToken("the account no longer exists")
+            throw APIError.invalidIDToken("the account no longer exists")
         }
-        guard !account.disabled else { throw KuraError.userDisabled }
+        guard !account.disabled else { throw APIError.userDisabled }
         return account
     }
 }
 
 /// What `AuthService.checkActionCode(code:)` finds about a valid code.
-public struct ActionCodeInfo: Sendable, Equatable {
+public struct ActionCodeDetails: Sendable, Equatable {
     public var kind: ActionCodeKind
     /// The address the code confirms: the account's, or the new one for `.changeEmail`.
     public var email: String

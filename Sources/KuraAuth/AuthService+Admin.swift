@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Administrator operations (the routes check the admin key or an `admin` claim first).
 extension AuthService {
@@ -22,7 +23,7 @@ extension AuthService {
         if let pageToken, !pageToken.isEmpty {
             guard let bytes = Base64.decode(pageToken, .urlSafe), let uid = String(validating: bytes, as: UTF8.self)
             else {
-                throw KuraError.badRequest("invalid page token")
+                throw APIError.badRequest("invalid page token")
             }
             after = uid
         }
@@ -37,7 +38,7 @@ extension AuthService {
 
     /// One account. Throws `USER_NOT_FOUND`.
     public func user(uid: String) throws -> AuthUser {
-        guard let account = try store.account(uid: uid) else { throw KuraError.userNotFound }
+        guard let account = try store.account(uid: uid) else { throw APIError.userNotFound }
         return AuthUser(account)
     }
 
@@ -47,7 +48,7 @@ extension AuthService {
     /// every session. New ID tokens carry the new claims.
     /// Throws `USER_NOT_FOUND`, `INVALID_CLAIMS`, `INVALID_EMAIL`, `EMAIL_EXISTS`, `WEAK_PASSWORD`.
     public func updateUser(uid: String, _ update: AdminUserUpdate) throws -> AuthUser {
-        guard var account = try store.account(uid: uid) else { throw KuraError.userNotFound }
+        guard var account = try store.account(uid: uid) else { throw APIError.userNotFound }
         let before = account
         if let claims = update.customClaims {
             try Self.validateCustomClaims(claims)
@@ -68,7 +69,7 @@ extension AuthService {
             try validateNewPassword(password)
             account.passwordHash = try hasher.hash(password)
         }
-        guard try store.updateAccount(account) else { throw KuraError.userNotFound }
+        guard try store.updateAccount(account) else { throw APIError.userNotFound }
         if update.password != nil { try store.revokeSessions(uid: uid, except: nil) }
         let narrowed =
             update.password != nil || (account.disabled && !before.disabled)
@@ -84,13 +85,13 @@ extension AuthService {
 
     /// Deletes an account with its sessions and codes. Throws `USER_NOT_FOUND`.
     public func deleteUser(uid: String) throws {
-        guard try store.deleteAccount(uid: uid) else { throw KuraError.userNotFound }
+        guard try store.deleteAccount(uid: uid) else { throw APIError.userNotFound }
         revoke(Revocation(uid: uid))
     }
 
     /// Signs the user out everywhere. Throws `USER_NOT_FOUND`.
     public func revokeSessions(uid: String) throws {
-        guard try store.account(uid: uid) != nil else { throw KuraError.userNotFound }
+        guard try store.account(uid: uid) != nil else { throw APIError.userNotFound }
         try store.revokeSessions(uid: uid, except: nil)
         revoke(Revocation(uid: uid))
     }
@@ -98,10 +99,10 @@ extension AuthService {
     /// Custom claims: at most 1000 bytes of JSON (Firebase's limit), none of `AuthClaims.reservedNames`.
     static func validateCustomClaims(_ claims: JSONObject) throws {
         if let reserved = claims.keys.first(where: AuthClaims.reservedNames.contains) {
-            throw KuraError.badRequest("the claim name \(reserved) is reserved", code: "INVALID_CLAIMS")
+            throw APIError.invalidClaims("the claim name \(reserved) is reserved")
         }
         guard JSONValue.object(claims).jsonBytes.count <= 1000 else {
-            throw KuraError.badRequest("custom claims exceed 1000 bytes", code: "INVALID_CLAIMS")
+            throw APIError.invalidClaims("custom claims exceed 1000 bytes")
         }
     }
 }

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 extension AuthService {
     func nowMicros() -> Int64 { Int64(clock.now() * 1_000_000) }
@@ -6,12 +7,12 @@ extension AuthService {
 
     /// Throws `MISSING_PASSWORD`, `WEAK_PASSWORD` (too short) or `INVALID_ARGUMENT` (over `maxPasswordBytes`).
     func validateNewPassword(_ password: String) throws {
-        guard !password.isEmpty else { throw KuraError.missingPassword }
+        guard !password.isEmpty else { throw APIError.missingPassword }
         guard password.count >= configuration.minPasswordLength else {
-            throw KuraError.weakPassword(configuration.minPasswordLength)
+            throw APIError.weakPassword(configuration.minPasswordLength)
         }
         guard password.utf8.count <= configuration.maxPasswordBytes else {
-            throw KuraError.badRequest("the password is longer than \(configuration.maxPasswordBytes) bytes")
+            throw APIError.badRequest("the password is longer than \(configuration.maxPasswordBytes) bytes")
         }
     }
 
@@ -20,7 +21,7 @@ extension AuthService {
         guard let name else { return }
         guard name.count <= 256, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
-            throw KuraError.badRequest("the display name must be at most 256 characters, without control characters")
+            throw APIError.badRequest("the display name must be at most 256 characters, without control characters")
         }
     }
 
@@ -29,7 +30,7 @@ extension AuthService {
     ) throws -> AccountRecord {
         try validateDisplayName(displayName)
         // Checked first so a taken address costs no hashing; the UNIQUE index decides races.
-        if try store.account(emailKey: address.key) != nil { throw KuraError.emailExists }
+        if try store.account(emailKey: address.key) != nil { throw APIError.emailExists }
         let account = AccountRecord(
             uid: SecureRandom.base62(28), email: address.value, emailKey: address.key, emailVerified: emailVerified,
             displayName: displayName, passwordHash: try hasher.hash(password), disabled: false,
@@ -73,18 +74,18 @@ extension AuthService {
 
     /// Consumes `code` of `kind`. Throws `INVALID_OOB_CODE`, `EXPIRED_OOB_CODE`.
     func consumeActionCode(_ code: String, kind: ActionCodeKind) throws -> ActionCodeRecord {
-        guard !code.isEmpty, code.utf8.count <= 256 else { throw KuraError.invalidOOBCode }
+        guard !code.isEmpty, code.utf8.count <= 256 else { throw APIError.invalidOOBCode }
         switch try store.consumeActionCode(hash: Sodium.sha256(code), kind: kind, now: nowSeconds()) {
         case .consumed(let record): return record
-        case .expired: throw KuraError.expiredOOBCode
-        case .invalid: throw KuraError.invalidOOBCode
+        case .expired: throw APIError.expiredOOBCode
+        case .invalid: throw APIError.invalidOOBCode
         }
     }
 
     /// Throws `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` unless the password was typed within `recentLoginWindow`.
     func requireRecentLogin(_ claims: AuthClaims) throws {
         guard nowSeconds() - claims.authTime <= configuration.recentLoginWindow else {
-            throw KuraError.credentialTooOld
+            throw APIError.credentialTooOld
         }
     }
 }

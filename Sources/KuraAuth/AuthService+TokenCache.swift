@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 extension AuthService {
     /// The claims of `token` if they are in the token cache, unexpired and recently re-checked; `nil` means

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Endpoint classes for rate limiting; the raw value prefixes the limiter keys.
 public enum AuthEndpoint: String, Sendable {
@@ -70,13 +71,13 @@ public final class AuthService: Sendable {
     /// `recordFailedSignIn`.
     public func checkSignInThrottle(ip: String?, email: String) throws {
         let ipKey = ip.map { "\(AuthEndpoint.signIn.rawValue):ip:\($0)" }
-        if let ipKey, let wait = ipLimiter.retryAfter(ipKey) { throw KuraError.tooManyAttempts(seconds: wait) }
+        if let ipKey, let wait = ipLimiter.retryAfter(ipKey) { throw APIError.tooManyAttempts(seconds: wait) }
         guard let accountKey = signInAccountKey(email), let wait = accountLimiter.retryAfter(accountKey) else {
             return
         }
         // The account is being guessed at; only an address with a clean record may try.
         if let ipKey, !ipLimiter.isCharged(ipKey) { return }
-        throw KuraError.tooManyAttempts(seconds: wait)
+        throw APIError.tooManyAttempts(seconds: wait)
     }
 
     /// Counts a failed sign-in (`INVALID_LOGIN_CREDENTIALS`) against the address and the account. A failure
@@ -121,17 +122,17 @@ public final class AuthService: Sendable {
     /// after the same argon2id work. Also `MISSING_PASSWORD`, `INVALID_EMAIL`, `USER_DISABLED`,
     /// `EMAIL_NOT_VERIFIED` (when `requireVerifiedEmail`).
     public func signIn(email: String, password: String) throws -> AuthResult {
-        guard !password.isEmpty else { throw KuraError.missingPassword }
+        guard !password.isEmpty else { throw APIError.missingPassword }
         let address = try EmailAddress(email)
-        guard password.utf8.count <= configuration.maxPasswordBytes else { throw KuraError.invalidLoginCredentials }
+        guard password.utf8.count <= configuration.maxPasswordBytes else { throw APIError.invalidLoginCredentials }
         guard var account = try store.account(emailKey: address.key) else {
             // Same cost as a wrong password, so response time does not reveal which addresses have accounts.
             _ = hasher.verify(password, against: hasher.dummyHash)
-            throw KuraError.invalidLoginCredentials
+            throw APIError.invalidLoginCredentials
         }
-        guard hasher.verify(password, against: account.passwordHash) else { throw KuraError.invalidLoginCredentials }
-        guard !account.disabled else { throw KuraError.userDisabled }
-        if configuration.requireVerifiedEmail && !account.emailVerified { throw KuraError.emailNotVerified }
+        guard hasher.verify(password, against: account.passwordHash) else { throw APIError.invalidLoginCredentials }
+        guard !account.disabled else { throw APIError.userDisabled }
+        if configuration.requireVerifiedEmail && !account.emailVerified { throw APIError.emailNotVerified }
         if hasher.needsRehash(account.passwordHash) { account.passwordHash = try hasher.hash(password) }
         account.lastSignInTime = nowMicros()
         try store.updateAccount(account)
@@ -144,21 +145,21 @@ public final class AuthService: Sendable {
     /// `EMAIL_NOT_VERIFIED` (with `requireVerifiedEmail`, for an unverified account: the presented token is spent
     /// and no new one issued, so the session ends; its owner signs in again once the address is verified).
     public func refresh(refreshToken: String) throws -> AuthResult {
-        guard !refreshToken.isEmpty, refreshToken.utf8.count <= 256 else { throw KuraError.invalidRefreshToken }
+        guard !refreshToken.isEmpty, refreshToken.utf8.count <= 256 else { throw APIError.invalidRefreshToken }
         let newToken = Base64.encode(SecureRandom.bytes(32), .urlSafe)
         switch try store.rotateRefreshToken(
             presentedHash: Sodium.sha256(refreshToken), newHash: Sodium.sha256(newToken), now: nowMicros(),
             reuseGrace: Int64(configuration.refreshTokenReuseGrace * 1_000_000))
         {
         case .invalid:
-            throw KuraError.invalidRefreshToken
+            throw APIError.invalidRefreshToken
         case .reused(let session):
             revoke(Revocation(uid: session.uid, sessionID: session.id))
-            throw KuraError.invalidRefreshToken
+            throw APIError.invalidRefreshToken
         case .rotated(let session):
-            guard let account = try store.account(uid: session.uid) else { throw KuraError.invalidRefreshToken }
-            guard !account.disabled else { throw KuraError.userDisabled }
-            if configuration.requireVerifiedEmail && !account.emailVerified { throw KuraError.emailNotVerified }
+            guard let account = try store.account(uid: session.uid) else { throw APIError.invalidRefreshToken }
+            guard !account.disabled else { throw APIError.userDisabled }
+            if configuration.requireVerifiedEmail && !account.emailVerified { throw APIError.emailNotVerified }
             return AuthResult(
                 user: AuthUser(account), idToken: issueIDToken(account: account, session: session),
                 refreshToken: newToken, expiresIn: configuration.idTokenLifetime)
@@ -190,7 +191,7 @@ public final class AuthService: Sendable {
         if let cached {
             guard Double(cached.claims.expiresAt) > now else {
                 cache.remove(token)
-                throw KuraError.tokenExpired
+                throw APIError.tokenExpired
             }
             if now - cached.checkedAt < configuration.tokenRecheckInterval { return cached.claims }
         }
@@ -199,9 +200,9 @@ public final class AuthService: Sendable {
             try cached?.claims
             ?? IDToken.decode(
                 token, issuer: configuration.issuer, audience: configuration.audience, key: keys.key(kid:))
-        guard Double(claims.expiresAt) > now else { throw KuraError.tokenExpired }
+        guard Double(claims.expiresAt) > now else { throw APIError.tokenExpired }
         guard Double(claims.issuedAt) <= now + 60 else {
-            throw KuraError.invalidIDToken("the ID token is from the future")
+            throw APIError.invalidIDToken("the ID token is from the future")
         }
         do {
             let account = try liveAccount(of: claims)
@@ -229,8 +230,8 @@ public final class AuthService: Sendable {
         guard let session = try store.session(id: claims.sessionID), session.uid == claims.uid, !session.revoked,
             let account = try (store as? CachedAccountStore)?.freshAccount(uid: claims.uid)
                 ?? store.account(uid: claims.uid)
-        else { throw KuraError.invalidIDToken("the session has been revoked") }
-        guard !account.disabled else { throw KuraError.userDisabled }
+        else { throw APIError.invalidIDToken("the session has been revoked") }
+        guard !account.disabled else { throw APIError.userDisabled }
         return account
     }
 

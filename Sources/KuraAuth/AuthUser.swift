@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// An account as the API shows it (never the password hash).
 public struct AuthUser: Sendable, Equatable {
@@ -26,7 +27,7 @@ public struct AuthUser: Sendable, Equatable {
         [
             "uid": .string(uid), "email": .string(email), "emailVerified": .bool(emailVerified),
             "displayName": displayName.map(JSONValue.string) ?? .null,
-            "createTime": .string(Timestamp.rfc3339(createTime)), "disabled": .bool(disabled),
+            "createTime": .string(RFC3339.format(createTime)), "disabled": .bool(disabled),
             "customClaims": .object(customClaims),
         ]
     }

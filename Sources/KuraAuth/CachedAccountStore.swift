@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// An `AccountStore` that keeps account records in memory, so that the hot path of an authenticated request

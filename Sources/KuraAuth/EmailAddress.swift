@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A validated, normalised email address.
 ///
@@ -24,16 +25,16 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     public init(_ raw: String) throws {
         let trimmed = raw.trimmingWhitespace()
         let bytes = Array(trimmed.utf8)
-        guard !bytes.isEmpty else { throw KuraError.invalidEmail("an email address is required") }
+        guard !bytes.isEmpty else { throw APIError.invalidEmail("an email address is required") }
         guard bytes.count <= 254, bytes.allSatisfy({ $0 < 0x80 }) else {
-            throw KuraError.invalidEmail("the email address is too long or not ASCII")
+            throw APIError.invalidEmail("the email address is too long or not ASCII")
         }
         let parts = bytes.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false)
-        guard parts.count == 2 else { throw KuraError.invalidEmail("the email address must contain exactly one @") }
+        guard parts.count == 2 else { throw APIError.invalidEmail("the email address must contain exactly one @") }
         let local = Array(parts[0])
         let domain = parts[1].map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
-        guard Self.isValidLocal(local) else { throw KuraError.invalidEmail("the part before @ is not valid") }
-        guard Self.isValidDomain(domain) else { throw KuraError.invalidEmail("the domain is not valid") }
+        guard Self.isValidLocal(local) else { throw APIError.invalidEmail("the part before @ is not valid") }
+        guard Self.isValidDomain(domain) else { throw APIError.invalidEmail("the domain is not valid") }
         value = String(decoding: local + [UInt8(ascii: "@")] + domain, as: UTF8.self)
         key = value.asciiLowercased()
     }

@@ -1,6 +1,7 @@
 import CSodium
 import Dispatch
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// Argon2id password hashing with libsodium's `crypto_pwhash_str_alg`: the stored value is the self-describing
@@ -33,7 +34,7 @@ struct PasswordHasher: Sendable {
             crypto_pwhash_str_alg(&out, chars, UInt64(count), opsLimit, memLimit, crypto_pwhash_alg_argon2id13())
         }
         // Fails only when memory cannot be allocated; that is a server fault, not the caller's.
-        guard rc == 0 else { throw KuraError.unavailable("password hashing failed (out of memory)") }
+        guard rc == 0 else { throw APIError.unavailable("password hashing failed (out of memory)") }
         return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

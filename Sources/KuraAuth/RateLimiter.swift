@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// A token-bucket limit: up to `burst` attempts at once, then one more every `refillInterval` seconds.
@@ -58,7 +59,7 @@ public final class RateLimiter: Sendable {
             }
             return (1 - bucket.tokens) * limit.refillInterval
         }
-        if let retryAfter { throw KuraError.tooManyAttempts(retryAfter: max(1, Int(retryAfter.rounded(.up)))) }
+        if let retryAfter { throw APIError.tooManyAttempts(retryAfter: max(1, Int(retryAfter.rounded(.up)))) }
     }
 
     /// Seconds until `key`'s bucket has an attempt again, or `nil` when it has one now; takes nothing.

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// `AccountStore` in its own SQLite file (`<directory>/accounts.db`): WAL, `synchronous=FULL`. One writer
@@ -149,7 +150,7 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
         do {
             return try body()
         } catch let error as SQLiteError where error.code == 2067 {  // SQLITE_CONSTRAINT_UNIQUE
-            throw KuraError.emailExists
+            throw APIError.emailExists
         }
     }
 

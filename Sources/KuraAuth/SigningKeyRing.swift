@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// One Ed25519 signing key: `kid` is derived from the public key.
@@ -80,7 +81,7 @@ final class SigningKeyRing: Sendable {
             else { return nil }
             return SigningKey(seed: seed, createTime: created)
         }
-        guard let keys, !keys.isEmpty else { throw KuraError.unavailable("\(path) holds no usable signing key") }
+        guard let keys, !keys.isEmpty else { throw APIError.unavailable("\(path) holds no usable signing key") }
         return keys
     }
 
@@ -93,14 +94,14 @@ final class SigningKeyRing: Sendable {
         let bytes = json.jsonBytes + [0x0A]
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw KuraError.unavailable("cannot write \(temporary): errno \(errno)") }
+        guard fd >= 0 else { throw APIError.unavailable("cannot write \(temporary): errno \(errno)") }
         fchmod(fd, 0o600)
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd)
         close(fd)
         guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
             unlink(temporary)
-            throw KuraError.unavailable("cannot write \(path): errno \(errno)")
+            throw APIError.unavailable("cannot write \(path): errno \(errno)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import CSodium
 import KuraCore
+import KuraModel
 
 /// The libsodium primitives the module uses, over Swift byte arrays.
 enum Sodium {

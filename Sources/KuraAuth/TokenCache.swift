@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// Verified ID tokens, so a repeated verification is a dictionary lookup instead of a signature check and a

@@ -1,3 +1,5 @@
+import KuraModel
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -50,7 +52,7 @@ public final class Logger: Sendable {
         guard isEnabled(level) else { return }
         var line: [UInt8] = []
         line.reserveCapacity(96)
-        Timestamp.appendRFC3339(Timestamp.nowMicros(), to: &line, fractionDigits: 3)
+        RFC3339.append(WallClock.nowMicros(), to: &line, fractionDigits: 3)
         line.append(0x20)
         line.append(contentsOf: level.name.utf8)
         line.append(0x20)

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Which web pages may call the server from another origin (the Fetch standard's CORS protocol). The engine applies
 /// it to every response (handlers' answers, errors, streams, its own refusals) and answers preflight requests
@@ -70,9 +71,8 @@ public struct CORSPolicy: Sendable {
         else { return nil }
         guard decision(origin: origin).allowsOrigin else {
             return Response(
-                error: KuraError(
-                    code: "ORIGIN_NOT_ALLOWED", status: 403,
-                    message: "origin \(origin) may not call this server (cors.origins)"))
+                error: APIError.originNotAllowed(
+                    "origin \(origin) may not call this server (cors.origins)"))
         }
         return Response(
             status: 204,

@@ -1,5 +1,6 @@
 import CLibUV
 import KuraCore
+import KuraModel
 
 #if canImport(Glibc)
     import Glibc
@@ -177,7 +178,7 @@ final class Connection: @unchecked Sendable {
         let requestID = Self.acceptableRequestID(parsed.headers["X-Request-Id"]) ?? loop.nextRequestID()
         var exchange = Exchange(
             sequence: sequence, method: parsed.method, target: parsed.target, requestID: requestID,
-            startedNanos: Timestamp.monotonicNanos(), keepAlive: parsed.keepAlive,
+            startedNanos: WallClock.monotonicNanos(), keepAlive: parsed.keepAlive,
             http10: parsed.version.major == 1 && parsed.version.minor == 0)
         exchange.cors = loop.corsAllowsAnyOrigin ? .any : loop.config.cors.decision(origin: parsed.headers["Origin"])
         var request = Request(
@@ -216,7 +217,7 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Answers a request the parser refused, then closes.
-    private func reject(_ error: KuraError) {
+    private func reject(_ error: APIError) {
         let sequence = sequenceIn
         sequenceIn += 1
         closeAfter = min(closeAfter, sequence)

@@ -1,5 +1,6 @@
 import CLibUV
 import KuraCore
+import KuraModel
 
 #if canImport(Glibc)
     import Glibc
@@ -128,7 +129,7 @@ final class HTTPLoop: @unchecked Sendable {
     /// Answers 503 to a connection over the limit and closes it, without keeping any state for it.
     private func refuse(_ client: UnsafeMutablePointer<uv_tcp_t>) {
         var bytes: [UInt8] = []
-        let error = KuraError.unavailable("too many open connections (limit \(config.maxConnections))")
+        let error = APIError.unavailable("too many open connections (limit \(config.maxConnections))")
         var exchange = Exchange(
             sequence: 0, method: .GET, target: "-", requestID: nextRequestID(), startedNanos: 0, keepAlive: false,
             http10: false)
@@ -225,7 +226,7 @@ final class HTTPLoop: @unchecked Sendable {
         let second = Int64(time(nil))
         guard second != dateSecond else { return }
         dateSecond = second
-        dateLine = Array("Date: \(Timestamp.httpDate(seconds: second))\r\n".utf8)
+        dateLine = Array("Date: \(WallClock.httpDate(seconds: second))\r\n".utf8)
     }
 
     /// Writes the status line, headers and (unless HEAD) body of `response` into `out`, and logs the exchange.
@@ -290,12 +291,12 @@ final class HTTPLoop: @unchecked Sendable {
     /// Appends one access-log line; lines are buffered per loop and written by the timer (or when the buffer fills).
     private func log(_ exchange: Exchange, status: Int) {
         guard logAccess else { return }
-        let micros = Timestamp.nowMicros()
+        let micros = WallClock.nowMicros()
         let second = micros / 1_000_000
         if second != logSecond {
             logSecond = second
             var prefix: [UInt8] = []
-            Timestamp.appendRFC3339(second * 1_000_000, to: &prefix, fractionDigits: 0)
+            RFC3339.append(second * 1_000_000, to: &prefix, fractionDigits: 0)
             prefix.removeLast()  // the Z; milliseconds go in between
             logPrefix = prefix
         }
@@ -312,7 +313,7 @@ final class HTTPLoop: @unchecked Sendable {
         accessLog.append(0x20)
         appendDecimal(status, to: &accessLog)
         accessLog.append(0x20)
-        let elapsed = exchange.startedNanos == 0 ? 0 : Timestamp.monotonicNanos() &- exchange.startedNanos
+        let elapsed = exchange.startedNanos == 0 ? 0 : WallClock.monotonicNanos() &- exchange.startedNanos
         appendDecimal(Int(elapsed / 1_000_000), to: &accessLog)
         accessLog.append(UInt8(ascii: "."))
         let fraction = Int(elapsed / 1000 % 1000)

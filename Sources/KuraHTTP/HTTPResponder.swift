@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// What the engine asks for each request; the router is the usual one.
 public protocol HTTPResponder: Sendable {
@@ -25,17 +26,17 @@ public struct RequestEnvironment: Sendable {
 
 /// The one place where thrown errors become responses.
 public enum ErrorResponses {
-    /// A `KuraError` becomes its own status and JSON body; anything else becomes an opaque 500 `INTERNAL` whose
+    /// A `APIError` (or a model `ValidationError`, 400) becomes its own status and JSON body; anything else becomes an opaque 500 `INTERNAL` whose
     /// message carries only the request id, with the details in the log (and, when `verbose`, in the message too).
     public static func response(
         for error: any Error, requestID: String, logger: Logger, verbose: Bool = false
     ) -> Response {
-        if let error = error as? KuraError {
+        if let error = APIError(answering: error) {
             if error.status >= 500 { logger.warn("request \(requestID) failed: \(error)") }
             return Response(error: error)
         }
         logger.error("request \(requestID) failed with an unexpected error: \(String(reflecting: error))")
-        var answer = KuraError.internalError(requestID: requestID)
+        var answer = APIError.internalError(requestID: requestID)
         if verbose { answer.message += ": \(String(reflecting: error))" }
         return Response(error: answer)
     }

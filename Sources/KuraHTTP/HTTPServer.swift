@@ -1,5 +1,6 @@
 import CLibUV
 import KuraCore
+import KuraModel
 import Synchronization
 
 #if canImport(Glibc)

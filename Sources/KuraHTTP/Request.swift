@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// One parsed HTTP request. Values only: the engine builds it, handlers read it.
 public struct Request: Sendable {
@@ -46,7 +47,7 @@ public struct Request: Sendable {
 
     /// The route parameter `name`; throws 400 if the route has none (a programming error surfaced safely).
     public func parameter(_ name: String) throws -> String {
-        guard let value = parameters[name] else { throw KuraError.badRequest("missing path parameter '\(name)'") }
+        guard let value = parameters[name] else { throw APIError.badRequest("missing path parameter '\(name)'") }
         return value
     }
 

@@ -1,5 +1,6 @@
 import CHTTPParser
 import KuraCore
+import KuraModel
 
 /// A request as http-parser delivered it, before the engine gives it an id.
 public struct ParsedRequest: Sendable {
@@ -40,7 +41,7 @@ public final class RequestParser {
         /// Parsing stopped after a request that closes the connection (or an upgrade); the rest is ignored.
         case stopped
         /// The input is not acceptable; answer with this error and close.
-        case failed(KuraError)
+        case failed(APIError)
     }
 
     public let limits: Limits
@@ -57,7 +58,7 @@ public final class RequestParser {
     private var headers: [(name: String, value: String)] = []
     private var body: [UInt8] = []
     private var headerBytes = 0
-    private var failure: KuraError?
+    private var failure: APIError?
     private var sawContentLength = false
     private var sawTransferEncoding = false
     private var sawHost = false
@@ -105,12 +106,12 @@ public final class RequestParser {
         let code = kura_http_errno(parser)
         if code == HPE_PAUSED.rawValue { return .stopped }
         if code != HPE_OK.rawValue {
-            let error: KuraError
+            let error: APIError
             if code == HPE_HEADER_OVERFLOW.rawValue {
                 error = .headersTooLarge("request header block exceeds \(limits.maxHeaderBytes) bytes")
             } else {
                 let description = String(cString: http_errno_description(http_errno(rawValue: code)))
-                error = .badRequest("malformed HTTP request: \(description)", code: "MALFORMED_REQUEST")
+                error = .malformedRequest("malformed HTTP request: \(description)")
             }
             failure = error
             return .failed(error)
@@ -119,7 +120,7 @@ public final class RequestParser {
         return .consumed
     }
 
-    fileprivate func fail(_ error: KuraError) -> Int32 {
+    fileprivate func fail(_ error: APIError) -> Int32 {
         failure = error
         return -1
     }
@@ -137,23 +138,23 @@ public final class RequestParser {
     private func commitHeader() -> Int32 {
         guard !field.isEmpty || !value.isEmpty else { return 0 }
         if field.contains(0x20) || field.contains(0x09) {
-            return fail(.badRequest("white space in a header field name", code: "MALFORMED_REQUEST"))
+            return fail(.malformedRequest("white space in a header field name"))
         }
         let name = String(decoding: field, as: UTF8.self)
         // Decoding with replacement would change the value the handlers see (U+FFFD for each bad byte).
         guard let text = String(validating: value, as: UTF8.self) else {
-            return fail(.badRequest("a header value that is not UTF-8", code: "MALFORMED_REQUEST"))
+            return fail(.malformedRequest("a header value that is not UTF-8"))
         }
         if HTTPHeaders.equalsIgnoringCase(name, "content-length") { sawContentLength = true }
         if HTTPHeaders.equalsIgnoringCase(name, "transfer-encoding") { sawTransferEncoding = true }
         if HTTPHeaders.equalsIgnoringCase(name, "host") {
-            if sawHost { return fail(.badRequest("more than one Host header", code: "MALFORMED_REQUEST")) }
+            if sawHost { return fail(.malformedRequest("more than one Host header")) }
             sawHost = true
         }
-        // Two credentials: Kura would use the first, a proxy in front might check the other.
+        // Two credentials: KuraNode would use the first, a proxy in front might check the other.
         if HTTPHeaders.equalsIgnoringCase(name, "authorization") {
             if sawAuthorization {
-                return fail(.badRequest("more than one Authorization header", code: "MALFORMED_REQUEST"))
+                return fail(.malformedRequest("more than one Authorization header"))
             }
             sawAuthorization = true
         }
@@ -203,7 +204,7 @@ public final class RequestParser {
         if field.isEmpty, let start = bytes.baseAddress.map(UnsafeRawPointer.init),
             byte(before: start, distance: 1) != 0x0A || byte(before: start, distance: 2) != 0x0D
         {
-            return fail(.badRequest("header lines must end in CRLF", code: "MALFORMED_REQUEST"))
+            return fail(.malformedRequest("header lines must end in CRLF"))
         }
         field.append(contentsOf: bytes)
         return countHeaderBytes(bytes.count + 4)
@@ -217,7 +218,7 @@ public final class RequestParser {
             var distance = 1
             while distance < 64, [0x20, 0x09].contains(byte(before: start, distance: distance)) { distance += 1 }
             if byte(before: start, distance: distance) == 0x0A {
-                return fail(.badRequest("obsolete line folding in a header", code: "MALFORMED_REQUEST"))
+                return fail(.malformedRequest("obsolete line folding in a header"))
             }
         }
         value.append(contentsOf: bytes)
@@ -230,23 +231,22 @@ public final class RequestParser {
         // Percent-encoded bytes are checked when decoded; raw ones here, since replacing them with U+FFFD would turn
         // an ID into another one.
         if url.contains(where: { $0 >= 0x80 }), String(validating: url, as: UTF8.self) == nil {
-            return fail(.badRequest("a request target that is not UTF-8", code: "MALFORMED_REQUEST"))
+            return fail(.malformedRequest("a request target that is not UTF-8"))
         }
         if parser.pointee.http_major != 1 {
             return fail(
-                KuraError(
-                    code: "HTTP_VERSION_NOT_SUPPORTED", status: 505,
-                    message: "only HTTP/1.0 and HTTP/1.1 are supported"))
+                APIError.httpVersionNotSupported(
+                    "only HTTP/1.0 and HTTP/1.1 are supported"))
         }
         if sawContentLength && sawTransferEncoding {
             return fail(
-                .badRequest(
-                    "a request may not carry both Content-Length and Transfer-Encoding", code: "MALFORMED_REQUEST"))
+                .malformedRequest(
+                    "a request may not carry both Content-Length and Transfer-Encoding"))
         }
         if parser.pointee.http_major == 1 && parser.pointee.http_minor >= 1
             && !headers.contains(where: { HTTPHeaders.equalsIgnoringCase($0.name, "host") })
         {
-            return fail(.badRequest("HTTP/1.1 requests need a Host header", code: "MALFORMED_REQUEST"))
+            return fail(.malformedRequest("HTTP/1.1 requests need a Host header"))
         }
         if sawTransferEncoding, let failure = transferCodingFailure() { return fail(failure) }
         let chunked = kura_http_flags(parser) & UInt32(F_CHUNKED.rawValue) != 0
@@ -259,7 +259,7 @@ public final class RequestParser {
             let expect = headers.first(where: { HTTPHeaders.equalsIgnoringCase($0.name, "expect") })
         {
             guard HTTPHeaders.equalsIgnoringCase(expect.value, "100-continue") else {
-                return fail(KuraError(code: "EXPECTATION_FAILED", status: 417, message: "unsupported Expect value"))
+                return fail(APIError.expectationFailed("unsupported Expect value"))
             }
             onEvent(.expectContinue)
         }
@@ -269,20 +269,18 @@ public final class RequestParser {
     /// Kura implements no transfer coding but `chunked`: any other (`gzip, chunked`) is 501 (RFC 9112 §6.1), never
     /// a body read as if it were plain chunked. A list whose last coding is not `chunked` has no knowable length
     /// (400, RFC 9112 §6.3), nor does one with `chunked` twice (RFC 9112 §7.1: applied at most once).
-    private func transferCodingFailure() -> KuraError? {
+    private func transferCodingFailure() -> APIError? {
         let codings = headers.filter { HTTPHeaders.equalsIgnoringCase($0.name, "transfer-encoding") }
             .flatMap { $0.value.split(separator: ",", omittingEmptySubsequences: false) }
             .map { String($0).trimmingSpaces() }
         let chunked = codings.filter { HTTPHeaders.equalsIgnoringCase($0, "chunked") }.count
         if chunked == 1, codings.count == 1 { return nil }
         guard chunked == 1, let last = codings.last, HTTPHeaders.equalsIgnoringCase(last, "chunked") else {
-            return .badRequest(
-                "Transfer-Encoding must end in chunked, once, for the body's length to be known",
-                code: "MALFORMED_REQUEST")
+            return .malformedRequest(
+                "Transfer-Encoding must end in chunked, once, for the body's length to be known")
         }
-        return KuraError(
-            code: "NOT_IMPLEMENTED", status: 501,
-            message: "only the chunked transfer coding is supported, not: \(codings.joined(separator: ", "))")
+        return APIError.notImplemented(
+            "only the chunked transfer coding is supported, not: \(codings.joined(separator: ", "))")
     }
 
     fileprivate func bodyBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// What a handler answers with: a complete response, a response that will be completed later
 /// (work handed to the worker pool), or a stream of chunks (Server-Sent Events).
@@ -56,8 +57,8 @@ public struct Response: Sendable {
         Response(status: status, headers: headers, body: .stream(start))
     }
 
-    /// The JSON error response for a `KuraError`.
-    public init(error: KuraError) {
+    /// The JSON error response for a `APIError`.
+    public init(error: APIError) {
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
         for (name, value) in error.headers { headers.add(name, value) }
         self.init(status: error.status, headers: headers, body: error.jsonBody)

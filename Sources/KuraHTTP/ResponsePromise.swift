@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// The engine's end of a deferred response. Complete it exactly once, from any thread; the response is written
@@ -17,7 +18,7 @@ public final class ResponsePromise: Sendable {
         guard !completed.load(ordering: .acquiring) else { return }
         let connection = self.connection
         let exchange = self.exchange
-        let error = KuraError.internalError(requestID: exchange.requestID)
+        let error = APIError.internalError(requestID: exchange.requestID)
         connection.loop.logger.error("request \(exchange.requestID): handler dropped its response promise")
         connection.onLoop { connection.deliver(Response(error: error), for: exchange) }
     }

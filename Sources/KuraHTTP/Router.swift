@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Per-request state handed to handlers. Applications define their own (holding, say, the caller's identity)
 /// and the router builds one for every request.
@@ -116,11 +117,11 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
             guard let name = PercentDecoding.decode(parts[0], plusIsSpace: true),
                 parts.count == 1 || PercentDecoding.decode(parts[1], plusIsSpace: true) != nil
             else {
-                throw KuraError.badRequest("malformed percent-encoding in the query string")
+                throw APIError.badRequest("malformed percent-encoding in the query string")
             }
             // By bytes: two names that differ only in Unicode normalization are two names.
             guard names.insert(Array(name.utf8)).inserted else {
-                throw KuraError.badRequest("query parameter '\(name)' is given more than once")
+                throw APIError.badRequest("query parameter '\(name)' is given more than once")
             }
         }
     }
@@ -180,12 +181,12 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
                 request.parameters = parameters
                 return try handler(request, Context(environment: environment))
             case .methodNotAllowed(let allow):
-                throw KuraError.methodNotAllowed("\(request.method) is not allowed on \(request.path)", allow: allow)
+                throw APIError.methodNotAllowed("\(request.method) is not allowed on \(request.path)", allow: allow)
             case .notFound:
                 if let fallback { return try fallback(request, Context(environment: environment)) }
-                throw KuraError.notFound("no route for \(request.method) \(request.path)")
+                throw APIError.notFound("no route for \(request.method) \(request.path)")
             case .badPath(let message):
-                throw KuraError.badRequest(message, code: "INVALID_PATH")
+                throw APIError.invalidPath(message)
             }
         } catch {
             return ErrorResponses.response(

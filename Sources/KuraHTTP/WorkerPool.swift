@@ -1,5 +1,6 @@
 import CLibUV
 import KuraCore
+import KuraModel
 import Synchronization
 
 #if canImport(Glibc)
@@ -37,7 +38,7 @@ public final class WorkerPool: Sendable {
         let (_, admitted) = queued.add(1, ordering: .relaxed)  // (old, new)
         guard admitted <= maxQueued else {
             queued.subtract(1, ordering: .relaxed)
-            throw KuraError.unavailable("the server is busy: worker queue full (\(maxQueued) jobs); retry later")
+            throw APIError.unavailable("the server is busy: worker queue full (\(maxQueued) jobs); retry later")
         }
         let job = WorkJob {
             let result = Result { try work() }

@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// One version of a file, ready to serve: its bytes, its gzip encoding (made once, here, when it pays), its
 /// validators and the headers of each answer, built once so that serving it costs no work per request beyond
@@ -37,7 +38,7 @@ public struct StaticFile: Sendable {
         let hash = String(Self.fnv1a(body), radix: 36)
         etag = "\"\(hash)\""
         gzipETag = "\"\(hash)-gz\""
-        lastModified = modifiedSeconds.map { Timestamp.httpDate(seconds: $0) }
+        lastModified = modifiedSeconds.map { WallClock.httpDate(seconds: $0) }
         var common: HTTPHeaders = ["Content-Type": contentType, "Cache-Control": cacheControl]
         if let lastModified { common.add("Last-Modified", lastModified) }
         common.add("X-Content-Type-Options", "nosniff")

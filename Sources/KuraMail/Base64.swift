@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 extension Base64 {
     /// `bytes` encoded in lines of at most 76 characters, each ending in CRLF (RFC 2045 §6.8).

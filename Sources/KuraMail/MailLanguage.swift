@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The languages the mail templates are written in.
 public enum MailLanguage: String, Sendable, CaseIterable {

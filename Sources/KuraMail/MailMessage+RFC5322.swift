@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 extension MailMessage {
     /// The complete RFC 5322 message: headers (`From`, `To`, `Subject`, `Date`, `Message-ID`, `MIME-Version`) and a
@@ -70,7 +71,7 @@ public enum MIMEHeader {
 
     /// RFC 5322 date-time in UTC: `Sun, 06 Nov 1994 08:49:37 +0000`.
     public static func date(seconds: Int64) -> String {
-        var text = Timestamp.httpDate(seconds: seconds)
+        var text = WallClock.httpDate(seconds: seconds)
         if text.hasSuffix(" GMT") { text.removeLast(4) }
         return text + " +0000"
     }

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Identifies one mail in the outbox: 20 random base62 characters, stable across retries and restarts.
 public struct MailID: Hashable, Sendable, CustomStringConvertible {
@@ -43,7 +44,7 @@ public struct MailMessage: Sendable, Equatable {
     /// brackets, so it can go into a header and the SMTP envelope without injection.
     public func validate() throws {
         guard MailAddress.isValidBareAddress(to) else {
-            throw KuraError.badRequest("invalid recipient address for mail")
+            throw APIError.badRequest("invalid recipient address for mail")
         }
     }
 }

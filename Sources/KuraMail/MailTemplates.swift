@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The account mails, in English and Japanese, each as plain text and HTML with the action link in both.
 /// `appName`, the link and addresses are HTML-escaped in the HTML part.

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// The mail module's entry point: a durable outbox plus the worker thread that delivers it.
@@ -23,12 +24,12 @@ public final class Mailer: Sendable {
         directory: String, configuration: MailConfiguration = .held, logger: Logger, startWorker: Bool = true
     ) throws {
         guard let sender = MailAddress(parsing: configuration.from) else {
-            throw KuraError.badRequest("smtp.from is not a valid mailbox: \(configuration.from)")
+            throw APIError.badRequest("smtp.from is not a valid mailbox: \(configuration.from)")
         }
         if let smtp = configuration.smtp {
             let scheme = smtp.url.prefix { $0 != ":" }.lowercased()
             guard scheme == "smtp" || scheme == "smtps", smtp.url.contains("://") else {
-                throw KuraError.badRequest("smtp.url must start with smtp:// or smtps://")
+                throw APIError.badRequest("smtp.url must start with smtp:// or smtps://")
             }
         }
         self.configuration = configuration
@@ -56,7 +57,7 @@ public final class Mailer: Sendable {
     public func enqueue(_ message: MailMessage) throws -> MailID {
         try message.validate()
         let id = MailID.random()
-        let now = Timestamp.nowMicros()
+        let now = WallClock.nowMicros()
         let domain = sender.address.split(separator: "@").last.map(String.init) ?? "localhost"
         let rendered = message.rfc5322(
             from: sender, dateSeconds: now / 1_000_000, messageID: "\(id.rawValue).\(SecureRandom.hex(4))@\(domain)",
@@ -97,7 +98,7 @@ public final class Mailer: Sendable {
     /// Deletes the mails that are done with (sent, held or failed) and were queued more than
     /// `configuration.retention` ago; pending mails stay. Returns how many were deleted. Runs hourly in `kura serve`.
     @discardableResult
-    public func purge(now: Int64 = Timestamp.nowMicros()) throws -> Int {
+    public func purge(now: Int64 = WallClock.nowMicros()) throws -> Int {
         guard configuration.retention > .zero else { return 0 }
         return try outbox.purge(queuedBefore: now - configuration.retention.milliseconds * 1000)
     }
@@ -185,8 +186,8 @@ final class DeliveryWorker: Sendable {
             state.withLock { $0.wakeRequested = false }
             var waitMicros = pollInterval.milliseconds * 1000
             do {
-                while !stopping, let mail = try outbox.claimNext(now: Timestamp.nowMicros()) { deliver(mail) }
-                if let due = try outbox.nextDue() { waitMicros = min(waitMicros, due - Timestamp.nowMicros()) }
+                while !stopping, let mail = try outbox.claimNext(now: WallClock.nowMicros()) { deliver(mail) }
+                if let due = try outbox.nextDue() { waitMicros = min(waitMicros, due - WallClock.nowMicros()) }
             } catch {
                 logger.error("mail outbox: \(error)")
             }
@@ -208,7 +209,7 @@ final class DeliveryWorker: Sendable {
         }
         // The at-least-once window: the relay has the mail; a crash before this commit sends it again.
         do {
-            try outbox.markSent(mail.id, now: Timestamp.nowMicros())
+            try outbox.markSent(mail.id, now: WallClock.nowMicros())
             logger.info("mail \(mail.id) sent to=\(mail.recipient) attempts=\(mail.attempts)")
         } catch {
             logger.error(
@@ -219,12 +220,12 @@ final class DeliveryWorker: Sendable {
     private func recordFailure(_ mail: ClaimedMail, _ error: SMTPError) {
         if cancel.isSet {
             // Shutdown aborted it: due again at once for the next run, and the attempt is not held against it.
-            try? outbox.markAttemptFailed(mail.id, error: "aborted by shutdown", retryAt: Timestamp.nowMicros())
+            try? outbox.markAttemptFailed(mail.id, error: "aborted by shutdown", retryAt: WallClock.nowMicros())
             return
         }
         let giveUp = error.isPermanent || mail.attempts >= maxAttempts
         let delay = retry.delay(afterAttempt: mail.attempts, jitter: Double.random(in: 0..<1))
-        let retryAt = giveUp ? nil : Timestamp.nowMicros() + delay.milliseconds * 1000
+        let retryAt = giveUp ? nil : WallClock.nowMicros() + delay.milliseconds * 1000
         do {
             try outbox.markAttemptFailed(mail.id, error: error.description, retryAt: retryAt)
         } catch {

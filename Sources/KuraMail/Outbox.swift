@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraSQLite
 import Synchronization
 
@@ -42,10 +43,10 @@ public struct OutboxEntry: Sendable, Equatable {
         if let actionLink { object["actionLink"] = .string(actionLink) }
         object["attempts"] = .int(Int64(attempts))
         if let lastError { object["lastError"] = .string(lastError) }
-        object["createdAt"] = .string(Timestamp.rfc3339(createdAt))
-        if let lastAttemptAt { object["lastAttemptAt"] = .string(Timestamp.rfc3339(lastAttemptAt)) }
-        if let nextAttemptAt { object["nextAttemptAt"] = .string(Timestamp.rfc3339(nextAttemptAt)) }
-        if let sentAt { object["sentAt"] = .string(Timestamp.rfc3339(sentAt)) }
+        object["createdAt"] = .string(RFC3339.format(createdAt))
+        if let lastAttemptAt { object["lastAttemptAt"] = .string(RFC3339.format(lastAttemptAt)) }
+        if let nextAttemptAt { object["nextAttemptAt"] = .string(RFC3339.format(nextAttemptAt)) }
+        if let sentAt { object["sentAt"] = .string(RFC3339.format(sentAt)) }
         return .object(object)
     }
 }
@@ -93,7 +94,7 @@ final class Outbox: Sendable {
 
     private func withDatabase<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withLock { db in
-            guard let db else { throw KuraError.unavailable("the mail outbox is closed") }
+            guard let db else { throw APIError.unavailable("the mail outbox is closed") }
             return try body(db)
         }
     }

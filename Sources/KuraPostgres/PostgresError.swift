@@ -1,4 +1,4 @@
-/// A PostgreSQL or libpq failure. Not a `KuraError`: the server answers it as an opaque 500 (or retries it) and
+/// A PostgreSQL or libpq failure. Not a `APIError`: the server answers it as an opaque 500 (or retries it) and
 /// logs the details.
 public struct PostgresError: Error, CustomStringConvertible, Sendable {
     /// What failed, in the wrapper's terms.

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// The change feed: one thread that reads the change log whenever a commit pokes it (and on a short poll, for
@@ -206,7 +207,7 @@ final class ChangeFeed: @unchecked Sendable {
             state.connection.drop(state.target.id, state.generation)
             state.connection.send(
                 ListenEvent.error(
-                    state.target.id, KuraError.unavailable("the listener could not be kept up to date; add it again")))
+                    state.target.id, APIError.unavailable("the listener could not be kept up to date; add it again")))
         }
     }
 
@@ -237,7 +238,7 @@ final class ChangeFeed: @unchecked Sendable {
             } catch {
                 connection.drop(state.target.id, state.generation)
                 connection.send(
-                    ListenEvent.error(state.target.id, KuraError.unavailable("the listener could not catch up")))
+                    ListenEvent.error(state.target.id, APIError.unavailable("the listener could not catch up")))
                 continue
             }
             activate(registration, registry)
@@ -319,7 +320,7 @@ final class ChangeFeed: @unchecked Sendable {
             let principal = connection.principal
             if let expiresAt = principal.expiresAt, Double(expiresAt) <= now {
                 connection.terminate(
-                    ListenEvent.terminal("auth_revoked", code: "TOKEN_EXPIRED", message: "the ID token expired"))
+                    ListenEvent.terminal("auth_revoked", code: .tokenExpired, message: "the ID token expired"))
                 continue
             }
             let side = connection.feedSide

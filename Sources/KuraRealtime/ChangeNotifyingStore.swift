@@ -1,4 +1,5 @@
 import Foundation
+import KuraModel
 import KuraStore
 
 /// Wakes the change feed: poked after every local commit, waited on by the feed's thread with a timeout (the poll

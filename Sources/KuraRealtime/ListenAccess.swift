@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// Who holds a listen stream, as the server's access layer resolved it. `context` is the access layer's own

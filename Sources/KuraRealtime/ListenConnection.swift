@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Synchronization
 
 /// One listen stream: the client at the other end, the listeners (targets) it carries, and the bounded queue in
@@ -70,9 +71,8 @@ public final class ListenConnection: Sendable {
     func request(_ targetID: String, maxTargets: Int, fromURL: Bool = false) throws -> UInt64 {
         try requests.withLock { requests in
             if requests.generations[targetID] == nil && requests.generations.count >= maxTargets {
-                throw KuraError(
-                    code: "RESOURCE_EXHAUSTED", status: 429,
-                    message: "a listen stream carries at most \(maxTargets) targets")
+                throw APIError.resourceExhausted(
+                    "a listen stream carries at most \(maxTargets) targets")
             }
             let generation = requests.nextGeneration
             requests.nextGeneration += 1
@@ -162,7 +162,7 @@ public final class ListenConnection: Sendable {
 
     /// The credentials were revoked (or the account disabled, deleted or changed): `event: auth_revoked`, then
     /// close. From the moment this returns no further event is written, even one already on its way to the loop.
-    func revoke(code: String = "UNAUTHENTICATED", message: String) {
+    func revoke(code: ErrorCode = .unauthenticated, message: String) {
         terminate(ListenEvent.terminal("auth_revoked", code: code, message: message))
     }
 
@@ -170,7 +170,7 @@ public final class ListenConnection: Sendable {
     func overflow() {
         terminate(
             ListenEvent.terminal(
-                "overflow", code: "OVERFLOW",
+                "overflow", code: .overflow,
                 message: "the client did not read fast enough; reconnect with Last-Event-ID to resume"))
     }
 

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// The Server-Sent Events of a listen stream (docs/realtime.md), framed as `event:`, `id:` and one `data:` line
@@ -94,10 +95,10 @@ enum ListenEvent {
     }
 
     /// `event: error` for one target, which is dropped.
-    static func error(_ targetID: String, _ error: KuraError) -> [UInt8] {
+    static func error(_ targetID: String, _ error: APIError) -> [UInt8] {
         var data = targetPrefix(targetID)
         data.append(contentsOf: #","code":"#.utf8)
-        appendJSONString(error.code, to: &data)
+        appendJSONString(error.code.rawValue, to: &data)
         data.append(contentsOf: #","message":"#.utf8)
         appendJSONString(error.message, to: &data)
         data.append(UInt8(ascii: "}"))
@@ -105,9 +106,9 @@ enum ListenEvent {
     }
 
     /// A last event before the server closes the stream (`overflow`, `auth_revoked`).
-    static func terminal(_ name: String, code: String, message: String) -> [UInt8] {
+    static func terminal(_ name: String, code: ErrorCode, message: String) -> [UInt8] {
         var data: [UInt8] = Array(#"{"code":"#.utf8)
-        appendJSONString(code, to: &data)
+        appendJSONString(code.rawValue, to: &data)
         data.append(contentsOf: #","message":"#.utf8)
         appendJSONString(message, to: &data)
         data.append(UInt8(ascii: "}"))

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// What one listener watches: a single document, or the results of a query.
@@ -8,7 +9,7 @@ public struct ListenTarget: Sendable {
         /// One document (its snapshot holds it, or nothing when it does not exist).
         case document(DocumentPath)
         /// A query, as `POST /api/query` takes it; `limit` keeps a window of that many documents.
-        case query(Query, QueryMatcher)
+        case query(StructuredQuery, QueryMatcher)
     }
 
     /// The client's name for the target, unique on its stream: 1–64 characters of `A–Z a–z 0–9 - _ .`
@@ -28,9 +29,9 @@ public struct ListenTarget: Sendable {
     }
 
     /// A query target; throws 400 `INVALID_QUERY` for a query that cannot run, 400 for a bad id.
-    public init(id: String, query: Query) throws {
+    public init(id: String, query: StructuredQuery) throws {
         try Self.validate(id)
-        if query.pageToken != nil { throw KuraError.invalidQuery("listeners take no 'pageToken'") }
+        if query.pageToken != nil { throw APIError.invalidQuery("listeners take no 'pageToken'") }
         self.id = id
         kind = .query(query, try QueryMatcher(query))
     }
@@ -38,7 +39,7 @@ public struct ListenTarget: Sendable {
     /// Throws 400 `INVALID_ARGUMENT` unless `id` is a valid target id.
     public static func validate(_ id: String) throws {
         guard !id.isEmpty, id.utf8.count <= maxIDLength, id.utf8.allSatisfy(isIDByte) else {
-            throw KuraError.badRequest(
+            throw APIError.badRequest(
                 "target ids are 1 to \(maxIDLength) characters of A-Z a-z 0-9 - _ . ('\(id.prefix(80))')")
         }
     }

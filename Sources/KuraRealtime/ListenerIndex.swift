@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// Finds the listeners a change-log entry can concern without looking at the others: document listeners by

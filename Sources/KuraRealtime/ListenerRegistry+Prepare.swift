@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// A target prepared on the worker pool, waiting for the change feed to make it live.
@@ -39,11 +40,12 @@ extension ListenerRegistry {
         do {
             let registration = try prepared(target, connection, generation, resumeAfter)
             post(.register(registration))
-        } catch let error as KuraError {
-            post(.failed(connection, targetID: target.id, generation: generation, error))
         } catch {
+            if let error = APIError(answering: error) {
+                return post(.failed(connection, targetID: target.id, generation: generation, error))
+            }
             logger.error("preparing listener \(target.id) of stream \(connection.id) failed: \(error)")
-            let failure = KuraError.unavailable("the listener could not be prepared; add it again")
+            let failure = APIError.unavailable("the listener could not be prepared; add it again")
             post(.failed(connection, targetID: target.id, generation: generation, failure))
         }
     }
@@ -56,7 +58,7 @@ extension ListenerRegistry {
             case .collection(let collection) =
                 query.source, access.listDecision(principal, collection: collection) == false
         {
-            throw KuraError.permissionDenied("the security rules do not allow 'list' on \(collection)")
+            throw APIError.permissionDenied("the security rules do not allow 'list' on \(collection)")
         }
         let state = TargetState(
             key: nextTargetKey(), target: target, connection: connection, generation: generation, access: access,
@@ -84,7 +86,7 @@ extension ListenerRegistry {
         if case .document(let path) = target.kind, !principal.bypassesRules,
             !access.mayRead(principal, path: path, document: snapshot.documents.first, listing: false)
         {
-            throw KuraError.permissionDenied("the security rules do not allow 'get' on \(path)")
+            throw APIError.permissionDenied("the security rules do not allow 'get' on \(path)")
         }
         state.view = TargetView(target: target, documents: snapshot.documents, complete: snapshot.complete)
         state.sequence = snapshot.sequence

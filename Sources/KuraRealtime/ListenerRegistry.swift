@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraStore
 import Synchronization
 
@@ -25,7 +26,7 @@ public final class ListenerRegistry: Sendable {
     /// Work handed to the change feed's thread.
     enum InboxItem {
         case register(Registration)
-        case failed(ListenConnection, targetID: String, generation: UInt64, KuraError)
+        case failed(ListenConnection, targetID: String, generation: UInt64, APIError)
         case remove(ListenConnection, targetID: String)
         case closed(ListenConnection)
     }
@@ -74,7 +75,7 @@ public final class ListenerRegistry: Sendable {
             maxQueuedBytes: configuration.maxQueuedBytes)
         try connections.withLock { map in
             guard map.count < configuration.maxConnections else {
-                throw KuraError.unavailable("too many listen streams (limit \(configuration.maxConnections))")
+                throw APIError.unavailable("too many listen streams (limit \(configuration.maxConnections))")
             }
             map[connection.id] = connection
         }

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// Reads a target's documents as they were at a given change-log sequence, exactly, from the store's current
@@ -66,7 +67,7 @@ struct TargetReader {
     }
 
     private func readQuery(
-        _ query: Query, _ matcher: QueryMatcher, wanted: Int?, at: Int64?, readable: (Document) -> Bool
+        _ query: StructuredQuery, _ matcher: QueryMatcher, wanted: Int?, at: Int64?, readable: (Document) -> Bool
     ) throws -> Snapshot {
         var fetch = wanted.map { min($0 + 16, Self.maxFetch) }
         while true {

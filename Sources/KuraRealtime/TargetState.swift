@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// One listener: its target, the documents its client holds, and how far it has been brought. Belongs to one
@@ -121,5 +122,5 @@ final class TargetState: @unchecked Sendable {
 
 /// Wall-clock seconds, for timers that need no precision.
 enum Clock {
-    static func seconds() -> Double { Double(Timestamp.nowMicros()) / 1_000_000 }
+    static func seconds() -> Double { Double(WallClock.nowMicros()) / 1_000_000 }
 }

@@ -1,3 +1,4 @@
+import KuraModel
 import KuraStore
 
 /// One change a listener is told about, Firestore's `DocumentChange`: indexes refer to the listener's documents

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// What identical listeners share. Many streams often listen to the same query (a feed, a chat room); applying a

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A compiled expression and, when known statically, its type (used to reject `1 && 'a'` at load).
 struct CompiledExpression {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Identifiers, `request.*`/`resource.*`, calls, methods and path literals.
 extension Compiler {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A compiled expression: the closure tree built once at load.
 typealias Evaluator = @Sendable (Evaluation) throws(RuleEvaluationError) -> RuleValue

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Runtime semantics of the operators. Every function throws a `RuleEvaluationError` on a type mismatch.
 enum Operators {

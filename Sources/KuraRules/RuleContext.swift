@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The operation a request performs on a document path.
 public enum RuleMethod: String, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// What a condition reads that can differ from one document of a collection to the next, collected while it is
 /// compiled (static analysis, no evaluation).

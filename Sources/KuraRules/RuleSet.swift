@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A compiled rules file. Compile once at load (`compile`), then `evaluate` on every request; it is immutable and
 /// safe to share between threads.

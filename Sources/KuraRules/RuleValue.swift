@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A value during rule evaluation: JSON's values plus paths and timestamps.
 ///

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A table of rule test cases, as run by `kura rules test FILE`.
 ///

@@ -1,6 +1,6 @@
 import CSQLite
 
-/// An SQLite failure. Not a `KuraError`: the server answers it as an opaque 500 and logs the details.
+/// An SQLite failure. Not a `APIError`: the server answers it as an opaque 500 and logs the details.
 public struct SQLiteError: Error, CustomStringConvertible {
     /// The SQLite result code.
     public var code: Int32

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraHTTP
 import KuraMail
+import KuraModel
 import Synchronization
 
 /// The base URL of mail links: `auth.publicURL`, or this server's own address once its port is bound.

@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Synchronization
 
 /// The account mails anyone may ask for by address alone: a password reset, and (for an account that must verify

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 
 /// The administrator's API key: 256 random bits, hex, kept at `<data>/admin.key` with mode 0600.
 /// A request with `Authorization: Bearer <key>` acts as the administrator.

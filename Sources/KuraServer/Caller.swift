@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraRules
 
 /// Who is making a request: the administrator (admin key), a signed-in user (ID token), or nobody.
@@ -46,10 +47,10 @@ struct Authenticator: Sendable {
     /// The signed-in user; 401 `UNAUTHENTICATED` for anonymous callers (the admin key is not a user).
     func user(_ request: Request) throws -> AuthClaims {
         guard request.bearerToken != nil else {
-            throw KuraError.unauthenticated("this endpoint needs 'Authorization: Bearer <ID token>'")
+            throw APIError.unauthenticated("this endpoint needs 'Authorization: Bearer <ID token>'")
         }
         guard case .user(let claims) = try caller(request) else {
-            throw KuraError.unauthenticated("this endpoint needs a user's ID token, not the admin key")
+            throw APIError.unauthenticated("this endpoint needs a user's ID token, not the admin key")
         }
         return claims
     }
@@ -59,13 +60,12 @@ struct Authenticator: Sendable {
     func requireAdmin(_ request: Request) throws {
         let caller = try caller(request)
         guard case .anonymous = caller else {
-            guard caller.isAdmin else { throw KuraError.permissionDenied("this endpoint is for administrators") }
+            guard caller.isAdmin else { throw APIError.permissionDenied("this endpoint is for administrators") }
             if case .user(let claims) = caller, auth.configuration.requireVerifiedEmail, !claims.emailVerified {
-                throw KuraError(
-                    code: "EMAIL_NOT_VERIFIED", status: 403, message: "the email address has not been verified")
+                throw APIError.emailNotVerified("the email address has not been verified")
             }
             return
         }
-        throw KuraError.unauthenticated("this endpoint needs 'Authorization: Bearer <admin key or admin ID token>'")
+        throw APIError.unauthenticated("this endpoint needs 'Authorization: Bearer <admin key or admin ID token>'")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraStore
 import Synchronization
 
@@ -25,7 +26,8 @@ public final class IndexDefinitions: Sendable {
         self.logger = logger
         do {
             try load()
-        } catch let error as KuraError {
+        } catch {
+            guard let error = APIError(answering: error) else { throw error }
             throw ConfigurationError("\(path): \(error.message)")
         }
     }
@@ -33,9 +35,10 @@ public final class IndexDefinitions: Sendable {
     /// Creates what the file declares when it changed since the last look; a broken file is logged (once) and
     /// changes nothing.
     public func reloadIfChanged() {
-        do { try load() } catch let error as KuraError {
-            logger.error("\(path): \(error.message); its indexes are unchanged")
-        } catch {
+        do { try load() } catch {
+            if let error = APIError(answering: error) {
+                return logger.error("\(path): \(error.message); its indexes are unchanged")
+            }
             logger.error("\(path): \(error); its indexes are unchanged")
         }
     }

@@ -3,6 +3,7 @@ import KuraCore
 import KuraHTTP
 import KuraHosting
 import KuraMail
+import KuraModel
 import KuraRealtime
 
 /// Everything `kura serve` can be told. Each setting has one dotted key used by the config file (JSON, nested

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 
 /// Housekeeping that runs off the request path on its own thread, every `interval`: today, purging expired
 /// action codes and revoked sessions from the account store. Stops with the server.

@@ -1,5 +1,6 @@
 import KuraAuth
 import KuraCore
+import KuraModel
 import KuraRealtime
 import KuraRules
 import KuraStore
@@ -77,7 +78,7 @@ struct RealtimeAccess: ListenAccess {
         let decision = try? access.decide(
             caller, listing ? .list : .get, path: path.segments,
             resource: document.map { DataAccess.ruleDocument($0.path, $0.fields) }, requestResource: nil,
-            time: Timestamp.nowMicros(), rules: access.rules.current.ruleSet, onLoop: false)
+            time: WallClock.nowMicros(), rules: access.rules.current.ruleSet, onLoop: false)
         return decision?.isAllowed ?? false
     }
 

@@ -1,3 +1,5 @@
+import KuraModel
+
 /// One entry of the change log: a committed write of one document, with the document as it was before and after.
 ///
 /// Carrying both states makes the log self-sufficient for listeners: whether a document entered, left or moved

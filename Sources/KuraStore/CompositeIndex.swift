@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A declared composite index, as Firestore has them: an ordered list of fields, each ascending, descending or
 /// `CONTAINS` (the elements of an array, for `array-contains`), over every collection with one collection ID.
@@ -57,16 +58,16 @@ public struct CompositeIndex: Sendable, Hashable, CustomStringConvertible {
         throws
     {
         do { try ResourcePath.validateID(collectionGroup) } catch {
-            throw KuraError.badRequest("index: invalid collectionGroup '\(collectionGroup)'")
+            throw APIError.badRequest("index: invalid collectionGroup '\(collectionGroup)'")
         }
         guard !fields.isEmpty, fields.count <= Self.maxFields else {
-            throw KuraError.badRequest("index: needs 1 to \(Self.maxFields) fields besides __name__")
+            throw APIError.badRequest("index: needs 1 to \(Self.maxFields) fields besides __name__")
         }
         guard Set(fields.map(\.path)).count == fields.count else {
-            throw KuraError.badRequest("index: a field is listed more than once")
+            throw APIError.badRequest("index: a field is listed more than once")
         }
         guard fields.filter({ $0.mode == .contains }).count <= 1 else {
-            throw KuraError.badRequest("index: at most one field with arrayConfig CONTAINS")
+            throw APIError.badRequest("index: at most one field with arrayConfig CONTAINS")
         }
         self.collectionGroup = collectionGroup
         self.scope = scope
@@ -78,25 +79,25 @@ public struct CompositeIndex: Sendable, Hashable, CustomStringConvertible {
     /// Reads one index of `firestore.indexes.json`: `{"collectionGroup","queryScope","fields":[{"fieldPath",
     /// "order"|"arrayConfig"}]}`. Other members (`density`, `apiScope`…) are accepted and ignored.
     public init(json: JSONValue) throws {
-        guard case .object(let object) = json else { throw KuraError.badRequest("index: expected an object") }
+        guard case .object(let object) = json else { throw APIError.badRequest("index: expected an object") }
         guard case .string(let group)? = object["collectionGroup"] else {
-            throw KuraError.badRequest("index: 'collectionGroup' (a collection ID) is required")
+            throw APIError.badRequest("index: 'collectionGroup' (a collection ID) is required")
         }
         var scope = Scope.collection
         if let value = object["queryScope"] {
             guard case .string(let text) = value, let parsed = Scope(rawValue: text) else {
-                throw KuraError.badRequest("index: queryScope must be COLLECTION or COLLECTION_GROUP")
+                throw APIError.badRequest("index: queryScope must be COLLECTION or COLLECTION_GROUP")
             }
             scope = parsed
         }
         guard case .array(let items)? = object["fields"] else {
-            throw KuraError.badRequest("index: 'fields' (an array) is required")
+            throw APIError.badRequest("index: 'fields' (an array) is required")
         }
         var fields: [Field] = []
         var nameDescending: Bool?
         for (position, item) in items.enumerated() {
             guard case .object(let spec) = item, case .string(let pathText)? = spec["fieldPath"] else {
-                throw KuraError.badRequest("index: every field needs a 'fieldPath'")
+                throw APIError.badRequest("index: every field needs a 'fieldPath'")
             }
             let mode: Mode
             switch (spec["order"], spec["arrayConfig"]) {
@@ -105,19 +106,19 @@ public struct CompositeIndex: Sendable, Hashable, CustomStringConvertible {
             case (nil, .string("CONTAINS")?):
                 mode = .contains
             default:
-                throw KuraError.badRequest(
+                throw APIError.badRequest(
                     "index: field '\(pathText)' needs \"order\": ASCENDING|DESCENDING or \"arrayConfig\": CONTAINS")
             }
             if pathText == "__name__" {
                 guard position == items.count - 1, mode != .contains else {
-                    throw KuraError.badRequest("index: __name__ can only be the last field, ordered")
+                    throw APIError.badRequest("index: __name__ can only be the last field, ordered")
                 }
                 nameDescending = mode == .descending
                 continue
             }
             let path: FieldPath
             do { path = try FieldPath(pathText) } catch {
-                throw KuraError.badRequest("index: invalid fieldPath '\(pathText)'")
+                throw APIError.badRequest("index: invalid fieldPath '\(pathText)'")
             }
             fields.append(Field(path, mode))
         }
@@ -129,11 +130,11 @@ public struct CompositeIndex: Sendable, Hashable, CustomStringConvertible {
     public static func parseFile(_ bytes: some Collection<UInt8>) throws -> [CompositeIndex] {
         let json: JSONValue
         do { json = try JSONValue.parse(Array(bytes)) } catch {
-            throw KuraError.badRequest("indexes: the file is not valid JSON")
+            throw APIError.badRequest("indexes: the file is not valid JSON")
         }
-        guard case .object(let object) = json else { throw KuraError.badRequest("indexes: expected an object") }
+        guard case .object(let object) = json else { throw APIError.badRequest("indexes: expected an object") }
         guard let indexes = object["indexes"] else { return [] }
-        guard case .array(let items) = indexes else { throw KuraError.badRequest("indexes: 'indexes' is an array") }
+        guard case .array(let items) = indexes else { throw APIError.badRequest("indexes: 'indexes' is an array") }
         return try items.map(CompositeIndex.init(json:))
     }
 
@@ -216,5 +217,5 @@ public protocol CompositeIndexing: Sendable {
     /// Blocks until the index builds and drops started so far are done.
     func waitForIndexJobs()
     /// Runs `query` and reports the index it used and the rows it examined.
-    func explain(_ query: Query) throws -> QueryExplanation
+    func explain(_ query: StructuredQuery) throws -> QueryExplanation
 }

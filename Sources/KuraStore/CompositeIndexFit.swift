@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// How a query reads a composite index that fits it: one range of entry keys, walked forwards or backwards, whose
 /// order is the query's order. Filters the index does not cover are checked per entry (`residual`).

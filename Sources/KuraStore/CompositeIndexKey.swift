@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The byte keys of composite index entries: `memcmp` order is the order of the queries the index serves.
 ///

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import Synchronization
 
 /// Encoded documents kept in memory, so that a GET of a hot document is answered on the event loop without a

@@ -1,10 +1,11 @@
 import KuraCore
+import KuraModel
 
 /// The document database behind `/api/docs`, `/api/query` and `/api/commit`.
 ///
 /// Every method blocks until its work is done and is safe to call from many threads at once (the server calls
 /// it from worker-pool threads, never from an event loop). A method that returns after a write means the write
-/// is durable. Errors are `KuraError`s ready to be answered as they are.
+/// is durable. Errors are `APIError`s ready to be answered as they are.
 public protocol DocumentStore: Sendable {
     /// The document at `path`, or `nil`.
     func get(_ path: DocumentPath) throws -> Document?
@@ -18,10 +19,10 @@ public protocol DocumentStore: Sendable {
     func commit(_ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void)
 
     /// The documents matching `query`; 400 `INVALID_QUERY` if it is malformed.
-    func query(_ query: Query) throws -> QueryResult
+    func query(_ query: StructuredQuery) throws -> QueryResult
 
     /// How many documents match `query` (cursors and limit apply; select and pageToken do not).
-    func count(_ query: Query) throws -> Int64
+    func count(_ query: StructuredQuery) throws -> Int64
 
     /// Up to `limit` change-log entries with `sequence > after`, oldest first.
     func changes(after sequence: Int64, limit: Int) throws -> [Change]
@@ -41,10 +42,10 @@ extension DocumentStore {
         completion(Result { try commit(writes) })
     }
 
-    /// Creates a document with an automatic 20-character base62 ID (`DocumentID`) in `collection`.
+    /// Creates a document with an automatic 20-character base62 ID (`AutoID`) in `collection`.
     @discardableResult
     public func create(in collection: CollectionPath, _ fields: JSONObject) throws -> Document {
-        let path = try collection.document(DocumentID.automatic())
+        let path = try collection.document(AutoID.automatic())
         return try create(path, fields)
     }
 
@@ -80,7 +81,7 @@ extension DocumentStore {
 
     private func commitOne(_ write: Write) throws -> WriteResult {
         let results = try commit([write])
-        guard let result = results.first else { throw KuraError.unavailable("the store returned no write result") }
+        guard let result = results.first else { throw APIError.unavailable("the store returned no write result") }
         return result
     }
 }

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// One single-field index entry of a document (see `SQLiteSchema` for the scheme).
 struct IndexEntry: Hashable {

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// An order-preserving byte encoding of JSON values: `memcmp` on two encodings orders them exactly as
 /// `ValueOrdering.compare` does, across types. Index rows store these bytes so that SQLite's plain BLOB

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// One write in a commit: what to do to which document, guarded by an optional precondition, followed by
 /// optional field transforms (applied to the result of the operation, in order).

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Computes what a write does to a document, independently of any storage engine: preconditions, create /
 /// set / merge / update semantics and field transforms. Engines read the current document, call `apply`, and
@@ -15,14 +16,13 @@ public enum WriteApplier {
             return nil
         case .create(let new):
             if existing != nil {
-                throw KuraError(
-                    code: "ALREADY_EXISTS", status: 409, message: "document \(write.path) already exists")
+                throw APIError.alreadyExists("document \(write.path) already exists")
             }
             fields = new
         case .set(let new, let merge):
             fields = merge ? deepMerge(existing?.fields ?? JSONObject(), new) : new
         case .update(let assignments):
-            guard let existing else { throw KuraError.notFound("document \(write.path) does not exist") }
+            guard let existing else { throw APIError.notFound("document \(write.path) does not exist") }
             fields = existing.fields
             try checkDisjoint(assignments.map(\.0))
             for (path, value) in assignments { fields.setValue(value, at: path) }
@@ -37,12 +37,12 @@ public enum WriteApplier {
         switch precondition {
         case nil: return
         case .exists(true) where existing == nil:
-            throw KuraError.failedPrecondition("document \(path) does not exist")
+            throw APIError.failedPrecondition("document \(path) does not exist")
         case .exists(false) where existing != nil:
-            throw KuraError.failedPrecondition("document \(path) already exists")
+            throw APIError.failedPrecondition("document \(path) already exists")
         case .version(let version) where existing?.version != version:
             let actual = existing.map { "version \($0.version)" } ?? "no document"
-            throw KuraError.failedPrecondition("document \(path) is not at version \(version) (found \(actual))")
+            throw APIError.failedPrecondition("document \(path) is not at version \(version) (found \(actual))")
         default: return
         }
     }
@@ -53,7 +53,7 @@ public enum WriteApplier {
         let sorted = paths.sorted { $0.segments.count < $1.segments.count }
         for (position, outer) in sorted.enumerated() {
             for inner in sorted[(position + 1)...] where inner.isWithin(outer) {
-                throw KuraError.badRequest("field paths \(outer) and \(inner) overlap")
+                throw APIError.badRequest("field paths \(outer) and \(inner) overlap")
             }
         }
     }
@@ -78,7 +78,7 @@ public enum WriteApplier {
         case .delete:
             new = nil
         case .serverTimestamp:
-            new = .string(Timestamp.rfc3339(commitTime))
+            new = .string(RFC3339.format(commitTime))
         case .increment(let operand):
             try requireNumber(operand, "increment")
             new = add(current.flatMap { $0.isNumber ? $0 : nil } ?? .int(0), operand)
@@ -109,7 +109,7 @@ public enum WriteApplier {
     }
 
     private static func requireNumber(_ value: JSONValue, _ name: String) throws {
-        guard value.isNumber else { throw KuraError.badRequest("\(name) needs a numeric operand") }
+        guard value.isNumber else { throw APIError.badRequest("\(name) needs a numeric operand") }
     }
 
     /// int + int saturates at the Int64 bounds; any double makes the result a double.

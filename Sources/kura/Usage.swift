@@ -30,7 +30,7 @@ enum Usage {
     }
 
     static let tool = """
-        Kura \(Kura.version): a self-hosted backend for app developers.
+        Kura \(KuraNode.version): a self-hosted backend for app developers.
 
         Usage:
           kura serve [OPTIONS]          serve the API (default http://127.0.0.1:8090, data in ./kura_data)

@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraServer
 
 /// `kura` command line: argument parsing only; everything else lives in KuraServer.
@@ -85,7 +86,7 @@ func serve(_ arguments: ArraySlice<String>) {
     // Before any thread starts, so that all of them inherit the signals blocked until a handler is in place.
     HTTPServer.blockTerminationSignals()
     do {
-        let kura = try Kura(configuration: configuration)
+        let kura = try KuraNode(configuration: configuration)
         if extras["--dev"] != nil {
             kura.logger.warn("development mode: auth rate limits off, held mails printed, errors explained")
         }
@@ -103,8 +104,8 @@ func backup(_ arguments: ArraySlice<String>) {
     let (configuration, positional, _) = configuration(from: arguments, command: "backup")
     guard positional.count == 1, let file = positional.first else { fail("usage: kura backup FILE [OPTIONS]") }
     do {
-        try Kura.backup(configuration: configuration, to: file)
-        print("kura: backed up \(Kura.databasePath(configuration)) to \(file)")
+        try KuraNode.backup(configuration: configuration, to: file)
+        print("kura: backed up \(KuraNode.databasePath(configuration)) to \(file)")
     } catch {
         fail("backup failed: \(error)")
     }
@@ -115,7 +116,7 @@ func rotateKeys(_ arguments: ArraySlice<String>) {
     let (configuration, positional, _) = configuration(from: arguments, command: "admin rotate-keys")
     guard positional.isEmpty else { fail("usage: kura admin rotate-keys [OPTIONS]") }
     do {
-        let kid = try Kura.rotateSigningKey(configuration: configuration)
+        let kid = try KuraNode.rotateSigningKey(configuration: configuration)
         print("kura: new signing key \(kid); restart the server to sign with it")
     } catch {
         fail("\(error)")
@@ -132,7 +133,7 @@ func createUser(_ arguments: ArraySlice<String>) {
     let generated = extras["--password"] == nil
     let password = extras["--password"] ?? SecureRandom.base62(20)
     do {
-        let user = try Kura.createUser(
+        let user = try KuraNode.createUser(
             configuration: configuration, email: email, password: password, admin: extras["--admin"] != nil)
         print("kura: created \(user.email) (uid \(user.uid))\(extras["--admin"] != nil ? " with the admin claim" : "")")
         if generated { print("kura: password: \(password)") }
@@ -194,7 +195,7 @@ case "serve": serve(arguments.dropFirst())
 case "backup": backup(arguments.dropFirst())
 case "admin": admin(arguments.dropFirst())
 case "rules": rules(arguments.dropFirst())
-case "--version", "version": print("kura \(Kura.version)")
+case "--version", "version": print("kura \(KuraNode.version)")
 case "--help", "-h", "help", nil: print(Usage.tool)
 case let other?: fail("unknown command '\(other)'; see kura --help")
 }

@@ -1,6 +1,7 @@
 import CSodium
 import Foundation
 import KuraCore
+import KuraModel
 import Testing
 
 @testable import KuraAuth

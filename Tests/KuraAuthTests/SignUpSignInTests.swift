@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import Testing
 
 @testable import KuraAuth
@@ -100,11 +101,11 @@ import Testing
         try f.signUp()
         let log = f.auth.hasher.verifications
         let before = log.count
-        #expect(throws: KuraError.self) { try f.auth.signIn(email: "ann@example.com", password: "wrong-pw") }
+        #expect(throws: APIError.self) { try f.auth.signIn(email: "ann@example.com", password: "wrong-pw") }
         #expect(log.count == before + 1)
         let wrongPasswordParameters = log.lastParameters
         #expect(wrongPasswordParameters == "m=4096,t=2,p=1")
-        #expect(throws: KuraError.self) { try f.auth.signIn(email: "zed@example.com", password: "wrong-pw") }
+        #expect(throws: APIError.self) { try f.auth.signIn(email: "zed@example.com", password: "wrong-pw") }
         #expect(log.count == before + 2, "an unknown address must verify against a dummy hash")
         #expect(log.lastParameters == wrongPasswordParameters)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import Synchronization
 import Testing
 
@@ -41,16 +42,16 @@ final class Fixture {
     }
 }
 
-/// Expects `body` to throw a `KuraError` with `code` and `status`; returns it.
+/// Expects `body` to throw a `APIError` with `code` and `status`; returns it.
 @discardableResult
 func expectError(
     _ code: String, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
-) -> KuraError? {
+) -> APIError? {
     do {
         try body()
         Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as KuraError {
-        #expect(error.code == code && error.status == status, "\(error)", sourceLocation: sourceLocation)
+    } catch let error as APIError {
+        #expect(error.code.rawValue == code && error.status == status, "\(error)", sourceLocation: sourceLocation)
         return error
     } catch {
         Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)

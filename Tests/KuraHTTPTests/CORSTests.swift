@@ -1,10 +1,11 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Testing
 
 private func corsRoutes(_ router: Router<BasicRequestContext>) {
     router.put("/items/:id") { _, _ in .noContent }
-    router.get("/missing") { _, _ in throw KuraError.notFound("no such item") }
+    router.get("/missing") { _, _ in throw APIError.notFound("no such item") }
     router.get("/later") { _, _ in .later { promise in promise.succeed(.text("later")) } }
 }
 

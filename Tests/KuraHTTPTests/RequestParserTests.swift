@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Testing
 
 /// Collects what a `RequestParser` reports, so it can be tested as a plain value.
@@ -23,7 +24,7 @@ private final class ParserProbe {
     func feed(_ text: String) -> RequestParser.Outcome { parser.feed(Array(text.utf8)) }
 }
 
-private func failure(_ outcome: RequestParser.Outcome) -> KuraError? {
+private func failure(_ outcome: RequestParser.Outcome) -> APIError? {
     if case .failed(let error) = outcome { return error }
     return nil
 }
@@ -90,7 +91,7 @@ private func failure(_ outcome: RequestParser.Outcome) -> KuraError? {
         let outcome = probe.feed("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 1100))\r\n\r\n")
         let error = try #require(failure(outcome))
         #expect(error.status == 431)
-        #expect(error.code == "HEADERS_TOO_LARGE")
+        #expect(error.code == .headersTooLarge)
         #expect(probe.requests.isEmpty)
     }
 
@@ -119,7 +120,7 @@ private func failure(_ outcome: RequestParser.Outcome) -> KuraError? {
         let outcome = probe.feed("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 1025\r\n\r\n")
         let error = try #require(failure(outcome))
         #expect(error.status == 413)
-        #expect(error.code == "PAYLOAD_TOO_LARGE")
+        #expect(error.code == .payloadTooLarge)
         #expect(probe.requests.isEmpty)
         // The parser stays failed.
         #expect(failure(probe.feed("x"))?.status == 413)
@@ -142,7 +143,7 @@ private func failure(_ outcome: RequestParser.Outcome) -> KuraError? {
         #expect(probe.feed(chunk) == .consumed)
         let error = try #require(failure(probe.feed(chunk)))
         #expect(error.status == 413)
-        #expect(error.code == "PAYLOAD_TOO_LARGE")
+        #expect(error.code == .payloadTooLarge)
         #expect(probe.requests.isEmpty)
     }
 
@@ -154,7 +155,7 @@ private func failure(_ outcome: RequestParser.Outcome) -> KuraError? {
         )
         let error = try #require(failure(outcome))
         #expect(error.status == 400)
-        #expect(error.code == "MALFORMED_REQUEST")
+        #expect(error.code == .malformedRequest)
         #expect(probe.requests.isEmpty)
     }
 
@@ -163,7 +164,7 @@ private func failure(_ outcome: RequestParser.Outcome) -> KuraError? {
         let probe = ParserProbe()
         let error = try #require(failure(probe.feed("GET / HTTP/1.1\r\nAccept: */*\r\n\r\n")))
         #expect(error.status == 400)
-        #expect(error.code == "MALFORMED_REQUEST")
+        #expect(error.code == .malformedRequest)
         #expect(probe.requests.isEmpty)
 
         let old = ParserProbe()
@@ -243,7 +244,7 @@ private func failure(_ outcome: RequestParser.Outcome) -> KuraError? {
         let probe = ParserProbe()
         var outcome = RequestParser.Outcome.consumed
         for byte in raw.utf8 where outcome == .consumed { outcome = probe.parser.feed([byte]) }
-        #expect(failure(outcome)?.code == "MALFORMED_REQUEST", "\(name)")
+        #expect(failure(outcome)?.code == .malformedRequest, "\(name)")
         #expect(probe.requests.isEmpty)
     }
 

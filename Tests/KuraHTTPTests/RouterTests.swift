@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Testing
 
 /// A context that can be made without a server. `RequestEnvironment` has no public initialiser, so the router's

@@ -1,9 +1,10 @@
 import Foundation
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Testing
 
-/// An error that is not a `KuraError`, to check that its details stay out of the response.
+/// An error that is not a `APIError`, to check that its details stay out of the response.
 private struct SecretFailure: Error { let detail = "database password is hunter2" }
 
 /// Routes shared by the protocol tests.
@@ -15,7 +16,9 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
     }
     router.get("/boom") { _, _ in throw SecretFailure() }
     router.get("/whoami") { request, _ in .text(request.remoteAddress) }
-    router.get("/teapot") { _, _ in throw KuraError(code: "TEAPOT", status: 418, message: "short and stout") }
+    router.get("/teapot") { _, _ in
+        throw APIError(ErrorCode(rawValue: "TEAPOT"), status: 418, message: "short and stout")
+    }
     // Answers after `ms` milliseconds from another thread, through the deferred-response promise.
     router.get("/later/:ms") { request, _ in
         let millis = UInt32(try request.parameter("ms")) ?? 0
@@ -208,7 +211,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
         }
     }
 
-    @Test("a thrown KuraError keeps its status, code and message")
+    @Test("a thrown APIError keeps its status, code and message")
     func kuraError() throws {
         try withTestServer(routes: protocolRoutes) { server in
             let response = try server.get("/teapot")

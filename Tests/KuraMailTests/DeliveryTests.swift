@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import Testing
 
 @testable import KuraMail
@@ -112,7 +113,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
             ids.append(try first.enqueue(MailMessage(to: "a@example.com", subject: "one", text: "1", html: "<p>1</p>")))
             #expect(try waitUntil(timeout: 8) { (try first.entry(ids[0])?.attempts ?? 0) >= 1 })
             first.shutdown()
-            #expect(throws: KuraError.self) { try first.list() }
+            #expect(throws: APIError.self) { try first.list() }
         }
         do {
             // A run without a worker (it stops before any attempt).

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import Testing
 
 @testable import KuraMail
@@ -62,14 +63,14 @@ import Testing
         let sent = try mailer.enqueue(message)
         try mailer.outbox.markAttemptFailed(pending, error: "relay down", retryAt: 0)
         try mailer.outbox.markAttemptFailed(failed, error: "rejected", retryAt: nil)
-        try mailer.outbox.markSent(sent, now: Timestamp.nowMicros())
+        try mailer.outbox.markSent(sent, now: WallClock.nowMicros())
         let queued = try #require(mailer.entry(old)?.createdAt)
 
         // Not yet an hour old: everything stays.
         #expect(try mailer.purge(now: queued + 3_599_000_000) == 0)
         #expect(try mailer.list().count == 4)
         // Over an hour: held, failed and sent go; the pending one stays.
-        #expect(try mailer.purge(now: Timestamp.nowMicros() + 3_601_000_000) == 3)
+        #expect(try mailer.purge(now: WallClock.nowMicros() + 3_601_000_000) == 3)
         #expect(try mailer.list().map(\.id) == [pending])
 
         // A retention of zero keeps everything.
@@ -79,7 +80,7 @@ import Testing
         let reopened = try Mailer(directory: directory, configuration: keepAll, logger: Logger(level: .error))
         defer { reopened.shutdown() }
         try reopened.enqueue(message)
-        #expect(try reopened.purge(now: Timestamp.nowMicros() + 1_000_000_000_000) == 0)
+        #expect(try reopened.purge(now: WallClock.nowMicros() + 1_000_000_000_000) == 0)
         #expect(try reopened.list().count == 2)
     }
 
@@ -87,7 +88,7 @@ import Testing
         let directory = try TestEnvironment.temporaryDirectory()
         let mailer = try Mailer(directory: directory, logger: Logger(level: .error))
         defer { mailer.shutdown() }
-        #expect(throws: KuraError.self) {
+        #expect(throws: APIError.self) {
             try mailer.enqueue(MailMessage(to: "a@b.c\r\nBcc: x@y.z", subject: "s", text: "t", html: "h"))
         }
         #expect(try mailer.list().isEmpty)
@@ -95,10 +96,10 @@ import Testing
 
     @Test func invalidConfigurationIsRejected() throws {
         let directory = try TestEnvironment.temporaryDirectory()
-        #expect(throws: KuraError.self) {
+        #expect(throws: APIError.self) {
             try Mailer(directory: directory, configuration: MailConfiguration(from: "not an address"), logger: Logger())
         }
-        #expect(throws: KuraError.self) {
+        #expect(throws: APIError.self) {
             try Mailer(
                 directory: directory, configuration: MailConfiguration(smtp: SMTPConfiguration(url: "http://x")),
                 logger: Logger())

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -36,7 +37,7 @@ import Testing
         for limit in [nil, 1, 4] as [Int?] {
             let target = try ListenTarget(
                 id: "t",
-                query: Query(
+                query: StructuredQuery(
                     .collection(Self.items), filters: [Filter(on, .equal, true)], orderBy: [Order(rank)],
                     limit: limit))
             let sequences = history.keys.sorted()
@@ -60,7 +61,9 @@ import Testing
                 try reader.read(doc, at: sequence, readable: { _ in true }).documents == (expected.map { [$0] } ?? []))
         }
         let window = try ListenTarget(
-            id: "w", query: Query(.collection(Self.items), filters: [Filter(on, .equal, true)], orderBy: [Order(rank)]))
+            id: "w",
+            query: StructuredQuery(.collection(Self.items), filters: [Filter(on, .equal, true)], orderBy: [Order(rank)])
+        )
         var model = Model()
         let middle = history.keys.sorted()[history.count / 2]
         model.documents = history[middle]!
@@ -80,10 +83,10 @@ import Testing
         defer { store.close() }
         for index in 0..<5 { try store.set(try Self.items.document("d\(index)"), ["n": .int(Int64(index))]) }
         let reader = TargetReader(store: store)
-        let target = try ListenTarget(id: "t", query: Query(.collection(Self.items)))
+        let target = try ListenTarget(id: "t", query: StructuredQuery(.collection(Self.items)))
         #expect(throws: TargetReader.Failure.ahead) { _ = try reader.read(target, at: 99, readable: { _ in true }) }
         #expect(try reader.read(target, at: 2, readable: { _ in true }).documents.count == 2)
-        try store.pruneChangeLog(olderThan: Timestamp.nowMicros() + 1_000_000)
+        try store.pruneChangeLog(olderThan: WallClock.nowMicros() + 1_000_000)
         try store.set(try Self.items.document("late"), [:])
         #expect(throws: TargetReader.Failure.logTooShort) {
             _ = try reader.read(target, at: 2, readable: { _ in true })

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
         let rank = QueryField.field(try FieldPath("rank"))
         return try ListenTarget(
             id: "todos",
-            query: Query(
+            query: StructuredQuery(
                 .collection(todos), filters: [Filter(done, .equal, false)],
                 orderBy: [Order(rank, descending: descending)], limit: limit))
     }

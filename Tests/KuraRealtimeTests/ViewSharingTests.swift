@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
     static func query(id: String, limit: Int?, done: Bool = false) throws -> ListenTarget {
         try ListenTarget(
             id: id,
-            query: Query(
+            query: StructuredQuery(
                 .collection(todos), filters: [Filter(.field(try FieldPath("done")), .equal, .bool(done))],
                 orderBy: [Order(.field(try FieldPath("rank")))], limit: limit))
     }

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 @testable import KuraRules
 

@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraServer
 import Testing
 
@@ -12,12 +13,12 @@ private func withDataDirectory<T>(_ body: (String) throws -> T) throws -> T {
 }
 
 /// A `Kura` on a free port with its data in `dataDirectory`, stopped afterwards.
-private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) throws -> T {
+private func withKura<T>(dataDirectory: String, _ body: (KuraNode) throws -> T) throws -> T {
     var configuration = KuraConfiguration()
     configuration.dataDirectory = dataDirectory
     try configuration.set("port", "0")
     try configuration.set("http.eventLoops", "1")
-    let kura = try Kura(configuration: configuration, logger: Logger(level: .error))
+    let kura = try KuraNode(configuration: configuration, logger: Logger(level: .error))
     try kura.start()
     defer { kura.stop() }
     return try body(kura)
@@ -33,7 +34,7 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
                 #expect(response.header("Content-Type") == "application/json")
                 let json = try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: String]
                 #expect(json == ["status": "ok", "version": "0.1.0"])
-                #expect(Kura.version == "0.1.0")
+                #expect(KuraNode.version == "0.1.0")
             }
         }
     }
@@ -46,7 +47,7 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
                 try #require(response.status == 200, "body: \(response.body)")
                 #expect(response.header("Content-Type")?.hasPrefix("text/html") == true)
                 #expect(response.body.hasPrefix("<!doctype html>"))
-                #expect(response.body.contains("Kura \(Kura.version)"))
+                #expect(response.body.contains("Kura \(KuraNode.version)"))
             }
         }
     }
@@ -68,7 +69,7 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
             var configuration = KuraConfiguration()
             configuration.dataDirectory = data + "/nested/dir"
             try configuration.set("port", "0")
-            let first = try Kura(configuration: configuration, logger: Logger(level: .error))
+            let first = try KuraNode(configuration: configuration, logger: Logger(level: .error))
             let key = first.adminKey.value
             #expect(key.count == 64)
             #expect(key.allSatisfy { $0.isHexDigit && !$0.isUppercase })
@@ -86,12 +87,12 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
 
             // One server owns a data directory at a time: a second is refused until the first has stopped.
             let refused = #expect(throws: ConfigurationError.self) {
-                try Kura(configuration: configuration, logger: Logger(level: .error))
+                try KuraNode(configuration: configuration, logger: Logger(level: .error))
             }
             #expect(
                 refused?.message.contains("is in use by process \(getpid())") == true, "\(String(describing: refused))")
             first.stop()
-            let second = try Kura(configuration: configuration, logger: Logger(level: .error))
+            let second = try KuraNode(configuration: configuration, logger: Logger(level: .error))
             defer { second.stop() }
             #expect(second.adminKey.value == key)
             #expect(second.adminKey.matches(key))
@@ -100,7 +101,7 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
 
             var otherConfiguration = configuration
             otherConfiguration.dataDirectory = data + "/other"
-            let other = try Kura(configuration: otherConfiguration, logger: Logger(level: .error))
+            let other = try KuraNode(configuration: otherConfiguration, logger: Logger(level: .error))
             #expect(other.adminKey.value != key)
         }
     }
@@ -113,7 +114,7 @@ private func withKura<T>(dataDirectory: String, _ body: (Kura) throws -> T) thro
             var configuration = KuraConfiguration()
             configuration.dataDirectory = data
             #expect(throws: ConfigurationError.self) {
-                try Kura(configuration: configuration, logger: Logger(level: .error))
+                try KuraNode(configuration: configuration, logger: Logger(level: .error))
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraRealtime
 import KuraServer
 import KuraStore
@@ -162,7 +163,7 @@ import Testing
 
             let changes = try server.kura.store.changes(after: 0, limit: 100_000)
             let on = try QueryMatcher(
-                Query(
+                StructuredQuery(
                     .collection(try CollectionPath("items")),
                     filters: [Filter(.field(try FieldPath("on")), .equal, true)]))
             let one = try DocumentPath("items/i3")
@@ -193,7 +194,7 @@ import Testing
             try server.put("items/b", ["n": 2])
             let old = try server.kura.store.latestSequence()
             let engine = try #require((server.kura.store.base as? ChangeNotifyingStore)?.base as? SQLiteDocumentStore)
-            try engine.pruneChangeLog(olderThan: Timestamp.nowMicros() + 1_000_000)
+            try engine.pruneChangeLog(olderThan: WallClock.nowMicros() + 1_000_000)
             try server.put("items/c", ["n": 3])
             try server.put("items/c", ["n": 4])
             let latest = try server.kura.store.latestSequence()

@@ -1,4 +1,5 @@
 import Foundation
+import KuraModel
 import KuraServer
 import KuraStore
 import Testing

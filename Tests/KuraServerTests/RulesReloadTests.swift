@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraServer
 import KuraStore
 import Testing
@@ -130,7 +131,7 @@ import Testing
         configuration.dataDirectory = data
         configuration.http.port = 0
         do {
-            _ = try Kura(configuration: configuration, logger: Logger(level: .error))
+            _ = try KuraNode(configuration: configuration, logger: Logger(level: .error))
             Issue.record("the server started with broken rules")
         } catch let error as ConfigurationError {
             #expect(error.message.hasPrefix(rulesPath(data) + ":3:"), "\(error.message)")
@@ -145,14 +146,14 @@ import Testing
         configuration.dataDirectory = data
         configuration.http.port = 0
         // A new directory gets the defaults.
-        let first = try Kura(configuration: configuration, logger: Logger(level: .error))
+        let first = try KuraNode(configuration: configuration, logger: Logger(level: .error))
         first.stop()
         #expect(FileManager.default.fileExists(atPath: rulesPath(data)))
         // Later the file goes missing (deleted by hand, a partial restore): the server refuses to start and the
         // user's intent is not replaced by the defaults.
         try FileManager.default.removeItem(atPath: rulesPath(data))
         do {
-            let second = try Kura(configuration: configuration, logger: Logger(level: .error))
+            let second = try KuraNode(configuration: configuration, logger: Logger(level: .error))
             second.stop()
             Issue.record("the server started without its rules file")
         } catch let error as ConfigurationError {
@@ -161,7 +162,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: rulesPath(data)), "the defaults were written")
         // The refused start gave the data directory back: with the file restored, the next start works.
         try Self.openRules.write(toFile: rulesPath(data), atomically: true, encoding: .utf8)
-        let third = try Kura(configuration: configuration, logger: Logger(level: .error))
+        let third = try KuraNode(configuration: configuration, logger: Logger(level: .error))
         third.stop()
     }
 
@@ -190,7 +191,7 @@ import Testing
             guard case .user = try access.cachedCaller(bearerToken: a.idToken) else { throw TestFailure("not cached") }
             guard case .admin = try access.caller(bearerToken: server.adminKey) else { throw TestFailure("admin") }
             guard case .anonymous = try access.caller(bearerToken: nil) else { throw TestFailure("anonymous") }
-            #expect(throws: KuraError.unauthenticated("the ID token is malformed")) {
+            #expect(throws: APIError.unauthenticated("the ID token is malformed")) {
                 try access.caller(bearerToken: "nope")
             }
 

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -69,7 +70,7 @@ import Testing
         try h.store.set(doc("groups/\(Self.nfc)/members/b"), object(["role": "owner"]))
         #expect(try h.store.get(doc("groups/\(Self.nfc)/members/b")) != nil)
         #expect(try h.store.get(doc("groups/\(Self.nfd)/members/b")) == nil)
-        let members = try h.store.query(Query(.collection(col("groups/\(Self.nfd)/members"))))
+        let members = try h.store.query(StructuredQuery(.collection(col("groups/\(Self.nfd)/members"))))
         #expect(members.documents.map(\.id) == ["a"])
     }
 
@@ -79,7 +80,7 @@ import Testing
         try h.store.set(doc("menus/m1"), JSONObject([(Self.cafeNFC, 1)]))
         try h.store.set(doc("menus/m1"), JSONObject([(Self.cafeNFD, 1)]))
         for (name, expected) in [(Self.cafeNFC, [String]()), (Self.cafeNFD, ["m1"])] {
-            var query = Query(.collection(try col("menus")))
+            var query = StructuredQuery(.collection(try col("menus")))
             query.filters = [Filter(.field(try FieldPath(segments: [name])), .equal, 1)]
             #expect(try h.store.query(query).documents.map(\.id) == expected, "\(name.unicodeScalars.count)")
         }

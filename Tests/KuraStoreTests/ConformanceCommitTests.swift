@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -45,7 +46,7 @@ import Testing
             ])
         }
         #expect(try h.store.get(doc("c/b")) == nil)
-        let q = Query(.collection(try col("c")), filters: [Filter(.field(try field("v")), .equal, 1)])
+        let q = StructuredQuery(.collection(try col("c")), filters: [Filter(.field(try field("v")), .equal, 1)])
         #expect(try h.store.query(q).documents.map(\.id) == ["a"])
     }
 
@@ -75,7 +76,7 @@ import Testing
         #expect(fields["s"] == 1)
         #expect(fields["new"] == ["count": 1])
         #expect(fields["big"] == .int(.max))
-        #expect(fields["when"] == .string(Timestamp.rfc3339(result[0].updateTime)))
+        #expect(fields["when"] == .string(RFC3339.format(result[0].updateTime)))
         #expect(fields["arr"] == [1, 3, 4])
         #expect(fields["rm"] == ["a"])
         #expect(fields["gone"] == nil)
@@ -99,9 +100,9 @@ import Testing
                 path: path, operation: .update([]),
                 transforms: [FieldTransform(field: try field("n"), kind: .increment(41))])
         ])
-        let q = Query(.collection(try col("t")), filters: [Filter(.field(try field("n")), .equal, 42)])
+        let q = StructuredQuery(.collection(try col("t")), filters: [Filter(.field(try field("n")), .equal, 42)])
         #expect(try h.store.query(q).documents.count == 1)
-        let old = Query(.collection(try col("t")), filters: [Filter(.field(try field("n")), .equal, 1)])
+        let old = StructuredQuery(.collection(try col("t")), filters: [Filter(.field(try field("n")), .equal, 1)])
         #expect(try h.store.query(old).documents.isEmpty)
     }
 
@@ -133,9 +134,9 @@ import Testing
         let h = try engine.make()
         let original = try h.store.create(doc("dup/a"), object(["n": 1]))
         let sequence = try h.store.latestSequence()
-        #expect(throws: KuraError.self) { try h.store.create(doc("dup/a"), object(["n": 2])) }
+        #expect(throws: APIError.self) { try h.store.create(doc("dup/a"), object(["n": 2])) }
         // In a batch, the failed create takes the other writes with it.
-        #expect(throws: KuraError.self) {
+        #expect(throws: APIError.self) {
             try h.store.commit([
                 Write(path: try doc("dup/b"), operation: .create(object(["n": 3]))),
                 Write(path: try doc("dup/a"), operation: .create(object(["n": 4]))),
@@ -144,7 +145,7 @@ import Testing
         #expect(try h.store.get(doc("dup/a")) == original)
         #expect(try h.store.get(doc("dup/b")) == nil)
         #expect(try h.store.latestSequence() == sequence)
-        let query = Query(.collection(try col("dup")), filters: [Filter(.field(try field("n")), .equal, 3)])
+        let query = StructuredQuery(.collection(try col("dup")), filters: [Filter(.field(try field("n")), .equal, 3)])
         #expect(try h.store.query(query).documents.isEmpty)
     }
 
@@ -189,7 +190,7 @@ import Testing
             }
             try await group.waitForAll()
         }
-        #expect(try store.count(Query(.collection(try col("conc")))) == 201)
+        #expect(try store.count(StructuredQuery(.collection(try col("conc")))) == 201)
         #expect(try store.get(doc("conc/counter"))?.fields["n"] == 200)
         let changes = try store.changes(after: 0, limit: 1000)
         #expect(changes.count == 400)

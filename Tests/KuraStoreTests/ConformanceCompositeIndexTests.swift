@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -30,8 +31,8 @@ import Testing
         return h
     }
 
-    static func shapes() throws -> [Query] {
-        let items = Query.Source.collection(try col("items"))
+    static func shapes() throws -> [StructuredQuery] {
+        let items = StructuredQuery.Source.collection(try col("items"))
         let cat = QueryField.field(try field("cat"))
         let n = QueryField.field(try field("n"))
         let v = QueryField.field(try field("v"))
@@ -39,9 +40,9 @@ import Testing
         let flag = QueryField.field(try field("flag"))
         func q(
             _ filters: [Filter], _ orders: [Order] = [], limit: Int? = nil, start: Cursor? = nil, end: Cursor? = nil,
-            source: Query.Source? = nil
-        ) -> Query {
-            Query(source ?? items, filters: filters, orderBy: orders, limit: limit, start: start, end: end)
+            source: StructuredQuery.Source? = nil
+        ) -> StructuredQuery {
+            StructuredQuery(source ?? items, filters: filters, orderBy: orders, limit: limit, start: start, end: end)
         }
         return [
             q([Filter(cat, .equal, 1)], [Order(n)]),
@@ -74,7 +75,7 @@ import Testing
     }
 
     /// Every page of `query` (pages of 7 through page tokens), as IDs with their collection.
-    static func pages(_ store: any DocumentStore, _ query: Query) throws -> [String] {
+    static func pages(_ store: any DocumentStore, _ query: StructuredQuery) throws -> [String] {
         var paged = query
         paged.limit = 7
         var out: [String] = []
@@ -166,7 +167,7 @@ import Testing
             }
             _ = try h.store.commit(writes)
         }
-        let query = Query(
+        let query = StructuredQuery(
             .collection(items), filters: [Filter(.field(try field("cat")), .equal, 7)],
             orderBy: [Order(.field(try field("n")), descending: true)])
         let index = try #require(CompositeIndex.suggested(for: try NormalizedQuery(query)))

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -19,12 +20,12 @@ import Testing
         return h
     }
 
-    static func ids(_ store: any DocumentStore, _ query: Query) throws -> [String] {
+    static func ids(_ store: any DocumentStore, _ query: StructuredQuery) throws -> [String] {
         try store.query(query).documents.map(\.id)
     }
 
-    static func items(_ filters: [Filter] = [], orderBy: [Order] = [], limit: Int? = nil) throws -> Query {
-        Query(.collection(try col("items")), filters: filters, orderBy: orderBy, limit: limit)
+    static func items(_ filters: [Filter] = [], orderBy: [Order] = [], limit: Int? = nil) throws -> StructuredQuery {
+        StructuredQuery(.collection(try col("items")), filters: filters, orderBy: orderBy, limit: limit)
     }
 
     @Test(arguments: StoreEngine.all)
@@ -75,9 +76,10 @@ import Testing
         try h.store.set(doc("mixed/none"), object(["other": 1]))
         let v = QueryField.field(try field("v"))
         func vs(_ filters: [Filter], _ orders: [Order] = []) throws -> [JSONValue] {
-            try h.store.query(Query(.collection(try col("mixed")), filters: filters, orderBy: orders)).documents.map {
-                $0.fields["v"] ?? "missing"
-            }
+            try h.store.query(StructuredQuery(.collection(try col("mixed")), filters: filters, orderBy: orders))
+                .documents.map {
+                    $0.fields["v"] ?? "missing"
+                }
         }
         #expect(try vs([], [Order(v)]) == values)
         #expect(try vs([], [Order(v, descending: true)]) == values.reversed())
@@ -114,13 +116,15 @@ import Testing
         for id in ["c", "a", "b"] { try h.store.set(doc("m/\(id)"), object(["x": 1])) }
         try h.store.update(doc("m/c"), [(field("x"), 2)])
         let m = try col("m")
-        #expect(try Self.ids(h.store, Query(.collection(m), orderBy: [Order(.createTime)])) == ["c", "a", "b"])
-        #expect(try Self.ids(h.store, Query(.collection(m), orderBy: [Order(.updateTime)])) == ["a", "b", "c"])
+        #expect(
+            try Self.ids(h.store, StructuredQuery(.collection(m), orderBy: [Order(.createTime)])) == ["c", "a", "b"])
+        #expect(
+            try Self.ids(h.store, StructuredQuery(.collection(m), orderBy: [Order(.updateTime)])) == ["a", "b", "c"])
         let a = try #require(try h.store.get(doc("m/a")))
-        let after = Filter(.createTime, .greaterThan, .string(Timestamp.rfc3339(a.createTime)))
-        #expect(try Self.ids(h.store, Query(.collection(m), filters: [after])) == ["b"])
+        let after = Filter(.createTime, .greaterThan, .string(RFC3339.format(a.createTime)))
+        #expect(try Self.ids(h.store, StructuredQuery(.collection(m), filters: [after])) == ["b"])
         expectError("INVALID_QUERY") {
-            _ = try h.store.query(Query(.collection(m), filters: [Filter(.createTime, .equal, "yesterday")]))
+            _ = try h.store.query(StructuredQuery(.collection(m), filters: [Filter(.createTime, .equal, "yesterday")]))
         }
     }
 
@@ -185,7 +189,7 @@ import Testing
         #expect(try h.store.count(Self.items([Filter(.field(try field("even")), .equal, true)])) == 5)
         #expect(try h.store.count(Self.items([Filter(.field(try field("n")), .greaterThan, 6)])) == 3)
         #expect(try h.store.count(Self.items(limit: 4)) == 4)
-        #expect(try h.store.count(Query(.collection(try col("empty")))) == 0)
+        #expect(try h.store.count(StructuredQuery(.collection(try col("empty")))) == 0)
     }
 
     @Test(arguments: StoreEngine.all)
@@ -196,7 +200,7 @@ import Testing
         try h.store.set(doc("users/u2/todos/t3"), object(["done": false, "p": 3]))
         try h.store.set(doc("todos/t4"), object(["done": false, "p": 0]))
         try h.store.set(doc("users/u1/notes/n1"), object(["done": false, "p": 9]))
-        let group = Query(
+        let group = StructuredQuery(
             .collectionGroup("todos"), filters: [Filter(.field(try field("done")), .equal, false)],
             orderBy: [Order(.field(try field("p")))])
         #expect(
@@ -204,7 +208,7 @@ import Testing
                 "todos/t4", "users/u1/todos/t1", "users/u2/todos/t3",
             ])
         #expect(try h.store.count(group) == 3)
-        var paged = Query(.collectionGroup("todos"), limit: 1)
+        var paged = StructuredQuery(.collectionGroup("todos"), limit: 1)
         var paths: [String] = []
         while true {
             let result = try h.store.query(paged)
@@ -221,7 +225,7 @@ import Testing
         let a = QueryField.field(try field("a"))
         let b = QueryField.field(try field("b"))
         let tooMany = JSONValue.array((0..<31).map { .int(Int64($0)) })
-        let bad: [Query] = [
+        let bad: [StructuredQuery] = [
             try Self.items([Filter(a, .lessThan, 1), Filter(b, .greaterThan, 1)]),
             try Self.items([Filter(a, .lessThan, 1)], orderBy: [Order(b)]),
             try Self.items([Filter(a, .in, tooMany)]),
@@ -232,7 +236,7 @@ import Testing
             try Self.items(orderBy: [Order(a), Order(a)]),
             try Self.items(limit: -1),
             try Self.items([Filter(.id, .equal, 1)]),
-            Query(.collectionGroup("a/b")),
+            StructuredQuery(.collectionGroup("a/b")),
         ]
         for query in bad { expectError("INVALID_QUERY", status: 400) { _ = try h.store.query(query) } }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -34,8 +35,8 @@ import Testing
     }
 
     /// `cat == 7 order by n desc limit 2`.
-    static func query() throws -> Query {
-        Query(
+    static func query() throws -> StructuredQuery {
+        StructuredQuery(
             .collection(try col("todos")), filters: [Filter(.field(try field("cat")), .equal, 7)],
             orderBy: [Order(.field(try field("n")), descending: true)], limit: 2)
     }
@@ -52,7 +53,7 @@ import Testing
         #expect(expected.rowsExamined > 50)
         var message = ""
         expectError("FAILED_PRECONDITION", status: 400) {
-            do { _ = try store.query(query) } catch let error as KuraError {
+            do { _ = try store.query(query) } catch let error as APIError {
                 message = error.message
                 throw error
             }
@@ -88,16 +89,17 @@ import Testing
             directory.remove()
         }
         let n = QueryField.field(try field("n"))
-        let todos = Query.Source.collection(try col("todos"))
+        let todos = StructuredQuery.Source.collection(try col("todos"))
         // Whole-collection walks: a single-field index serves them as well as any composite could.
-        #expect(try store.query(Query(todos, orderBy: [Order(n)])).documents.count == 6100)
-        #expect(try store.count(Query(todos)) == 6100)
-        #expect(try store.query(Query(todos, filters: [Filter(n, .greaterThan, 3)])).documents.count == 6096)
+        #expect(try store.query(StructuredQuery(todos, orderBy: [Order(n)])).documents.count == 6100)
+        #expect(try store.count(StructuredQuery(todos)) == 6100)
+        #expect(try store.query(StructuredQuery(todos, filters: [Filter(n, .greaterThan, 3)])).documents.count == 6096)
         #expect(
-            try store.query(Query(todos, filters: [Filter(.field(try field("cat")), .equal, 105)])).documents.count
+            try store.query(StructuredQuery(todos, filters: [Filter(.field(try field("cat")), .equal, 105)])).documents
+                .count
                 == 40)
         // `in` on another field: no composite serves it entirely, so it is answered however long it walks.
-        let inQuery = Query(
+        let inQuery = StructuredQuery(
             todos, filters: [Filter(.field(try field("cat")), .in, [105, 106])], orderBy: [Order(n)], limit: 3)
         #expect(try store.query(inQuery).documents.map(\.id) == ["t4105", "t4106", "t4155"])
         #expect(try store.explain(inQuery).rowsExamined > 4100)

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -31,7 +32,7 @@ import Testing
         _ = try store.commit(writes)
         var documents: [Document] = []
         for source in ["g/a/items", "g/b/items"] {
-            documents += try store.query(Query(.collection(try CollectionPath(source)))).documents
+            documents += try store.query(StructuredQuery(.collection(try CollectionPath(source)))).documents
         }
         return documents
     }
@@ -73,9 +74,9 @@ import Testing
         var compared = 0
         var nonEmpty = 0
         for _ in 0..<1500 {
-            let source: Query.Source =
+            let source: StructuredQuery.Source =
                 random.chance(30) ? .collectionGroup("items") : .collection(try CollectionPath("g/a/items"))
-            var query = Query(source)
+            var query = StructuredQuery(source)
             for _ in 0..<random.below(3) { query.filters.append(try Self.randomFilter(&random, ids: ids)) }
             for _ in 0..<random.below(3) {
                 let name = random.pick(["x", "y", "nested.v", "id", "updateTime"])
@@ -92,8 +93,8 @@ import Testing
             let expected: [String]
             do {
                 expected = try store.query(query).documents.map(\.path.description)
-            } catch let error as KuraError where error.code == "INVALID_QUERY" {
-                #expect(throws: KuraError.self) { _ = try QueryMatcher(query) }
+            } catch let error as ValidationError where error.code == .invalidQuery {
+                #expect(throws: ValidationError.self) { _ = try QueryMatcher(query) }
                 continue
             }
             let matcher = try QueryMatcher(query)
@@ -116,9 +117,10 @@ import Testing
         try store.create(try DocumentPath("items/scalar"), ["tags": "b"])
         try store.create(try DocumentPath("items/array"), ["tags": ["b"]])
         let tags = QueryField.field(try FieldPath("tags"))
-        let query = Query(.collection(Self.items), filters: [Filter(tags, .arrayContains, "b")], orderBy: [Order(tags)])
+        let query = StructuredQuery(
+            .collection(Self.items), filters: [Filter(tags, .arrayContains, "b")], orderBy: [Order(tags)])
         let matcher = try QueryMatcher(query)
-        let documents = try store.query(Query(.collection(Self.items))).documents
+        let documents = try store.query(StructuredQuery(.collection(Self.items))).documents
         #expect(Self.evaluate(matcher, documents, limit: nil) == ["items/array"])
         #expect(try store.query(query).documents.map(\.path.description) == ["items/array"])
     }
@@ -130,7 +132,7 @@ import Testing
     }
 
     static func matches(_ filter: Filter, _ fields: JSONObject) throws -> Bool {
-        try QueryMatcher(Query(.collection(items), filters: [filter])).matches(document("d", fields))
+        try QueryMatcher(StructuredQuery(.collection(items), filters: [filter])).matches(document("d", fields))
     }
 
     @Test("Firestore semantics: missing fields, type-bracketed ranges, arrays, numbers across types")
@@ -165,7 +167,7 @@ import Testing
     @Test("the order puts the orderBy field first, ends with id, and requires the ordered fields")
     func ordering() throws {
         let matcher = try QueryMatcher(
-            Query(.collection(Self.items), orderBy: [Order(.field(try FieldPath("n")), descending: true)]))
+            StructuredQuery(.collection(Self.items), orderBy: [Order(.field(try FieldPath("n")), descending: true)]))
         let a = Self.document("a", ["n": 1])
         let b = Self.document("b", ["n": 2])
         let c = Self.document("c", ["n": 2.0])
@@ -173,7 +175,7 @@ import Testing
         #expect(matcher.compare(b, c) > 0)  // equal n: id decides, descending like the last orderBy
         #expect(!matcher.matches(Self.document("d", ["m": 1])))
         // A collection group breaks id ties by collection path.
-        let group = try QueryMatcher(Query(.collectionGroup("items")))
+        let group = try QueryMatcher(StructuredQuery(.collectionGroup("items")))
         let first = Self.document("same", [:], in: try CollectionPath("a/1/items"))
         let second = Self.document("same", [:], in: try CollectionPath("a/2/items"))
         #expect(group.compare(first, second) < 0)
@@ -186,7 +188,8 @@ import Testing
         let n = QueryField.field(try FieldPath("n"))
         func ids(start: Cursor? = nil, end: Cursor? = nil, descending: Bool = false) throws -> [String] {
             let matcher = try QueryMatcher(
-                Query(.collection(Self.items), orderBy: [Order(n, descending: descending)], start: start, end: end))
+                StructuredQuery(
+                    .collection(Self.items), orderBy: [Order(n, descending: descending)], start: start, end: end))
             let documents = (0..<5).map { Self.document("d\($0)", ["n": .int(Int64($0 / 2))]) }
             return documents.filter(matcher.matches).sorted { matcher.compare($0, $1) < 0 }.map(\.id)
         }

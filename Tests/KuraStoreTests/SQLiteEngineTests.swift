@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraSQLite
 import Testing
 
@@ -18,7 +19,7 @@ import Testing
                 """
                 CREATE TABLE changes(seq INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL,
                     kind INTEGER NOT NULL, version INTEGER NOT NULL, time INTEGER NOT NULL);
-                INSERT INTO changes(path, kind, version, time) VALUES('a/b', 1, 1, \(Timestamp.nowMicros()));
+                INSERT INTO changes(path, kind, version, time) VALUES('a/b', 1, 1, \(WallClock.nowMicros()));
                 """)
         }
         let store = try SQLiteDocumentStore(path: file)
@@ -65,7 +66,7 @@ import Testing
             #expect(try reopened.get(doc("d/doc\(i)"))?.fields["i"] == expected["d/doc\(i)"])
         }
         #expect(try reopened.latestSequence() == 51)
-        #expect(try reopened.count(Query(.collection(col("d")))) == 19)
+        #expect(try reopened.count(StructuredQuery(.collection(col("d")))) == 19)
     }
 
     @Test func equalityOrderByLimitDoesNotScan() throws {
@@ -75,7 +76,7 @@ import Testing
         defer { store.close() }
         let statuses = ["open", "closed", "pending", "archived", "draft", "review", "done", "blocked", "new", "old"]
         try Self.loadBig(store) { statuses[$0 % 10] }
-        let query = Query(
+        let query = StructuredQuery(
             .collection(try col("big")), filters: [Filter(.field(try field("status")), .equal, "open")],
             orderBy: [Order(.field(try field("rank")), descending: true)], limit: 20)
         let diagnostics = try store.diagnose(query)
@@ -89,7 +90,7 @@ import Testing
         #expect(ranks == ranks.sorted { ValueOrdering.compare($0, $1) > 0 })
         #expect(try store.query(query).documents.allSatisfy { $0.fields["status"] == "open" })
 
-        let byID = Query(
+        let byID = StructuredQuery(
             .collection(try col("big")), filters: [Filter(.field(try field("status")), .equal, "done")], limit: 20)
         let idDiagnostics = try store.diagnose(byID)
         #expect(idDiagnostics.fullScanSteps == 0 && idDiagnostics.vmSteps < 20_000, "\(idDiagnostics)")
@@ -118,7 +119,7 @@ import Testing
         defer { store.close() }
         try Self.loadBig(store) { $0 % 1000 == 7 && $0 < 30_000 ? "rare" : "common" }
         for limit in [20, 5] {
-            let query = Query(
+            let query = StructuredQuery(
                 .collection(try col("big")), filters: [Filter(.field(try field("status")), .equal, .string(value))],
                 orderBy: [Order(.field(try field("rank")), descending: true)], limit: limit)
             let diagnostics = try store.diagnose(query)
@@ -141,7 +142,7 @@ import Testing
         }
         #expect(
             try store.count(
-                Query(
+                StructuredQuery(
                     .collection(try col("big")), filters: [Filter(.field(try field("status")), .equal, .string(value))],
                     orderBy: [Order(.field(try field("rank")))])) == Int64(expected))
     }
@@ -153,7 +154,7 @@ import Testing
         defer { store.close() }
         for i in 0..<5 { try store.set(doc("p/\(i)"), object(["i": .int(Int64(i))])) }
         #expect(try store.oldestRetainedSequence() == 1)
-        try store.pruneChangeLog(olderThan: Timestamp.nowMicros() + 1)
+        try store.pruneChangeLog(olderThan: WallClock.nowMicros() + 1)
         #expect(try store.changes(after: 0, limit: 10).isEmpty)
         #expect(try store.oldestRetainedSequence() == 6)
         try store.set(doc("p/x"), object([:]))
@@ -171,10 +172,11 @@ import Testing
         try store.set(doc("b/after"), object([:]))
         let copy = try SQLiteDocumentStore(path: directory.path + "/copy.db")
         defer { copy.close() }
-        #expect(try copy.count(Query(.collection(col("b")))) == 100)
+        #expect(try copy.count(StructuredQuery(.collection(col("b")))) == 100)
         #expect(try copy.get(doc("b/42"))?.fields["i"] == 42)
         #expect(try copy.latestSequence() == 100)
-        let q = Query(.collection(try col("b")), filters: [Filter(.field(try field("i")), .greaterThanOrEqual, 98)])
+        let q = StructuredQuery(
+            .collection(try col("b")), filters: [Filter(.field(try field("i")), .greaterThanOrEqual, 98)])
         #expect(try copy.query(q).documents.count == 2)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraStore
 import Testing
 
@@ -54,17 +55,19 @@ func col(_ path: String) throws -> CollectionPath { try CollectionPath(path) }
 func field(_ path: String) throws -> FieldPath { try FieldPath(path) }
 func object(_ value: JSONValue) -> JSONObject { value.objectValue ?? JSONObject() }
 
-/// Expects `body` to throw a `KuraError` with `code` (and `status` when given).
+/// Expects `body` to throw a `APIError` with `code` (and `status` when given).
 func expectError(
     _ code: String, status: Int? = nil, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     do {
         try body()
         Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as KuraError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        if let status { #expect(error.status == status, sourceLocation: sourceLocation) }
     } catch {
-        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+        guard let error = APIError(answering: error) else {
+            Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(error.code.rawValue == code, "\(error)", sourceLocation: sourceLocation)
+        if let status { #expect(error.status == status, sourceLocation: sourceLocation) }
     }
 }

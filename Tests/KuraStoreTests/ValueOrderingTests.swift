@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import Testing
 
 @testable import KuraStore

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraRules
 import KuraStore
 
@@ -14,7 +15,7 @@ extension DataAccess {
 
     /// One page of the documents matching `query` that `caller` may list. Its `nextPageToken` resumes right
     /// after the last document returned, so pages never repeat or skip a document.
-    func query(_ query: Query, caller: Caller) throws -> QueryPage {
+    func query(_ query: StructuredQuery, caller: Caller) throws -> QueryPage {
         if case .admin = caller { return QueryPage(try store.query(query)) }
         var filter = ListFilter(access: self, caller: caller, rules: rules.current.ruleSet)
         if case .collection(let collection) = query.source, let allowed = try filter.decision(for: collection) {
@@ -48,7 +49,7 @@ extension DataAccess {
 
     /// How many documents matching `query` `caller` may list (cursors and a given limit apply). Reads every match
     /// unless the decision is the same for the whole collection.
-    func count(_ query: Query, caller: Caller) throws -> Int64 {
+    func count(_ query: StructuredQuery, caller: Caller) throws -> Int64 {
         if case .admin = caller { return try store.count(query) }
         var filter = ListFilter(access: self, caller: caller, rules: rules.current.ruleSet)
         if case .collection(let collection) = query.source, let allowed = try filter.decision(for: collection) {
@@ -94,7 +95,7 @@ struct ListFilter {
     let access: DataAccess
     let caller: Caller
     let rules: RuleSet
-    let time = Timestamp.nowMicros()
+    let time = WallClock.nowMicros()
     /// Per collection: the decision for all its documents, or `nil` when it depends on the document.
     private var collections: [CollectionPath: Bool?] = [:]
 
@@ -130,7 +131,7 @@ struct ListFilter {
     }
 
     /// 403 for a collection the caller may not list at all.
-    func denied(_ collection: CollectionPath) -> KuraError {
+    func denied(_ collection: CollectionPath) -> APIError {
         access.denied(.list, collection.description, reason: "no document of this collection may be listed")
     }
 }

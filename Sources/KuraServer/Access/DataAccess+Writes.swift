@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraRules
 import KuraStore
 
@@ -17,7 +18,7 @@ extension DataAccess {
     func authorize(_ writes: [Write], caller: Caller, readsExisting: Bool, onLoop: Bool) throws -> DurableCommit.Plan {
         if case .admin = caller { return DurableCommit.Plan(writes: writes) }
         let rules = self.rules.current.ruleSet
-        let time = Timestamp.nowMicros()
+        let time = WallClock.nowMicros()
         var observed: [DocumentPath: Document?] = [:]
         var state: [DocumentPath: Document?] = [:]
         var failure: (any Error)?

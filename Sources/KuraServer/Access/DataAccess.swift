@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraRules
 import KuraStore
 
@@ -59,7 +60,7 @@ public struct DataAccess: Sendable {
         guard case .user(let claims) = caller else {
             return try authorize(
                 caller, .get, path: path.segments, resource: Self.ruleDocument(path, fields),
-                time: Timestamp.nowMicros(), rules: ruleSet(on: loop).ruleSet, onLoop: loop.inEventLoop)
+                time: WallClock.nowMicros(), rules: ruleSet(on: loop).ruleSet, onLoop: loop.inEventLoop)
         }
         let epoch = auth.revocationEpoch
         let (ruleSet, version) = ruleSet(on: loop)
@@ -68,7 +69,7 @@ public struct DataAccess: Sendable {
         }
         if remembered == true { return }
         try authorize(
-            caller, .get, path: path.segments, resource: Self.ruleDocument(path, fields), time: Timestamp.nowMicros(),
+            caller, .get, path: path.segments, resource: Self.ruleDocument(path, fields), time: WallClock.nowMicros(),
             rules: ruleSet, onLoop: loop.inEventLoop)
         if remembered != nil, ruleSet.decisionDependsOnlyOnCallerAndPath(method: .get, path: path.segments) {
             loopDecisions.withValue(on: loop) {
@@ -97,8 +98,8 @@ public struct DataAccess: Sendable {
         let claims: AuthClaims
         do {
             claims = try auth.verifyIDToken(bearerToken ?? "")
-        } catch let error as KuraError where error.status == 401 || error.status == 403 {
-            throw KuraError.unauthenticated(error.message)
+        } catch let error as APIError where error.status == 401 || error.status == 403 {
+            throw APIError.unauthenticated(error.message)
         }
         return try admitted(.user(claims))
     }
@@ -108,9 +109,8 @@ public struct DataAccess: Sendable {
     /// (`AuthService.verifyIDToken`), so a verification takes effect on the next request.
     func admitted(_ caller: Caller) throws -> Caller {
         if case .user(let claims) = caller, auth.configuration.requireVerifiedEmail, !claims.emailVerified {
-            throw KuraError(
-                code: "EMAIL_NOT_VERIFIED", status: 403,
-                message: "the email address has not been verified; data is reachable once it is")
+            throw APIError.emailNotVerified(
+                "the email address has not been verified; data is reachable once it is")
         }
         return caller
     }
@@ -120,7 +120,7 @@ public struct DataAccess: Sendable {
     public func bearerToken(_ request: Request) throws -> String? {
         guard request.headers["Authorization"] != nil else { return nil }
         guard let token = request.bearerToken, !token.isEmpty else {
-            throw KuraError.unauthenticated("use 'Authorization: Bearer <ID token or admin key>', or none")
+            throw APIError.unauthenticated("use 'Authorization: Bearer <ID token or admin key>', or none")
         }
         return token
     }
@@ -161,7 +161,7 @@ public struct DataAccess: Sendable {
         if case .admin = caller { return true }
         let decision = try? decide(
             caller, method, path: document.path.segments, resource: Self.ruleDocument(document.path, document.fields),
-            requestResource: nil, time: Timestamp.nowMicros(), rules: rules.current.ruleSet, onLoop: false)
+            requestResource: nil, time: WallClock.nowMicros(), rules: rules.current.ruleSet, onLoop: false)
         return decision?.isAllowed ?? false
     }
 
@@ -209,9 +209,9 @@ public struct DataAccess: Sendable {
     }
 
     /// 403 `PERMISSION_DENIED`; the rules' reason (rule positions, no data) goes to the debug log only.
-    func denied(_ method: RuleMethod, _ path: String, reason: String) -> KuraError {
+    func denied(_ method: RuleMethod, _ path: String, reason: String) -> APIError {
         logger.debug("security rules denied \(method.rawValue) on \(path): \(reason)")
-        return KuraError.permissionDenied("the security rules do not allow '\(method.rawValue)' on \(path)")
+        return APIError.permissionDenied("the security rules do not allow '\(method.rawValue)' on \(path)")
     }
 
     /// A document as `resource` / `request.resource`.

@@ -1,5 +1,6 @@
 import KuraAuth
 import KuraCore
+import KuraModel
 
 /// One per event loop (`LoopLocal`): the `Authorization` header values of users recently seen on the loop, with
 /// their `Caller`. A repeated ID token then costs a lookup in loop-local memory instead of a parse of the header

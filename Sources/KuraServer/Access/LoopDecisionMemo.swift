@@ -1,5 +1,6 @@
 import KuraAuth
 import KuraCore
+import KuraModel
 import KuraRules
 
 /// One per event loop (`LoopLocal`): `get` decisions that allowed a user a document, when the rules make that

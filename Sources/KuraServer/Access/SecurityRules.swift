@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraRules
 import Synchronization
 
@@ -123,7 +124,7 @@ public final class SecurityRules: Sendable {
         do {
             ruleSet = try RuleSet.compile(source: source, fileName: Self.fileName)
         } catch {
-            throw KuraError.badRequest(error.description, code: "INVALID_RULES")
+            throw APIError.invalidRules(error.description)
         }
         let loaded = LoadedRules(source: source, ruleSet: ruleSet)
         try updates.withLock { _ in

@@ -1,21 +1,22 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// Reading JSON request bodies: one object at the top, fields looked up by name with typed accessors that
 /// answer 400 with the field's name when the shape is wrong.
 struct JSONBody {
     let object: JSONObject
     /// The error code a malformed field gets (`INVALID_ARGUMENT`, `INVALID_QUERY`…).
-    let code: String
+    let code: ErrorCode
 
-    init(_ request: Request, code: String = "INVALID_ARGUMENT") throws {
-        guard !request.body.isEmpty else { throw KuraError.badRequest("the request needs a JSON body", code: code) }
+    init(_ request: Request, code: ErrorCode = .invalidArgument) throws {
+        guard !request.body.isEmpty else { throw APIError.badRequest("the request needs a JSON body", code: code) }
         try self.init(try JSONValue.parse(request.body), code: code)
     }
 
-    init(_ value: JSONValue, code: String, context: String = "the body") throws {
+    init(_ value: JSONValue, code: ErrorCode, context: String = "the body") throws {
         guard let object = value.objectValue else {
-            throw KuraError.badRequest("\(context) must be a JSON object", code: code)
+            throw APIError.badRequest("\(context) must be a JSON object", code: code)
         }
         self.object = object
         self.code = code
@@ -26,7 +27,7 @@ struct JSONBody {
         // By bytes, as `object[key]` finds members: `Set.contains` would accept a canonically equivalent spelling
         // that no lookup then reads.
         for key in object.keys where !known.contains(where: { $0.bytesEqual(key) }) {
-            throw KuraError.badRequest("unknown field '\(key)' in \(context)", code: code)
+            throw APIError.badRequest("unknown field '\(key)' in \(context)", code: code)
         }
     }
 
@@ -65,7 +66,7 @@ struct JSONBody {
         }
     }
 
-    private func wrong(_ key: String, _ expected: String) -> KuraError {
-        KuraError.badRequest("'\(key)' must be \(expected)", code: code)
+    private func wrong(_ key: String, _ expected: String) -> APIError {
+        APIError.badRequest("'\(key)' must be \(expected)", code: code)
     }
 }

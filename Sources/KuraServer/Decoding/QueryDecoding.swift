@@ -1,7 +1,8 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
-/// Turns the JSON query of `POST /api/query` (and, later, realtime listeners) into a `Query`:
+/// Turns the JSON query of `POST /api/query` (and, later, realtime listeners) into a `StructuredQuery`:
 /// `{"collection"|"collectionGroup", "where", "orderBy", "limit", "startAt", "startAfter", "endAt", "endBefore",
 /// "select", "pageToken"}`. Every mistake is 400 `INVALID_QUERY`.
 enum QueryDecoding {
@@ -12,18 +13,18 @@ enum QueryDecoding {
 
     /// With `paged` (queries), a query without `limit` gets the default page size; counts (`paged: false`) count
     /// everything that matches unless a limit is given.
-    static func decode(_ value: JSONValue, limits: PageLimits, paged: Bool = true) throws -> Query {
-        let body = try JSONBody(value, code: "INVALID_QUERY", context: "the query")
+    static func decode(_ value: JSONValue, limits: PageLimits, paged: Bool = true) throws -> StructuredQuery {
+        let body = try JSONBody(value, code: .invalidQuery, context: "the query")
         try body.allowOnly(fields, in: "the query")
-        let source: Query.Source
+        let source: StructuredQuery.Source
         switch (try body.string("collection"), try body.string("collectionGroup")) {
         case (let path?, nil): source = .collection(try CollectionPath(path))
         case (nil, let id?):
             try ResourcePath.validateID(id)
             source = .collectionGroup(id)
-        default: throw KuraError.invalidQuery("a query needs exactly one of 'collection' and 'collectionGroup'")
+        default: throw APIError.invalidQuery("a query needs exactly one of 'collection' and 'collectionGroup'")
         }
-        var query = Query(source)
+        var query = StructuredQuery(source)
         query.filters = try (body.array("where") ?? []).map(filter)
         query.orderBy = try (body.array("orderBy") ?? []).map(order)
         let asked = try body.integer("limit")
@@ -32,7 +33,7 @@ enum QueryDecoding {
         query.end = try cursor(body, inclusive: "endAt", exclusive: "endBefore")
         if let select = try body.array("select") {
             query.select = try select.map { value in
-                guard let name = value.stringValue else { throw KuraError.invalidQuery("'select' lists field names") }
+                guard let name = value.stringValue else { throw APIError.invalidQuery("'select' lists field names") }
                 return try asQueryError { try FieldPath(name) }
             }
         }
@@ -44,8 +45,8 @@ enum QueryDecoding {
     static func field(_ name: String) throws -> QueryField { try asQueryError { try QueryField(name) } }
 
     private static func asQueryError<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as KuraError where error.code == "INVALID_ARGUMENT" {
-            throw KuraError.invalidQuery(error.message)
+        do { return try body() } catch let error as ValidationError where error.code == .invalidArgument {
+            throw ValidationError.invalidQuery(error.message)
         }
     }
 
@@ -53,36 +54,36 @@ enum QueryDecoding {
     static func limit(_ asked: Int64?, _ limits: PageLimits) throws -> Int {
         guard let asked else { return limits.defaultPageSize }
         guard asked >= 1, asked <= Int64(limits.maxPageSize) else {
-            throw KuraError.invalidQuery("'limit' must be between 1 and \(limits.maxPageSize)")
+            throw APIError.invalidQuery("'limit' must be between 1 and \(limits.maxPageSize)")
         }
         return Int(asked)
     }
 
     private static func filter(_ value: JSONValue) throws -> Filter {
-        let body = try JSONBody(value, code: "INVALID_QUERY", context: "a 'where' clause")
+        let body = try JSONBody(value, code: .invalidQuery, context: "a 'where' clause")
         try body.allowOnly(["field", "op", "value"], in: "a 'where' clause")
         guard let field = try body.string("field") else {
-            throw KuraError.invalidQuery("a 'where' clause needs 'field'")
+            throw APIError.invalidQuery("a 'where' clause needs 'field'")
         }
-        guard let name = try body.string("op") else { throw KuraError.invalidQuery("a 'where' clause needs 'op'") }
+        guard let name = try body.string("op") else { throw APIError.invalidQuery("a 'where' clause needs 'op'") }
         guard let op = Filter.Operator(rawValue: name) else {
             let known = Filter.Operator.allCases.map(\.rawValue).joined(separator: " ")
-            throw KuraError.invalidQuery("unknown operator '\(name)'; use one of: \(known)")
+            throw APIError.invalidQuery("unknown operator '\(name)'; use one of: \(known)")
         }
-        guard let operand = body["value"] else { throw KuraError.invalidQuery("a 'where' clause needs 'value'") }
+        guard let operand = body["value"] else { throw APIError.invalidQuery("a 'where' clause needs 'value'") }
         return Filter(try Self.field(field), op, operand)
     }
 
     private static func order(_ value: JSONValue) throws -> Order {
-        let body = try JSONBody(value, code: "INVALID_QUERY", context: "an 'orderBy' entry")
+        let body = try JSONBody(value, code: .invalidQuery, context: "an 'orderBy' entry")
         try body.allowOnly(["field", "direction"], in: "an 'orderBy' entry")
         guard let field = try body.string("field") else {
-            throw KuraError.invalidQuery("'orderBy' entries need 'field'")
+            throw APIError.invalidQuery("'orderBy' entries need 'field'")
         }
         switch try body.string("direction")?.lowercased() {
         case nil, "asc", "ascending": return Order(try Self.field(field))
         case "desc", "descending": return Order(try Self.field(field), descending: true)
-        case let other?: throw KuraError.invalidQuery("direction '\(other)' must be 'asc' or 'desc'")
+        case let other?: throw APIError.invalidQuery("direction '\(other)' must be 'asc' or 'desc'")
         }
     }
 
@@ -91,7 +92,7 @@ enum QueryDecoding {
         case (nil, nil): return nil
         case (let values?, nil): return Cursor(values: values, inclusive: true)
         case (nil, let values?): return Cursor(values: values, inclusive: false)
-        default: throw KuraError.invalidQuery("use only one of '\(inclusive)' and '\(exclusive)'")
+        default: throw APIError.invalidQuery("use only one of '\(inclusive)' and '\(exclusive)'")
         }
     }
 }

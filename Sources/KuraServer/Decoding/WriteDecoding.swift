@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// Turns the JSON writes of `POST /api/commit` into `Write`s:
@@ -6,9 +7,9 @@ import KuraStore
 ///   "transforms":[{"field":…,"increment"|"serverTimestamp"|"arrayUnion"|"arrayRemove"|"delete"|"maximum"|"minimum":…}]}`.
 enum WriteDecoding {
     static func decode(_ value: JSONValue) throws -> Write {
-        let body = try JSONBody(value, code: "INVALID_ARGUMENT", context: "a write")
+        let body = try JSONBody(value, code: .invalidArgument, context: "a write")
         try body.allowOnly(["op", "path", "data", "merge", "precondition", "transforms"], in: "a write")
-        guard let path = try body.string("path") else { throw KuraError.badRequest("a write needs 'path'") }
+        guard let path = try body.string("path") else { throw APIError.badRequest("a write needs 'path'") }
         let documentPath = try DocumentPath(path)
         let data = try body.object("data")
         let operation: Write.Operation
@@ -18,7 +19,7 @@ enum WriteDecoding {
         case "update": operation = .update(try fieldUpdates(try required(data)))
         case "delete": operation = .delete
         case let other:
-            throw KuraError.badRequest("'op' must be create, set, update or delete, not \(other ?? "missing")")
+            throw APIError.badRequest("'op' must be create, set, update or delete, not \(other ?? "missing")")
         }
         return Write(
             path: documentPath, operation: operation, precondition: try precondition(body.object("precondition")),
@@ -32,35 +33,35 @@ enum WriteDecoding {
 
     static func precondition(_ object: JSONObject?) throws -> Precondition? {
         guard let object else { return nil }
-        let body = try JSONBody(.object(object), code: "INVALID_ARGUMENT", context: "'precondition'")
+        let body = try JSONBody(.object(object), code: .invalidArgument, context: "'precondition'")
         try body.allowOnly(["exists", "version"], in: "'precondition'")
         switch (try body.bool("exists"), try body.integer("version")) {
         case (nil, nil): return nil
         case (let exists?, nil): return .exists(exists)
         case (nil, let version?): return .version(version)
-        default: throw KuraError.badRequest("a precondition has either 'exists' or 'version', not both")
+        default: throw APIError.badRequest("a precondition has either 'exists' or 'version', not both")
         }
     }
 
     private static func required(_ data: JSONObject?) throws -> JSONObject {
-        guard let data else { throw KuraError.badRequest("this write needs 'data' (an object)") }
+        guard let data else { throw APIError.badRequest("this write needs 'data' (an object)") }
         return data
     }
 
     private static func transform(_ value: JSONValue) throws -> FieldTransform {
-        let body = try JSONBody(value, code: "INVALID_ARGUMENT", context: "a transform")
-        guard let name = try body.string("field") else { throw KuraError.badRequest("a transform needs 'field'") }
+        let body = try JSONBody(value, code: .invalidArgument, context: "a transform")
+        guard let name = try body.string("field") else { throw APIError.badRequest("a transform needs 'field'") }
         let kinds = body.object.keys.filter { $0 != "field" }
         guard kinds.count == 1, let kind = kinds.first, let operand = body[kind] else {
-            throw KuraError.badRequest("a transform has 'field' and exactly one kind")
+            throw APIError.badRequest("a transform has 'field' and exactly one kind")
         }
         let field = try FieldPath(name)
         func number() throws -> JSONValue {
-            guard operand.isNumber else { throw KuraError.badRequest("'\(kind)' takes a number") }
+            guard operand.isNumber else { throw APIError.badRequest("'\(kind)' takes a number") }
             return operand
         }
         func elements() throws -> [JSONValue] {
-            guard let array = operand.arrayValue else { throw KuraError.badRequest("'\(kind)' takes an array") }
+            guard let array = operand.arrayValue else { throw APIError.badRequest("'\(kind)' takes an array") }
             return array
         }
         switch kind {
@@ -71,7 +72,7 @@ enum WriteDecoding {
         case "arrayRemove": return FieldTransform(field: field, kind: .arrayRemove(try elements()))
         case "serverTimestamp": return FieldTransform(field: field, kind: .serverTimestamp)
         case "delete": return FieldTransform(field: field, kind: .delete)
-        default: throw KuraError.badRequest("unknown transform '\(kind)'")
+        default: throw APIError.badRequest("unknown transform '\(kind)'")
         }
     }
 }

@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// `/auth/action`: the page a mail's link opens, so verification and password reset work from any mail client
 /// with no app. GET shows a form (it changes nothing, so link scanners that prefetch mail links cannot use up a
@@ -68,7 +69,8 @@ struct ActionPageRoutes {
                     default:
                         return page("Unknown action", "<p>This link is not valid.</p>", status: 400)
                     }
-                } catch let error as KuraError {
+                } catch {
+                    guard let error = APIError(answering: error) else { throw error }
                     return page(
                         "That did not work", "<p>\(error.message.htmlEscaped) (\(error.code))</p>", status: error.status
                     )

@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// `/api/admin/users`: list, read, update (disable, claims, verified…) and delete accounts. For the admin key or
 /// users with the `admin` claim.
@@ -15,7 +16,7 @@ struct AdminUserRoutes {
                 let size = try request.query("pageSize").map { text -> Int in
                     // Out of range is refused, not clamped: a caller asking for 0 or 5000 should learn the bounds.
                     guard let n = Int(text), (1...1000).contains(n) else {
-                        throw KuraError.badRequest("pageSize must be an integer from 1 to 1000")
+                        throw APIError.badRequest("pageSize must be an integer from 1 to 1000")
                     }
                     return n
                 }

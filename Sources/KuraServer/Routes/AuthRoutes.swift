@@ -1,6 +1,7 @@
 import KuraAuth
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// `/api/auth/*`: sign-up, sign-in, tokens, the current account, verification and password-reset mail.
 /// Everything runs on the worker pool (password hashing, token checks, the account database), except the JWKS.
@@ -34,7 +35,7 @@ struct AuthRoutes {
             try auth.checkSignInThrottle(ip: request.remoteAddress, email: email)
             do {
                 return try auth.signIn(email: email, password: try body.string("password") ?? "").json
-            } catch let error as KuraError where error.code == "INVALID_LOGIN_CREDENTIALS" {
+            } catch let error as APIError where error.code == .invalidLoginCredentials {
                 auth.recordFailedSignIn(ip: request.remoteAddress, email: email)
                 throw error
             }
@@ -132,7 +133,7 @@ struct AuthRoutes {
     func confirmEmail(code: String) throws -> AuthUser {
         do {
             return try auth.confirmEmailVerification(code: code)
-        } catch let error as KuraError where error.code == "INVALID_OOB_CODE" {
+        } catch let error as APIError where error.code == .invalidOOBCode {
             return try auth.confirmEmailChange(code: code)
         }
     }
@@ -162,7 +163,7 @@ struct AuthRoutes {
 
     private func code(_ request: Request) throws -> String {
         guard let code = try JSONBody(request).string("code"), !code.isEmpty else {
-            throw KuraError(code: "INVALID_OOB_CODE", status: 400, message: "the request needs 'code'")
+            throw APIError(.invalidOOBCode, status: 400, message: "the request needs 'code'")
         }
         return code
     }

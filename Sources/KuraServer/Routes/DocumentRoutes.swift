@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraStore
 
 /// `/api/docs/{path}`: one document or one collection. Reads run on the worker pool unless the document is in the
@@ -30,7 +31,7 @@ struct DocumentRoutes {
         let durable = DurableCommit(store: store)
         router.post("/api/docs/*path") { request, context in
             try access.withCaller(request, context.environment) { caller in
-                let path = try CollectionPath(try request.parameter("path")).document(DocumentID.automatic())
+                let path = try CollectionPath(try request.parameter("path")).document(AutoID.automatic())
                 let fields = Fields()
                 // A new automatic ID: nothing to read (`resource` is null) and nothing to pin.
                 return durable.respond(
@@ -100,16 +101,16 @@ struct DocumentRoutes {
         // Checked before answering 404, so a caller who may not read a path cannot learn whether it exists.
         try access.authorize(
             caller, .get, path: path.segments, resource: entry.map { DataAccess.ruleDocument(path, $0.fields) },
-            time: Timestamp.nowMicros(), rules: access.rules.current.ruleSet, onLoop: false)
-        guard let entry else { throw KuraError.notFound("no document at \(path)") }
+            time: WallClock.nowMicros(), rules: access.rules.current.ruleSet, onLoop: false)
+        guard let entry else { throw APIError.notFound("no document at \(path)") }
         return documentResponse(body: entry.body, version: entry.version)
     }
 
     /// `GET /api/docs/{collection}?limit=&orderBy=field [desc],…&pageToken=`.
     private func list(_ collection: CollectionPath, _ request: Request, _ caller: Caller) throws -> Response {
-        var query = Query(.collection(collection))
+        var query = StructuredQuery(.collection(collection))
         let limit = try request.query("limit").map { text -> Int64 in
-            guard let n = Int64(text) else { throw KuraError.invalidQuery("'limit' must be an integer") }
+            guard let n = Int64(text) else { throw APIError.invalidQuery("'limit' must be an integer") }
             return n
         }
         query.limit = try QueryDecoding.limit(limit, pages)
@@ -117,12 +118,12 @@ struct DocumentRoutes {
             query.orderBy = try orderBy.split(separator: ",").map { clause in
                 let words = clause.split(separator: " ")
                 guard let field = words.first, words.count <= 2 else {
-                    throw KuraError.invalidQuery("orderBy takes 'field' or 'field desc', comma-separated")
+                    throw APIError.invalidQuery("orderBy takes 'field' or 'field desc', comma-separated")
                 }
                 switch words.count == 2 ? words[1].lowercased() : "asc" {
                 case "asc": return Order(try QueryDecoding.field(String(field)))
                 case "desc": return Order(try QueryDecoding.field(String(field)), descending: true)
-                default: throw KuraError.invalidQuery("orderBy direction must be asc or desc")
+                default: throw APIError.invalidQuery("orderBy direction must be asc or desc")
                 }
             }
         }
@@ -136,7 +137,7 @@ struct DocumentRoutes {
         var precondition = try versionPrecondition(request)
         if let exists = try flag(request, "exists") {
             guard precondition == nil else {
-                throw KuraError.badRequest("use either If-Match or ?exists, not both")
+                throw APIError.badRequest("use either If-Match or ?exists, not both")
             }
             precondition = .exists(exists)
         }
@@ -150,7 +151,7 @@ struct DocumentRoutes {
         let body = try JSONBody(request)
         try body.allowOnly(["data"])
         guard let data = try body.object("data") else {
-            throw KuraError.badRequest("the body needs 'data' (an object)")
+            throw APIError.badRequest("the body needs 'data' (an object)")
         }
         return data
     }
@@ -161,7 +162,7 @@ struct DocumentRoutes {
         if value.hasPrefix("W/") { value.removeFirst(2) }
         if value.count >= 2, value.first == "\"", value.last == "\"" { value = String(value.dropFirst().dropLast()) }
         guard let version = Int64(value) else {
-            throw KuraError.badRequest("If-Match takes the document version, e.g. If-Match: \"3\"")
+            throw APIError.badRequest("If-Match takes the document version, e.g. If-Match: \"3\"")
         }
         return .version(version)
     }
@@ -171,14 +172,14 @@ struct DocumentRoutes {
         case nil: return nil
         case "true", "1", "": return true
         case "false", "0": return false
-        case let other?: throw KuraError.badRequest("?\(name) must be true or false, not '\(other)'")
+        case let other?: throw APIError.badRequest("?\(name) must be true or false, not '\(other)'")
         }
     }
 
     /// The document as it is after a write (read back, so createTime and transforms are exact). A caller the rules
     /// let write but not `get` it gets its metadata without `data`.
     private func written(_ path: DocumentPath, _ caller: Caller) throws -> Response {
-        guard let document = try store.get(path) else { throw KuraError.notFound("no document at \(path)") }
+        guard let document = try store.get(path) else { throw APIError.notFound("no document at \(path)") }
         if access.mayRead(caller, document) { return documentResponse(document) }
         var json = document.json.objectValue ?? JSONObject()
         json["data"] = nil

@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraStore
 
 /// How every document write is answered: decode (and check) it, hand it to the store's group commit, and answer
@@ -107,13 +108,12 @@ private final class CommitAttempt: Sendable {
         store.commit(prepared.writes) { [self] result in
             // On the store's completion queue: hand off at once, later batches' completions wait for us.
             switch result {
-            case .failure(let error as KuraError)
-            where error.code == "FAILED_PRECONDITION" && prepared.retryOnFailedPrecondition:
+            case .failure(let error as APIError)
+            where error.code == .failedPrecondition && prepared.retryOnFailedPrecondition:
                 guard attempt < DurableCommit.maxAttempts else {
                     return promise.fail(
-                        KuraError(
-                            code: "ABORTED", status: 409,
-                            message: "the documents kept changing while the security rules were checked; retry"))
+                        APIError.aborted(
+                            "the documents kept changing while the security rules were checked; retry"))
                 }
                 runOnWorkerPool(attempt: attempt + 1)
             case .failure(let error):

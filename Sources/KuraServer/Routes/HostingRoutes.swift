@@ -1,6 +1,7 @@
 import KuraCore
 import KuraHTTP
 import KuraHosting
+import KuraModel
 
 /// Static hosting (`hosting.root`): the router's fallback, so every path no route claims is looked up under the
 /// root, except the prefixes Kura keeps for itself (docs/api.md, "Paths Kura owns"), which stay JSON 404s.
@@ -17,7 +18,7 @@ struct HostingRoutes {
             if path == "/api" || path == "/sdk" || path == "/auth"
                 || Self.ownedPrefixes.contains(where: { path.hasPrefix($0) })
             {
-                throw KuraError.notFound("no route for \(request.method) \(path)")
+                throw APIError.notFound("no route for \(request.method) \(path)")
             }
             return site.respond(to: request, environment: context.environment)
         }

@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraStore
 
 /// `/api/admin/indexes`: the composite indexes and their build state (`GET`), declaring more (`POST`, one index or
@@ -34,7 +35,7 @@ struct IndexRoutes {
                 try authenticator.requireAdmin(request)
                 let text = try request.parameter("id")
                 guard let id = Int64(text), indexes.dropIndex(id: id) else {
-                    throw KuraError.notFound("no composite index with id '\(text)'")
+                    throw APIError.notFound("no composite index with id '\(text)'")
                 }
                 return .json(JSONValue.object([:]).jsonBytes)
             }

@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraRealtime
 import KuraStore
 
@@ -16,7 +17,7 @@ struct ListenRoutes {
             let resume = try Self.resumePosition(request)
             let target = try Self.urlTarget(request, pages: pages)
             guard registry.hasCapacity else {
-                throw KuraError.unavailable(
+                throw APIError.unavailable(
                     "too many listen streams (limit \(registry.configuration.maxConnections)); retry later")
             }
             let environment = context.environment
@@ -30,7 +31,7 @@ struct ListenRoutes {
                                 workers: environment.workers, loop: stream.eventLoop)
                         }
                     } catch {
-                        let failure = error as? KuraError ?? .internalError(requestID: stream.requestID)
+                        let failure = APIError(answering: error) ?? .internalError(requestID: stream.requestID)
                         stream.write(Self.errorEvent(failure, target: target?.id))
                         stream.finish(closingConnection: true)
                     }
@@ -40,13 +41,13 @@ struct ListenRoutes {
         router.post("/api/listen/:connection") { request, context in
             let token = try Self.token(request)
             guard let connection = registry.connection(try request.parameter("connection")) else {
-                throw KuraError.notFound("no open listen stream with this id")
+                throw APIError.notFound("no open listen stream with this id")
             }
             let (adds, removes) = try Self.targetChanges(request, pages: pages)
             let environment = context.environment
             return try Self.withPrincipal(token, access, environment) { principal in
                 guard principal.identity.bytesEqual(connection.principal.identity) else {
-                    throw KuraError.permissionDenied("this listen stream belongs to another caller")
+                    throw APIError.permissionDenied("this listen stream belongs to another caller")
                 }
                 var removed: [JSONValue] = []
                 for id in removes where registry.remove(id, from: connection) { removed.append(.string(id)) }
@@ -84,12 +85,12 @@ struct ListenRoutes {
     static func token(_ request: Request) throws -> String? {
         if request.headers["Authorization"] != nil {
             guard let token = request.bearerToken, !token.isEmpty else {
-                throw KuraError.unauthenticated("use 'Authorization: Bearer <ID token or admin key>', or none")
+                throw APIError.unauthenticated("use 'Authorization: Bearer <ID token or admin key>', or none")
             }
             return token
         }
         guard let token = request.query("token") else { return nil }
-        guard !token.isEmpty else { throw KuraError.unauthenticated("'token' is empty") }
+        guard !token.isEmpty else { throw APIError.unauthenticated("'token' is empty") }
         return token
     }
 
@@ -100,7 +101,7 @@ struct ListenRoutes {
             return nil
         }
         guard let position = StreamPosition(text.trimmingSpaces()) else {
-            throw KuraError.badRequest("Last-Event-ID '\(text.prefix(80))' is not an event id of this server")
+            throw APIError.badRequest("Last-Event-ID '\(text.prefix(80))' is not an event id of this server")
         }
         return position
     }
@@ -114,10 +115,10 @@ struct ListenRoutes {
         case (nil, let json?):
             let value: JSONValue
             do { value = try JSONValue.parse(Array(json.utf8)) } catch {
-                throw KuraError.invalidQuery("'query' is not valid JSON")
+                throw APIError.invalidQuery("'query' is not valid JSON")
             }
             return try ListenTarget(id: id, query: try QueryDecoding.decode(value, limits: pages, paged: false))
-        default: throw KuraError.badRequest("give one of 'doc' and 'query', not both")
+        default: throw APIError.badRequest("give one of 'doc' and 'query', not both")
         }
     }
 
@@ -130,16 +131,16 @@ struct ListenRoutes {
         var adds: [(ListenTarget, StreamPosition?)] = []
         var seen: Set<String> = []
         for item in try body.array("add") ?? [] {
-            let entry = try JSONBody(item, code: "INVALID_ARGUMENT", context: "an 'add' entry")
+            let entry = try JSONBody(item, code: .invalidArgument, context: "an 'add' entry")
             try entry.allowOnly(["id", "doc", "query", "resumeAfter"], in: "an 'add' entry")
-            guard let id = try entry.string("id") else { throw KuraError.badRequest("an 'add' entry needs 'id'") }
-            guard seen.insert(id).inserted else { throw KuraError.badRequest("target '\(id)' is added twice") }
+            guard let id = try entry.string("id") else { throw APIError.badRequest("an 'add' entry needs 'id'") }
+            guard seen.insert(id).inserted else { throw APIError.badRequest("target '\(id)' is added twice") }
             let target: ListenTarget
             switch (try entry.string("doc"), entry["query"]) {
             case (let path?, nil): target = try ListenTarget(id: id, document: try DocumentPath(path))
             case (nil, let query?) where query != .null:
                 target = try ListenTarget(id: id, query: try QueryDecoding.decode(query, limits: pages, paged: false))
-            default: throw KuraError.badRequest("an 'add' entry needs one of 'doc' and 'query'")
+            default: throw APIError.badRequest("an 'add' entry needs one of 'doc' and 'query'")
             }
             var resumeAfter: StreamPosition?
             switch entry["resumeAfter"] {
@@ -149,24 +150,24 @@ struct ListenRoutes {
             default: break
             }
             if entry["resumeAfter"] != nil && entry["resumeAfter"] != .null && resumeAfter == nil {
-                throw KuraError.badRequest("'resumeAfter' must be an event id of this server")
+                throw APIError.badRequest("'resumeAfter' must be an event id of this server")
             }
             adds.append((target, resumeAfter))
         }
         var removes: [String] = []
         for item in try body.array("remove") ?? [] {
-            guard let id = item.stringValue else { throw KuraError.badRequest("'remove' lists target ids") }
+            guard let id = item.stringValue else { throw APIError.badRequest("'remove' lists target ids") }
             removes.append(id)
         }
         guard !adds.isEmpty || !removes.isEmpty else {
-            throw KuraError.badRequest("give targets to 'add' or 'remove'")
+            throw APIError.badRequest("give targets to 'add' or 'remove'")
         }
         return (adds, removes)
     }
 
     /// An error after the stream started: `event: error` (for the URL target, if there is one).
-    static func errorEvent(_ error: KuraError, target: String?) -> [UInt8] {
-        var data: JSONObject = ["code": .string(error.code), "message": .string(error.message)]
+    static func errorEvent(_ error: APIError, target: String?) -> [UInt8] {
+        var data: JSONObject = ["code": .string(error.code.rawValue), "message": .string(error.message)]
         if let target { data["target"] = .string(target) }
         return Array("event: error\ndata: \(JSONValue.object(data).jsonString)\n\n".utf8)
     }

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraHTTP
 import KuraMail
+import KuraModel
 
 /// `GET /api/admin/outbox?status=&limit=`: the mails Kura has stored, newest first. With no SMTP relay configured
 /// (the embedded default) this is where a developer finds verification and reset links.
@@ -15,14 +16,14 @@ struct OutboxRoutes {
                 let status = try request.query("status").map { name -> OutboxStatus in
                     guard let status = OutboxStatus(rawValue: name) else {
                         let known = OutboxStatus.allCases.map(\.rawValue).joined(separator: ", ")
-                        throw KuraError.badRequest("status must be one of: \(known)")
+                        throw APIError.badRequest("status must be one of: \(known)")
                     }
                     return status
                 }
                 let limit =
                     try request.query("limit").map { text -> Int in
                         guard let n = Int(text), (1...1000).contains(n) else {
-                            throw KuraError.badRequest("limit must be an integer from 1 to 1000")
+                            throw APIError.badRequest("limit must be an integer from 1 to 1000")
                         }
                         return n
                     } ?? 100
@@ -31,7 +32,7 @@ struct OutboxRoutes {
                         ("id", .string(entry.id.rawValue)), ("status", .string(entry.status.rawValue)),
                         ("to", .string(entry.recipient)), ("subject", .string(entry.subject)),
                         ("attempts", .int(Int64(entry.attempts))),
-                        ("createTime", .string(Timestamp.rfc3339(entry.createdAt))),
+                        ("createTime", .string(RFC3339.format(entry.createdAt))),
                     ])
                     if let link = entry.actionLink { object["actionLink"] = .string(link) }
                     if let error = entry.lastError { object["lastError"] = .string(error) }

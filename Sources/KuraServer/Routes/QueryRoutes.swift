@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraStore
 
 /// `POST /api/query` (`?explain=true`: which index answered and what it cost, admin only),
@@ -18,7 +19,7 @@ struct QueryRoutes {
                     let query = try QueryDecoding.decode(try JSONValue.parse(request.body), limits: pages)
                     if request.query("explain") == "true" {
                         guard case .admin = caller else {
-                            throw KuraError.permissionDenied("explain is for the admin key")
+                            throw APIError.permissionDenied("explain is for the admin key")
                         }
                         return .json(JSONValue.object(["explain": try indexes.explain(query).json]).jsonBytes)
                     }
@@ -53,10 +54,10 @@ struct QueryRoutes {
         let body = try JSONBody(request)
         try body.allowOnly(["writes"])
         guard let writes = try body.array("writes"), !writes.isEmpty else {
-            throw KuraError.badRequest("a commit needs a non-empty 'writes' array")
+            throw APIError.badRequest("a commit needs a non-empty 'writes' array")
         }
         guard writes.count <= CommitLimits.maxWrites else {
-            throw KuraError.badRequest("a commit holds at most \(CommitLimits.maxWrites) writes, not \(writes.count)")
+            throw APIError.badRequest("a commit holds at most \(CommitLimits.maxWrites) writes, not \(writes.count)")
         }
         return try writes.map(WriteDecoding.decode)
     }
@@ -66,10 +67,10 @@ struct QueryRoutes {
         let items: [JSONValue] = results.map { result in
             .object([
                 "path": .string(result.path.description), "version": .int(result.version),
-                "updateTime": .string(Timestamp.rfc3339(result.updateTime)),
+                "updateTime": .string(RFC3339.format(result.updateTime)),
             ])
         }
-        let commitTime = results.first.map { JSONValue.string(Timestamp.rfc3339($0.updateTime)) } ?? .null
+        let commitTime = results.first.map { JSONValue.string(RFC3339.format($0.updateTime)) } ?? .null
         return .json(JSONValue.object(["writeResults": .array(items), "commitTime": commitTime]).jsonBytes)
     }
 

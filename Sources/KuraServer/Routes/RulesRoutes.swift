@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraModel
 
 /// `/api/admin/rules`: the security rules in force (`GET`) and replacing them (`POST`). For the admin key or users
 /// with the `admin` claim.
@@ -28,12 +29,12 @@ struct RulesRoutes {
             let body = try JSONBody(request)
             try body.allowOnly(["source"])
             guard let source = try body.string("source") else {
-                throw KuraError.badRequest("the body needs 'source' (the rules text)")
+                throw APIError.badRequest("the body needs 'source' (the rules text)")
             }
             return source
         }
         guard let source = String(validating: request.body, as: UTF8.self) else {
-            throw KuraError.badRequest("the rules must be UTF-8 text")
+            throw APIError.badRequest("the rules must be UTF-8 text")
         }
         return source
     }

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 
 /// The composite indexes of one store, in memory: read by the planner (READY ones), the writer (every index that
 /// is CREATING or READY is kept by writes) and the admin API. Changed only by the writer thread (inside the

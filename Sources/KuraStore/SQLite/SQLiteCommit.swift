@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// A write plus the work on it that does not need the database, done before it reaches the writer thread.
 ///
@@ -58,7 +59,7 @@ enum SQLiteCommit {
         let path = write.path
         let cid = try transaction.cid(of: path.collection, create: true) ?? 0
         guard try transaction.insertDocument(cid: cid, id: path.id, data: outcome.data, time: commitTime) else {
-            throw KuraError(code: "ALREADY_EXISTS", status: 409, message: "document \(path) already exists")
+            throw APIError.alreadyExists("document \(path) already exists")
         }
         try transaction.insertEntries(outcome.entries, cid: cid, id: path.id)
         if case .create(let fields) = write.operation {

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 extension SQLiteDocumentStore {
@@ -16,13 +17,13 @@ extension SQLiteDocumentStore {
     /// written beside `path` and renamed into place, so `path` is never a half-written file.
     public static func backup(databaseAt database: String, to path: String) throws {
         guard FileManager.default.fileExists(atPath: database) else {
-            throw KuraError.notFound("no database at \(database)")
+            throw APIError.notFound("no database at \(database)")
         }
         let source = try SQLiteConnection(path: database, readOnly: true)
         let partial = path + ".partial"
         try? FileManager.default.removeItem(atPath: partial)
         try copy(from: source, to: partial)
-        guard rename(partial, path) == 0 else { throw KuraError.unavailable("cannot move the backup to \(path)") }
+        guard rename(partial, path) == 0 else { throw APIError.unavailable("cannot move the backup to \(path)") }
     }
 
     private static func copy(from source: SQLiteConnection, to path: String) throws {

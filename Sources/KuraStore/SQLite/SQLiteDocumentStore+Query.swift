@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// What one query cost, for tests and diagnostics.
@@ -30,11 +31,11 @@ public struct QueryExplanation: Sendable {
 }
 
 extension SQLiteDocumentStore {
-    public func query(_ query: Query) throws -> QueryResult {
+    public func query(_ query: StructuredQuery) throws -> QueryResult {
         try run(query, explain: nil).result
     }
 
-    public func count(_ query: Query) throws -> Int64 {
+    public func count(_ query: StructuredQuery) throws -> Int64 {
         let normalized = try NormalizedQuery(query)
         let policy = scanPolicy(normalized)
         return try readers.withSnapshot { connection in
@@ -87,7 +88,7 @@ extension SQLiteDocumentStore {
     }
 
     /// Runs `query` and reports its plan and cost.
-    public func diagnose(_ query: Query) throws -> QueryDiagnostics {
+    public func diagnose(_ query: StructuredQuery) throws -> QueryDiagnostics {
         let (result, steps, scans) = try run(query, explain: nil)
         let normalized = try NormalizedQuery(query)
         let lines = try readers.withConnection { connection in
@@ -99,7 +100,7 @@ extension SQLiteDocumentStore {
 
     /// Runs `query` and reports which index answered it and how many rows it examined (never refused for
     /// scanning too much: that is what it is for).
-    public func explain(_ query: Query) throws -> QueryExplanation {
+    public func explain(_ query: StructuredQuery) throws -> QueryExplanation {
         let normalized = try NormalizedQuery(query)
         let counter = SQLiteScanCounter()
         let (result, _, _) = try run(query, explain: counter)
@@ -116,7 +117,7 @@ extension SQLiteDocumentStore {
     }
 
     private func run(
-        _ query: Query, explain: SQLiteScanCounter?
+        _ query: StructuredQuery, explain: SQLiteScanCounter?
     ) throws -> (result: QueryResult, vmSteps: Int, fullScans: Int) {
         let normalized = try NormalizedQuery(query)
         let policy = explain.map { ScanPolicy(counter: $0) } ?? scanPolicy(normalized)

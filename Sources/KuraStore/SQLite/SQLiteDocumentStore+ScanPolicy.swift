@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// The missing-index rule (`Configuration.maxScanRows`), like Firestore's: a query that a composite index could
 /// serve, with none READY, may examine at most `maxScanRows` rows it does not return; beyond that it fails with
@@ -26,8 +27,8 @@ struct ScanPolicy {
     }
 
     /// 400 `FAILED_PRECONDITION` naming the index, with the JSON to declare it.
-    func failure(_ query: NormalizedQuery) -> KuraError {
-        guard let suggestion else { return KuraError.unavailable("query scan budget exceeded") }
+    func failure(_ query: NormalizedQuery) -> APIError {
+        guard let suggestion else { return APIError.unavailable("query scan budget exceeded") }
         let definition = String(decoding: suggestion.json.jsonBytes, as: UTF8.self)
         let message: String
         if let building {
@@ -41,7 +42,7 @@ struct ScanPolicy {
                 + "array of kura.indexes.json in the data directory, or POST it to /api/admin/indexes: \(definition)"
         }
         report?(definition + "\n" + message)
-        return KuraError(code: "FAILED_PRECONDITION", status: 400, message: message)
+        return APIError.needsIndex(message)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// The SQLite engine of `DocumentStore`: one database file in WAL mode, one group-committing writer thread, and
@@ -101,7 +102,7 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
 
     public func commit(_ writes: [Write]) throws -> [WriteResult] {
         guard writes.count <= CommitLimits.maxWrites else {
-            throw KuraError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")
+            throw APIError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")
         }
         if writes.isEmpty { return [] }
         let prepared = try writes.map(PreparedWrite.init)
@@ -114,7 +115,7 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
         _ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void
     ) {
         guard writes.count <= CommitLimits.maxWrites else {
-            completion(.failure(KuraError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")))
+            completion(.failure(APIError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")))
             return
         }
         if writes.isEmpty { return completion(.success([])) }
@@ -155,7 +156,7 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
 
     /// Prunes change-log entries older than the retention now (normally done periodically by the writer).
     public func pruneChangeLog(olderThan cutoff: Int64? = nil) throws {
-        let cutoff = cutoff ?? Timestamp.nowMicros() - configuration.changeRetention
+        let cutoff = cutoff ?? WallClock.nowMicros() - configuration.changeRetention
         try writer.submit(size: 1) { try $0.pruneChanges(olderThan: cutoff) }
     }
 }
@@ -172,7 +173,7 @@ private final class ChangeLogPruner {
     }
 
     func run(_ transaction: SQLiteWriteTransaction) {
-        let now = Timestamp.nowMicros()
+        let now = WallClock.nowMicros()
         guard now - last >= interval else { return }
         last = now
         do {

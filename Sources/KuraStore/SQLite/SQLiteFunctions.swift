@@ -1,5 +1,6 @@
 import CSQLite
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// SQL functions Kura registers on every connection.

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// Turns a `NormalizedQuery` into one SQL statement over the index scheme described in `SQLiteSchema`.

@@ -1,3 +1,4 @@
+import KuraModel
 import KuraSQLite
 
 /// The SQLite schema and its index scheme.

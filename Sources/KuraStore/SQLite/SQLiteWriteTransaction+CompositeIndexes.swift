@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// Composite index entries, written on the writer thread inside the current transaction: kept by every write of a

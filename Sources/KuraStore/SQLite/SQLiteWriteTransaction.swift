@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// The writer connection's view of the current transaction: transaction control plus the row-level operations
@@ -62,7 +63,7 @@ final class SQLiteWriteTransaction {
 
     /// A commit time strictly after the previous one, so updateTime orders writes even if the clock steps back.
     func nextCommitTime() -> Int64 {
-        lastCommitTime = max(Timestamp.nowMicros(), lastCommitTime + 1)
+        lastCommitTime = max(WallClock.nowMicros(), lastCommitTime + 1)
         return lastCommitTime
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraSQLite
 
 /// The single writer: one thread, one connection, group commit.
@@ -28,7 +29,7 @@ final class SQLiteWriter: @unchecked Sendable {
         let work: (SQLiteWriteTransaction) throws -> Any
         let size: Int
         let selfContained: Bool
-        var result: Result<Any, any Error> = .failure(KuraError.unavailable("the store is closed"))
+        var result: Result<Any, any Error> = .failure(APIError.unavailable("the store is closed"))
         let finish: @Sendable (Result<Any, any Error>) -> Void
         init(
             size: Int, selfContained: Bool, work: @escaping (SQLiteWriteTransaction) throws -> Any,
@@ -95,7 +96,7 @@ final class SQLiteWriter: @unchecked Sendable {
         condition.lock()
         guard !stopped else {
             condition.unlock()
-            completion(.failure(KuraError.unavailable("the store is closed")))
+            completion(.failure(APIError.unavailable("the store is closed")))
             return
         }
         queue.append(job)
@@ -105,7 +106,7 @@ final class SQLiteWriter: @unchecked Sendable {
 
     /// Carries a blocking submit's result from the writer thread to the waiting caller (ordered by the semaphore).
     private final class OutcomeBox: @unchecked Sendable {
-        var result: Result<Any, any Error> = .failure(KuraError.unavailable("the store is closed"))
+        var result: Result<Any, any Error> = .failure(APIError.unavailable("the store is closed"))
     }
 
     /// Finishes queued work and stops the thread; later submits fail with 503.

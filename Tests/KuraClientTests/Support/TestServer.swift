@@ -1,6 +1,7 @@
 import Foundation
 import KuraAuth
 import KuraCore
+import KuraModel
 import KuraServer
 
 #if canImport(FoundationNetworking)
@@ -15,7 +16,7 @@ import KuraServer
 final class TestServer: @unchecked Sendable {
     let dataDirectory: String
     private(set) var port: Int
-    private var server: KuraServer.Kura?
+    private var server: KuraNode?
     private let configure: @Sendable (inout KuraConfiguration) -> Void
     private let lock = NSLock()
 
@@ -57,7 +58,7 @@ final class TestServer: @unchecked Sendable {
         configuration.http.workerThreads = 4
         configuration.logLevel = .error
         configure(&configuration)
-        let server = try KuraServer.Kura(configuration: configuration, logger: Logger(level: .error))
+        let server = try KuraNode(configuration: configuration, logger: Logger(level: .error))
         try server.start()
         lock.withLock {
             self.server = server
@@ -70,7 +71,7 @@ final class TestServer: @unchecked Sendable {
 
     /// Stops serving (connections are closed); the data stays.
     func stop() {
-        let server = lock.withLock { () -> KuraServer.Kura? in
+        let server = lock.withLock { () -> KuraNode? in
             defer { self.server = nil }
             return self.server
         }

@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraHTTP
+import KuraModel
 import Synchronization
 
 /// An `HTTPServer` on 127.0.0.1 with a free port, for one test. Use `withTestServer`, which tears it down.

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraModel
 
 #if canImport(Glibc)
     import Glibc

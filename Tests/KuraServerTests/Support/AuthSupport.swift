@@ -2,6 +2,7 @@ import Foundation
 import KuraAuth
 import KuraCore
 import KuraMail
+import KuraModel
 import KuraServer
 import Testing
 

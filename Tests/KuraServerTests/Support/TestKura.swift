@@ -1,12 +1,13 @@
 import Foundation
 import KuraCore
+import KuraModel
 import KuraServer
 import KuraStore
 
 /// A `Kura` server for one test: port 0, its own data directory under /tmp, stopped and removed by `shutdown()`.
 /// `withTestKura` is the usual way in.
 final class TestKura: Sendable {
-    let kura: Kura
+    let kura: KuraNode
     let dataDirectory: String
 
     /// How a request authenticates.
@@ -28,7 +29,7 @@ final class TestKura: Sendable {
         configuration.http.eventLoops = 1
         try configure(&configuration)
         do {
-            kura = try Kura(configuration: configuration, logger: logger)
+            kura = try KuraNode(configuration: configuration, logger: logger)
             try kura.start()
         } catch {
             try? FileManager.default.removeItem(atPath: dataDirectory)

@@ -44,8 +44,8 @@ struct JSONParser {
         return value
     }
 
-    private func error(_ message: String, at position: Int? = nil) -> KuraError {
-        .badRequest("invalid JSON at byte \(position ?? offset): \(message)")
+    private func error(_ message: String, at position: Int? = nil) -> ValidationError {
+        .invalidArgument("invalid JSON at byte \(position ?? offset): \(message)")
     }
 
     private mutating func skipWhitespace() {

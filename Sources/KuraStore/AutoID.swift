@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 
 /// Automatic document IDs (`POST /api/docs/{collection}`, `DocumentStore.create(in:)`): 20 base62 characters,
 /// the first 9 encoding the creation time in microseconds and the last 11 random (65 bits).
@@ -7,12 +8,12 @@ import KuraCore
 /// document's rows land on random B-tree leaves and a group-committed batch of creates dirties a page per index
 /// row. Time-ordered IDs append next to each other, and the batch shares its pages (measured: durable creates/s
 /// up several times; docs/performance.md). The ID reveals when the document was made, as `createTime` does.
-public enum DocumentID {
+public enum AutoID {
     /// Digits in byte order, so IDs compare like their timestamps.
     private static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
     /// A new automatic ID.
-    public static func automatic(now micros: Int64 = Timestamp.nowMicros()) -> String {
+    public static func automatic(now micros: Int64 = WallClock.nowMicros()) -> String {
         var time = UInt64(max(0, micros))
         var prefix = [UInt8](repeating: digits[0], count: 9)
         for index in stride(from: 8, through: 0, by: -1) {

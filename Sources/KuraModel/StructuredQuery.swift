@@ -1,7 +1,5 @@
-import KuraCore
-
 /// A structured query over one collection or a collection group, Firestore style.
-public struct Query: Sendable {
+public struct StructuredQuery: Sendable {
     /// Where documents come from.
     public enum Source: Sendable, Equatable {
         /// The documents directly in one collection.
@@ -149,20 +147,5 @@ public struct Cursor: Sendable {
     public init(values: [JSONValue], inclusive: Bool) {
         self.values = values
         self.inclusive = inclusive
-    }
-}
-
-/// One page of query results.
-public struct QueryResult: Sendable {
-    /// The matching documents in order (projected when the query selects fields).
-    public var documents: [Document]
-    /// Pass as `Query.pageToken` to continue; `nil` when the query has no limit or fewer results came back.
-    public var nextPageToken: String?
-}
-
-extension KuraError {
-    /// 400 `INVALID_QUERY`.
-    public static func invalidQuery(_ message: String) -> KuraError {
-        KuraError(code: "INVALID_QUERY", status: 400, message: message)
     }
 }

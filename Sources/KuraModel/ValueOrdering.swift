@@ -1,5 +1,3 @@
-import KuraCore
-
 /// Firestore's total order over JSON values:
 /// null < false < true < numbers < strings < arrays < objects.
 ///
@@ -65,7 +63,7 @@ public enum ValueOrdering {
         return double > floor ? -1 : 0
     }
 
-    static func sortedMembers(_ object: JSONObject) -> [(key: String, value: JSONValue)] {
+    package static func sortedMembers(_ object: JSONObject) -> [(key: String, value: JSONValue)] {
         object.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 }

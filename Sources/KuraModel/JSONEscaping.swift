@@ -32,17 +32,3 @@ public func appendJSONString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: ino
     if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
     out.append(UInt8(ascii: "\""))
 }
-
-extension KuraError {
-    /// The body every error is answered with: `{"error":{"code":"…","message":"…"}}`.
-    public var jsonBody: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(48 + code.utf8.count + message.utf8.count)
-        out.append(contentsOf: #"{"error":{"code":"#.utf8)
-        appendJSONString(code, to: &out)
-        out.append(contentsOf: #","message":"#.utf8)
-        appendJSONString(message, to: &out)
-        out.append(contentsOf: "}}".utf8)
-        return out
-    }
-}

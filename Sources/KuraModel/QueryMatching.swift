@@ -1,5 +1,3 @@
-import KuraCore
-
 /// Evaluates a query against documents in memory, with exactly the semantics of the SQLite engine
 /// (`SQLiteQueryPlan`): which documents a query matches, in which order, and where its cursors cut.
 ///
@@ -17,7 +15,7 @@ public struct QueryMatcher: Sendable {
     public let query: NormalizedQuery
 
     /// Validates `query` (400 `INVALID_QUERY` like the engines).
-    public init(_ query: Query) throws {
+    public init(_ query: StructuredQuery) throws {
         self.query = try NormalizedQuery(query)
     }
 

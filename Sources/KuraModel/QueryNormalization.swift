@@ -1,5 +1,3 @@
-import KuraCore
-
 /// A validated query with Firestore's implicit rules applied, ready for an engine to plan:
 /// - all inequality filters (`< <= > >= != not-in`) are on one field, and the first sort key is that field
 ///   (added ascending when there is no orderBy);
@@ -8,7 +6,7 @@ import KuraCore
 /// - cursor values are checked against the sort keys and a page token becomes an exclusive start position.
 public struct NormalizedQuery: Sendable {
     /// Where documents come from.
-    public var source: Query.Source
+    public var source: StructuredQuery.Source
     /// The filters (operands validated and converted).
     public var filters: [Filter]
     /// The complete sort order, ending with `id`.
@@ -28,40 +26,40 @@ public struct NormalizedQuery: Sendable {
     public static let maxDisjunction = 30
 
     /// Validates `query`; throws 400 `INVALID_QUERY`.
-    public init(_ query: Query) throws {
+    public init(_ query: StructuredQuery) throws {
         source = query.source
         if case .collectionGroup(let id) = query.source {
-            do { try ResourcePath.validateID(id) } catch { throw KuraError.invalidQuery("invalid collection ID") }
+            do { try ResourcePath.validateID(id) } catch { throw ValidationError.invalidQuery("invalid collection ID") }
         }
         filters = try query.filters.map(Self.validate)
         let inequalities = Set(filters.filter { $0.op.isInequality }.map(\.field))
         guard inequalities.count <= 1 else {
-            throw KuraError.invalidQuery("inequality filters must all be on the same field")
+            throw ValidationError.invalidQuery("inequality filters must all be on the same field")
         }
         if filters.filter({ $0.op == .arrayContains || $0.op == .arrayContainsAny }).count > 1 {
-            throw KuraError.invalidQuery("at most one array-contains or array-contains-any filter")
+            throw ValidationError.invalidQuery("at most one array-contains or array-contains-any filter")
         }
         if filters.filter({ $0.op == .notIn }).count > 1
             || (filters.contains { $0.op == .notIn } && filters.contains { $0.op == .notEqual })
         {
-            throw KuraError.invalidQuery("not-in cannot be combined with another not-in or with !=")
+            throw ValidationError.invalidQuery("not-in cannot be combined with another not-in or with !=")
         }
         var orders = query.orderBy
         if Set(orders.map(\.field)).count != orders.count {
-            throw KuraError.invalidQuery("a field is ordered on more than once")
+            throw ValidationError.invalidQuery("a field is ordered on more than once")
         }
         if let field = inequalities.first {
             if orders.isEmpty {
                 orders = [Order(field)]
             } else if orders[0].field != field {
-                throw KuraError.invalidQuery("the first orderBy must be on the inequality field \(field)")
+                throw ValidationError.invalidQuery("the first orderBy must be on the inequality field \(field)")
             }
         }
         if !orders.contains(where: { $0.field == .id }) {
             orders.append(Order(.id, descending: orders.last?.descending ?? false))
         }
         self.orders = orders
-        if let limit = query.limit, limit < 0 { throw KuraError.invalidQuery("limit must not be negative") }
+        if let limit = query.limit, limit < 0 { throw ValidationError.invalidQuery("limit must not be negative") }
         limit = query.limit
         start = try query.start.map { try Self.convert($0, orders: orders) }
         end = try query.end.map { try Self.convert($0, orders: orders) }
@@ -78,7 +76,8 @@ public struct NormalizedQuery: Sendable {
         switch filter.op {
         case .in, .notIn, .arrayContainsAny:
             guard let values = filter.value.arrayValue, !values.isEmpty, values.count <= maxDisjunction else {
-                throw KuraError.invalidQuery("\(filter.op.rawValue) needs an array of 1 to \(maxDisjunction) values")
+                throw ValidationError.invalidQuery(
+                    "\(filter.op.rawValue) needs an array of 1 to \(maxDisjunction) values")
             }
             filter.value = .array(try values.map { try convert($0, for: filter.field) })
         case .arrayContains:
@@ -88,21 +87,21 @@ public struct NormalizedQuery: Sendable {
         }
         if case .field = filter.field {
         } else if filter.op == .arrayContains || filter.op == .arrayContainsAny {
-            throw KuraError.invalidQuery("\(filter.op.rawValue) cannot be used on \(filter.field)")
+            throw ValidationError.invalidQuery("\(filter.op.rawValue) cannot be used on \(filter.field)")
         }
         return filter
     }
 
     /// Metadata operands: `id` takes a string, the times take RFC 3339 strings (converted to microseconds).
-    static func convert(_ value: JSONValue, for field: QueryField) throws -> JSONValue {
+    package static func convert(_ value: JSONValue, for field: QueryField) throws -> JSONValue {
         switch field {
         case .field: return value
         case .id:
-            guard case .string = value else { throw KuraError.invalidQuery("id values must be strings") }
+            guard case .string = value else { throw ValidationError.invalidQuery("id values must be strings") }
             return value
         case .createTime, .updateTime:
             guard case .string(let text) = value, let micros = RFC3339.parse(text) else {
-                throw KuraError.invalidQuery(
+                throw ValidationError.invalidQuery(
                     "\(field) values must be RFC 3339 timestamps of real dates, at most microsecond precision")
             }
             return .int(micros)
@@ -111,7 +110,7 @@ public struct NormalizedQuery: Sendable {
 
     private static func convert(_ cursor: Cursor, orders: [Order]) throws -> Cursor {
         guard !cursor.values.isEmpty, cursor.values.count <= orders.count else {
-            throw KuraError.invalidQuery("a cursor needs 1 to \(orders.count) values, one per orderBy field")
+            throw ValidationError.invalidQuery("a cursor needs 1 to \(orders.count) values, one per orderBy field")
         }
         let values = try zip(cursor.values, orders).map { try convert($0, for: $1.field) }
         return Cursor(values: values, inclusive: cursor.inclusive)
@@ -121,13 +120,13 @@ public struct NormalizedQuery: Sendable {
 /// Page tokens: the sort-key values and path of the last document of a page, as hex-encoded JSON
 /// `{"v":[…],"p":"path"}`. Resuming strictly after that position stays correct while documents are added or
 /// removed, because the sort order is total (it ends with `id`).
-enum PageToken {
-    static func encode(_ document: Document, orders: [Order]) -> String {
+package enum PageToken {
+    package static func encode(_ document: Document, orders: [Order]) -> String {
         let values: [JSONValue] = orders.map { order in
             switch order.field {
             case .id: .string(document.id)
-            case .createTime: .string(Timestamp.rfc3339(document.createTime))
-            case .updateTime: .string(Timestamp.rfc3339(document.updateTime))
+            case .createTime: .string(RFC3339.format(document.createTime))
+            case .updateTime: .string(RFC3339.format(document.updateTime))
             case .field(let path): document.fields.value(at: path) ?? .null
             }
         }
@@ -141,8 +140,8 @@ enum PageToken {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func decode(_ token: String, orders: [Order]) throws -> (values: [JSONValue], path: DocumentPath) {
-        let invalid = KuraError.invalidQuery("the page token is invalid or belongs to a different query")
+    package static func decode(_ token: String, orders: [Order]) throws -> (values: [JSONValue], path: DocumentPath) {
+        let invalid = ValidationError.invalidQuery("the page token is invalid or belongs to a different query")
         let digits = Array(token.utf8)
         guard digits.count % 2 == 0 else { throw invalid }
         var bytes: [UInt8] = []

@@ -2,9 +2,9 @@
     import Glibc
 #endif
 
-/// Wall-clock time helpers: microseconds since the Unix epoch and RFC 3339 / IMF-fixdate formatting
-/// without Foundation, cheap enough for every request.
-public enum Timestamp {
+/// Wall-clock time without Foundation, cheap enough for every request: microseconds since the Unix epoch and the
+/// HTTP `Date` format. RFC 3339 formatting is `RFC3339` in KuraModel.
+public enum WallClock {
     /// Microseconds since 1970-01-01T00:00:00Z.
     public static func nowMicros() -> Int64 {
         var ts = timespec()
@@ -12,7 +12,7 @@ public enum Timestamp {
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
-    /// Monotonic nanoseconds, for durations.
+    /// Monotonic nanoseconds, for durations (not wall-clock time; moves to `MonotonicClock`).
     public static func monotonicNanos() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -24,40 +24,6 @@ public enum Timestamp {
         var parts = tm()
         gmtime_r(&t, &parts)
         return parts
-    }
-
-    /// `2026-11-29T15:41:26.123456Z` with `fractionDigits` (0–6) digits of the second.
-    public static func appendRFC3339(_ micros: Int64, to out: inout [UInt8], fractionDigits: Int = 6) {
-        let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        let fraction = micros - seconds * 1_000_000
-        let t = brokenDown(seconds)
-        appendDigits(Int(t.tm_year) + 1900, 4, &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(Int(t.tm_mon) + 1, 2, &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(Int(t.tm_mday), 2, &out)
-        out.append(UInt8(ascii: "T"))
-        appendDigits(Int(t.tm_hour), 2, &out)
-        out.append(UInt8(ascii: ":"))
-        appendDigits(Int(t.tm_min), 2, &out)
-        out.append(UInt8(ascii: ":"))
-        appendDigits(Int(t.tm_sec), 2, &out)
-        if fractionDigits > 0 {
-            out.append(UInt8(ascii: "."))
-            var divisor = 100_000
-            for _ in 0..<min(fractionDigits, 6) {
-                out.append(UInt8(ascii: "0") + UInt8((Int(fraction) / divisor) % 10))
-                divisor /= 10
-            }
-        }
-        out.append(UInt8(ascii: "Z"))
-    }
-
-    /// RFC 3339 string for `micros`, with microseconds.
-    public static func rfc3339(_ micros: Int64) -> String {
-        var out: [UInt8] = []
-        appendRFC3339(micros, to: &out)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The HTTP `Date` format (IMF-fixdate): `Sun, 06 Nov 1994 08:49:37 GMT`.

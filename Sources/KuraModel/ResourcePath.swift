@@ -1,5 +1,3 @@
-import KuraCore
-
 /// Validation shared by `DocumentPath` and `CollectionPath`: segments alternate collection ID / document ID,
 /// `users/u1/todos/t9`.
 ///
@@ -11,8 +9,8 @@ public enum ResourcePath {
     /// Most segments in a path.
     public static let maxSegments = 100
 
-    static func invalid(_ message: String) -> KuraError {
-        KuraError(code: "INVALID_PATH", status: 400, message: message)
+    package static func invalid(_ message: String) -> ValidationError {
+        .invalidPath(message)
     }
 
     /// Throws unless `id` is a valid collection or document ID.
@@ -38,10 +36,10 @@ public enum ResourcePath {
 
     /// Splits and validates `string`; a single leading or trailing `/` is tolerated. Works on UTF-8 bytes: every
     /// document request parses its path, and splitting by `Character` was a visible share of a cached GET.
-    static func segments(_ string: String) throws -> [String] {
+    package static func segments(_ string: String) throws -> [String] {
         var string = string
         // Over contiguous bytes (`withUTF8` makes the string native first if it is not).
-        let segments = try string.withUTF8 { bytes throws(KuraError) -> [String] in
+        let segments = try string.withUTF8 { bytes throws(ValidationError) -> [String] in
             var start = 0
             var end = bytes.count
             if start < end && bytes[start] == slash { start += 1 }
@@ -127,7 +125,7 @@ public struct CollectionPath: Sendable, Hashable, CustomStringConvertible {
         self.segments = segments
     }
 
-    init(validated segments: [String]) { self.segments = segments }
+    package init(validated segments: [String]) { self.segments = segments }
 
     /// The collection ID (last segment), which collection-group queries match on.
     public var collectionID: String { segments[segments.count - 1] }
@@ -150,7 +148,7 @@ public struct CollectionPath: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ResourcePath {
-    static func segmentsPrecede(_ lhs: [String], _ rhs: [String]) -> Bool {
+    package static func segmentsPrecede(_ lhs: [String], _ rhs: [String]) -> Bool {
         for (l, r) in zip(lhs, rhs) where !l.bytesEqual(r) {
             return l.bytesPrecede(r)
         }

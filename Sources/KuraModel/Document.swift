@@ -1,5 +1,3 @@
-import KuraCore
-
 /// A stored document: its fields plus server-maintained metadata.
 public struct Document: Sendable, Equatable {
     /// Where the document lives.
@@ -33,8 +31,8 @@ public struct Document: Sendable, Equatable {
             JSONObject([
                 ("id", .string(id)),
                 ("path", .string(path.description)),
-                ("createTime", .string(Timestamp.rfc3339(createTime))),
-                ("updateTime", .string(Timestamp.rfc3339(updateTime))),
+                ("createTime", .string(RFC3339.format(createTime))),
+                ("updateTime", .string(RFC3339.format(updateTime))),
                 ("version", .int(version)),
                 ("data", .object(fields)),
             ]))
@@ -50,9 +48,9 @@ public struct Document: Sendable, Equatable {
         out.append(contentsOf: #","path":"#.utf8)
         appendJSONString(path.description, to: &out)
         out.append(contentsOf: #","createTime":""#.utf8)
-        Timestamp.appendRFC3339(createTime, to: &out)
+        RFC3339.append(createTime, to: &out)
         out.append(contentsOf: #"","updateTime":""#.utf8)
-        Timestamp.appendRFC3339(updateTime, to: &out)
+        RFC3339.append(updateTime, to: &out)
         out.append(contentsOf: #"","version":"#.utf8)
         out.append(contentsOf: String(version).utf8)
         out.append(contentsOf: #","data":"#.utf8)
@@ -70,44 +68,5 @@ public struct Document: Sendable, Equatable {
         }
         copy.fields = selected
         return copy
-    }
-}
-
-/// Limits every document obeys.
-public enum DocumentLimits {
-    /// Largest encoded size of a document's fields: 1 MiB.
-    public static let maxBytes = 1 << 20
-    /// Deepest nesting of arrays/objects inside a document's fields.
-    public static let maxDepth = 20
-
-    /// Throws 400 `INVALID_ARGUMENT` (empty field name, too deep) or 413 `DOCUMENT_TOO_LARGE`; returns the
-    /// encoded bytes on success so callers do not serialize twice.
-    public static func validate(_ fields: JSONObject) throws -> [UInt8] {
-        let value = JSONValue.object(fields)
-        // The object itself is one level, so its contents may nest maxDepth more.
-        if value.depth > maxDepth + 1 {
-            throw KuraError.badRequest("documents nest at most \(maxDepth) levels deep")
-        }
-        try checkFieldNames(value)
-        let bytes = value.jsonBytes
-        if bytes.count > maxBytes {
-            throw KuraError(
-                code: "DOCUMENT_TOO_LARGE", status: 413,
-                message: "the document is \(bytes.count) bytes; the limit is \(maxBytes)")
-        }
-        return bytes
-    }
-
-    private static func checkFieldNames(_ value: JSONValue) throws {
-        switch value {
-        case .object(let object):
-            for member in object.members {
-                if member.key.isEmpty { throw KuraError.badRequest("field names must not be empty") }
-                try checkFieldNames(member.value)
-            }
-        case .array(let elements):
-            for element in elements { try checkFieldNames(element) }
-        default: break
-        }
     }
 }

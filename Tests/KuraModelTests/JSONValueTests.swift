@@ -1,4 +1,4 @@
-import KuraCore
+import KuraModel
 import Testing
 
 @Suite struct JSONValueTests {
@@ -28,8 +28,8 @@ import Testing
             #"{"n": -1e2, "m": 18446744073709551616}"#,
         ])
     func integersBeyondInt64AreRefused(_ text: String) throws {
-        let error = #expect(throws: KuraError.self) { try JSONValue.parse(text) }
-        #expect(error?.code == "INVALID_ARGUMENT")
+        let error = #expect(throws: ValidationError.self) { try JSONValue.parse(text) }
+        #expect(error?.code == .invalidArgument)
         #expect(error?.message.contains("64-bit") == true, "\(String(describing: error))")
         // Written with a fraction or an exponent, a big number is a double on purpose.
         #expect(try JSONValue.parse("9223372036854775808.0") == .double(9_223_372_036_854_775_808.0))
@@ -69,7 +69,7 @@ import Testing
         let ok = String(repeating: "[", count: 20) + String(repeating: "]", count: 20)
         #expect(try JSONValue.parse(ok, maxDepth: 20).depth == 20)
         let deep = String(repeating: "[", count: 21) + String(repeating: "]", count: 21)
-        #expect(throws: KuraError.self) { try JSONValue.parse(deep, maxDepth: 20) }
+        #expect(throws: ValidationError.self) { try JSONValue.parse(deep, maxDepth: 20) }
     }
 
     static let rejected: [String] = [
@@ -81,16 +81,15 @@ import Testing
 
     @Test(arguments: rejected)
     func rejectsInvalidJSON(_ text: String) {
-        #expect(throws: KuraError.self) { try JSONValue.parse(text) }
+        #expect(throws: ValidationError.self) { try JSONValue.parse(text) }
     }
 
     @Test func rejectsInvalidUTF8WithOffset() {
         do {
             _ = try JSONValue.parse([0x5B, 0x22, 0xFF, 0x22, 0x5D])
             Issue.record("accepted invalid UTF-8")
-        } catch let error as KuraError {
-            #expect(error.status == 400)
-            #expect(error.code == "INVALID_ARGUMENT")
+        } catch let error as ValidationError {
+            #expect(error.code == .invalidArgument)
             #expect(error.message.contains("byte 1"))
         } catch {
             Issue.record("unexpected error \(error)")
@@ -101,7 +100,7 @@ import Testing
         do {
             _ = try JSONValue.parse("[1, 2, x]")
             Issue.record("accepted")
-        } catch let error as KuraError {
+        } catch let error as ValidationError {
             #expect(error.message.contains("byte 7"))
         } catch {
             Issue.record("unexpected error \(error)")

@@ -1,5 +1,3 @@
-import KuraCore
-
 /// A path to a field inside a document: `a.b.c`. Segments that are not plain identifiers are quoted with
 /// backticks (`` a.`b.c`.d ``), and inside backticks `\` escapes `` ` `` and `\`. Valid by construction:
 /// at least one segment, none empty. Identity is the UTF-8 bytes of the field names (docs/api.md, "Identity").
@@ -10,7 +8,7 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// A path from already-split field names; throws if any is empty.
     public init(segments: [String]) throws {
         guard !segments.isEmpty, segments.allSatisfy({ !$0.isEmpty }) else {
-            throw KuraError.badRequest("field paths must not be empty or contain empty field names")
+            throw ValidationError.invalidArgument("field paths must not be empty or contain empty field names")
         }
         self.segments = segments
     }
@@ -22,8 +20,8 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         var quoted = false
         var wasQuoted = false
         var iterator = Array(string.utf8).makeIterator()
-        func fail(_ why: String) -> KuraError {
-            .badRequest("invalid field path '\(string.prefix(200))': \(why)")
+        func fail(_ why: String) -> ValidationError {
+            .invalidArgument("invalid field path '\(string.prefix(200))': \(why)")
         }
         while let byte = iterator.next() {
             if quoted {
@@ -62,7 +60,7 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 
     /// One segment as the dotted form writes it: as it is when it is a simple name (letters, digits and `_`, not
     /// starting with a digit), otherwise between backticks with `` ` `` and `\` escaped.
-    static func canonical(segment: String) -> String {
+    package static func canonical(segment: String) -> String {
         let simple = segment.utf8.allSatisfy { byte in
             byte == UInt8(ascii: "_") || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
                 || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
@@ -88,7 +86,7 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         FieldPath(unchecked: segments + [name])
     }
 
-    init(unchecked segments: [String]) { self.segments = segments }
+    package init(unchecked segments: [String]) { self.segments = segments }
 
     /// `true` when `self` equals `other` or lies inside it (`a.b` is inside `a`).
     public func isWithin(_ other: FieldPath) -> Bool {

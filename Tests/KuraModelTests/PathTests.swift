@@ -1,7 +1,5 @@
-import KuraCore
+import KuraModel
 import Testing
-
-@testable import KuraStore
 
 @Suite struct PathTests {
     static let validDocuments = [
@@ -24,9 +22,8 @@ import Testing
         do {
             _ = try DocumentPath(text)
             Issue.record("accepted \(text.prefix(40))")
-        } catch let error as KuraError {
-            #expect(error.code == "INVALID_PATH")
-            #expect(error.status == 400)
+        } catch let error as ValidationError {
+            #expect(error.code == .invalidPath)
         } catch {
             Issue.record("unexpected \(error)")
         }
@@ -36,20 +33,20 @@ import Testing
         let collection = try CollectionPath("users/u1/todos")
         #expect(collection.collectionID == "todos")
         #expect(collection.parent == (try DocumentPath("users/u1")))
-        #expect(throws: KuraError.self) { try CollectionPath("users/u1") }
-        #expect(throws: KuraError.self) { try collection.document("a/b") }
+        #expect(throws: ValidationError.self) { try CollectionPath("users/u1") }
+        #expect(throws: ValidationError.self) { try collection.document("a/b") }
         #expect(try collection.document("t1").description == "users/u1/todos/t1")
         #expect(try DocumentPath("users/u1/todos/t1").collection == collection)
         let hundred = Array(repeating: "a", count: 100).joined(separator: "/")
         #expect(throws: Never.self) { try DocumentPath(hundred) }
-        #expect(throws: KuraError.self) { try CollectionPath(hundred + "/b") }
+        #expect(throws: ValidationError.self) { try CollectionPath(hundred + "/b") }
     }
 
     @Test func underscoresAllowedUnlessBothEnds() throws {
         #expect(throws: Never.self) { try DocumentPath("a/__x") }
         #expect(throws: Never.self) { try DocumentPath("a/x__") }
         #expect(throws: Never.self) { try DocumentPath("a/___") }
-        #expect(throws: KuraError.self) { try DocumentPath("a/____") }
+        #expect(throws: ValidationError.self) { try DocumentPath("a/____") }
     }
 
     @Test func documentPathsOrderSegmentWise() throws {
@@ -62,7 +59,7 @@ import Testing
         #expect(try FieldPath("a.`b.c`.d").segments == ["a", "b.c", "d"])
         #expect(try FieldPath("`x\\`y`").segments == ["x`y"])
         for bad in ["", "a..b", ".a", "a.", "`a", "`a`b"] {
-            #expect(throws: KuraError.self) { try FieldPath(bad) }
+            #expect(throws: ValidationError.self) { try FieldPath(bad) }
         }
         for segments in [["a"], ["a.b", "c"], ["1x"], ["x`y", "\\"], ["日本"]] {
             let path = try FieldPath(segments: segments)

@@ -4,11 +4,12 @@ import KuraCore
 import KuraHTTP
 import KuraHosting
 import KuraMail
+import KuraModel
 import KuraRealtime
 import KuraStore
 
 /// A configured Kura server: data directory, admin key, routes and the HTTP engine, wired together.
-public final class Kura: Sendable {
+public final class KuraNode: Sendable {
     /// The version `kura --version` and `/api/health` report.
     public static let version = "0.1.0"
 
@@ -93,7 +94,7 @@ public final class Kura: Sendable {
             tasks: [
                 (
                     "purge expired action codes and revoked sessions",
-                    { try accounts.purge(now: Timestamp.nowMicros() / 1_000_000) }
+                    { try accounts.purge(now: WallClock.nowMicros() / 1_000_000) }
                 ),
                 ("delete old mails from the outbox", { try outbox.purge() }),
             ])
@@ -204,7 +205,7 @@ public final class Kura: Sendable {
         rulesWatcher?.start()
         realtime.start()
         logger.info(
-            "Kura \(Kura.version) listening on http://\(configuration.http.host):\(http.port) "
+            "Kura \(KuraNode.version) listening on http://\(configuration.http.host):\(http.port) "
                 + "(data: \(configuration.dataDirectory), admin key: \(adminKey.path))")
     }
 
