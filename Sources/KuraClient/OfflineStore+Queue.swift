@@ -192,7 +192,8 @@ extension OfflineStore {
                 guard let version = result?.versions[safe: index + offset] else { continue }
                 var write = write
                 write.localTime = result?.commitTime
-                state.unconfirmed[ByteKey(write.path)] = Unconfirmed(write: write, version: version, time: Date())
+                state.unconfirmed[ByteKey(write.path)] = Unconfirmed(
+                    write: write, version: version, time: ProcessInfo.processInfo.systemUptime)
             }
             return state.waiters.removeValue(forKey: entry.sequence)
         }

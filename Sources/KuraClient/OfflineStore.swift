@@ -45,14 +45,16 @@ final class OfflineStore: Sendable {
     struct Unconfirmed: Sendable {
         var write: Write
         var version: Int64
-        var time: Date
+        /// When it was acknowledged, `ProcessInfo.systemUptime` (monotonic).
+        var time: TimeInterval
     }
 
     /// Acknowledged writes under `covers` that a listener whose server view is `serverView` has not seen yet:
     /// applied on top of that view, they keep a just-acknowledged write from vanishing until the stream catches up.
     func unconfirmedWrites(covering covers: (String) -> Bool, serverView: [RemoteDocument]) -> [Write] {
         state.withLock { state in
-            state.unconfirmed = state.unconfirmed.filter { $0.value.time.timeIntervalSinceNow > -30 }
+            let now = ProcessInfo.processInfo.systemUptime
+            state.unconfirmed = state.unconfirmed.filter { now - $0.value.time < 30 }
             return state.unconfirmed.values.filter { entry in
                 guard covers(entry.write.path) else { return false }
                 let seen = serverView.first { $0.path.bytesEqual(entry.write.path) }
