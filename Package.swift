@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
         .target(name: "KuraSQLite", dependencies: ["CSQLite"]),
         // libpq wrapper, schema migrator and change-log ordering for the PostgreSQL engine (docs/scaling.md).
-        .target(name: "KuraPostgres", dependencies: ["CPostgres"]),
+        .target(name: "KuraPostgres", dependencies: ["CPostgres", "KuraCore"]),
         .target(name: "KuraStore", dependencies: ["KuraModel", "KuraCore", "KuraSQLite", "CSQLite"]),
         .target(name: "KuraAuth", dependencies: ["KuraCore", "KuraSQLite", "CSodium"]),
         .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),

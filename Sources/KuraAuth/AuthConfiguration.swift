@@ -2,16 +2,30 @@ import CSodium
 import KuraCore
 import KuraModel
 
-/// The source of "now" for everything time-based in the module (token lifetimes, action-code expiry, rate-limit
-/// refill, cache re-checks), injectable so tests need no sleeps.
+/// The source of "now" for everything time-based in the module, injectable so tests need no sleeps: `now` for
+/// dates (token lifetimes, action-code expiry, cache re-checks against a token's `exp`), `elapsed` for intervals
+/// that mean no date (rate-limit refill), so that a wall-clock step neither refills nor freezes a bucket.
 public struct AuthClock: Sendable {
     /// Seconds since the Unix epoch, with sub-second precision.
     public var now: @Sendable () -> Double
+    /// Seconds since an arbitrary fixed point, never going back (`MonotonicClock` for `.system`).
+    public var elapsed: @Sendable () -> Double
 
-    public init(now: @escaping @Sendable () -> Double) { self.now = now }
+    /// A clock whose `elapsed` is `now` itself (a test clock moved by hand moves both).
+    public init(now: @escaping @Sendable () -> Double) {
+        self.now = now
+        self.elapsed = now
+    }
 
-    /// The wall clock.
-    public static let system = AuthClock { Double(WallClock.nowMicros()) / 1_000_000 }
+    /// A clock with separate dates and intervals.
+    public init(now: @escaping @Sendable () -> Double, elapsed: @escaping @Sendable () -> Double) {
+        self.now = now
+        self.elapsed = elapsed
+    }
+
+    /// The wall clock for dates, the monotonic clock for intervals.
+    public static let system = AuthClock(
+        now: { Double(WallClock.nowMicros()) / 1_000_000 }, elapsed: { MonotonicClock.seconds() })
 }
 
 /// Knobs of the accounts module. Every default is chosen for a small self-hosted deployment and documented here.

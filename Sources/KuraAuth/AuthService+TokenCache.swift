@@ -7,14 +7,15 @@ extension AuthService {
     public func cachedClaims(token: String) -> AuthClaims? { cachedVerification(token: token)?.claims }
 
     /// What `cachedClaims` answers, with how long the answer holds: a per-thread cache may reuse `claims` without
-    /// asking again while `clock.now() < validUntil` and `revocationEpoch == epoch`.
+    /// asking again while `validity.holds(clock)` and `revocationEpoch == epoch`.
     public func cachedVerification(token: String) -> CachedVerification? {
         // The epoch first: a revocation after this read makes the answer stale even if the entry read misses it.
         let epoch = cache.epoch
         guard let entry = cache.entry(token) else { return nil }
-        let validUntil = min(Double(entry.claims.expiresAt), entry.checkedAt + configuration.tokenRecheckInterval)
-        guard clock.now() < validUntil else { return nil }
-        return CachedVerification(claims: entry.claims, validUntil: validUntil, epoch: epoch)
+        let validity = CachedVerification.Validity(
+            expiresAt: Double(entry.claims.expiresAt), recheckAt: entry.checkedAt + configuration.tokenRecheckInterval)
+        guard validity.holds(clock) else { return nil }
+        return CachedVerification(claims: entry.claims, validity: validity, epoch: epoch)
     }
 
     /// Changes with every revocation in this process (sign-out, password change, disabled or deleted account,
@@ -29,10 +30,23 @@ extension AuthService {
     }
 }
 
-/// A token verification from the token cache, reusable until `validUntil` (`AuthClock` seconds) unless
-/// `AuthService.revocationEpoch` moves past `epoch`.
+/// A token verification from the token cache, reusable while `validity` holds unless `AuthService.revocationEpoch`
+/// moves past `epoch`.
 public struct CachedVerification: Sendable {
+    /// How long a cached verification holds: until the token expires (a date, on the wall clock) and until it is
+    /// due for its periodic re-check (an interval, on the monotonic clock).
+    public struct Validity: Sendable {
+        /// The token's `exp`, `AuthClock.now` seconds.
+        public let expiresAt: Double
+        /// When the account must be checked again, `AuthClock.elapsed` seconds.
+        public let recheckAt: Double
+
+        /// Whether the verification still holds by `clock`.
+        @inline(__always)
+        public func holds(_ clock: AuthClock) -> Bool { clock.elapsed() < recheckAt && clock.now() < expiresAt }
+    }
+
     public let claims: AuthClaims
-    public let validUntil: Double
+    public let validity: Validity
     public let epoch: UInt64
 }

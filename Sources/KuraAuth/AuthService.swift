@@ -187,13 +187,14 @@ public final class AuthService: Sendable {
     /// `TOKEN_EXPIRED`, `USER_DISABLED`.
     public func verifyIDToken(_ token: String) throws -> AuthClaims {
         let now = clock.now()
+        let elapsed = clock.elapsed()
         let cached = cache.entry(token)
         if let cached {
             guard Double(cached.claims.expiresAt) > now else {
                 cache.remove(token)
                 throw APIError.tokenExpired
             }
-            if now - cached.checkedAt < configuration.tokenRecheckInterval { return cached.claims }
+            if elapsed - cached.checkedAt < configuration.tokenRecheckInterval { return cached.claims }
         }
         let epoch = cache.epoch
         var claims =
@@ -213,7 +214,7 @@ public final class AuthService: Sendable {
             cache.remove(token)
             throw error
         }
-        cache.insert(token, claims: claims, checkedAt: now, epoch: epoch)
+        cache.insert(token, claims: claims, checkedAt: elapsed, now: now, epoch: epoch)
         return claims
     }
 

@@ -24,6 +24,7 @@ public final class RateLimiter: Sendable {
     /// `false` makes `check(_:)` a no-op.
     public let enabled: Bool
     private let maxBuckets: Int
+    /// Buckets refill on `clock.elapsed` (monotonic), never on the wall clock.
     private let clock: AuthClock
 
     private struct Bucket {
@@ -43,7 +44,7 @@ public final class RateLimiter: Sendable {
     /// the whole seconds until the next attempt is available.
     public func check(_ key: String) throws {
         guard enabled else { return }
-        let now = clock.now()
+        let now = clock.elapsed()
         let retryAfter: Double? = buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: Double(limit.burst), updated: now)
             bucket.tokens = min(
@@ -65,7 +66,7 @@ public final class RateLimiter: Sendable {
     /// Seconds until `key`'s bucket has an attempt again, or `nil` when it has one now; takes nothing.
     public func retryAfter(_ key: String) -> Double? {
         guard enabled else { return nil }
-        let now = clock.now()
+        let now = clock.elapsed()
         let tokens = buckets.withLock { $0[key].map { refilled($0, now: now) } } ?? Double(limit.burst)
         return tokens >= 1 ? nil : (1 - tokens) * limit.refillInterval
     }
@@ -74,7 +75,7 @@ public final class RateLimiter: Sendable {
     /// `burst × refillInterval` seconds.
     public func isCharged(_ key: String) -> Bool {
         guard enabled else { return false }
-        let now = clock.now()
+        let now = clock.elapsed()
         return buckets.withLock { $0[key].map { refilled($0, now: now) < Double(limit.burst) } } ?? false
     }
 
@@ -82,7 +83,7 @@ public final class RateLimiter: Sendable {
     /// already happened, such as a failed sign-in.
     public func charge(_ key: String, count: Int = 1) {
         guard enabled else { return }
-        let now = clock.now()
+        let now = clock.elapsed()
         buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: Double(limit.burst), updated: now)
             bucket.tokens = max(0, refilled(bucket, now: now) - Double(count))

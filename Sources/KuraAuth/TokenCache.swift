@@ -16,7 +16,8 @@ final class TokenCache: Sendable {
         /// The whole token, which a lookup must equal.
         var token: String
         var claims: AuthClaims
-        /// When the session and account were last checked in the database; `-infinity` = check on next use.
+        /// When the session and account were last checked in the database, in `AuthClock.elapsed` seconds (an
+        /// interval, so a wall-clock step cannot postpone the re-check); `-infinity` = check on next use.
         var checkedAt: Double
     }
     private struct State {
@@ -45,14 +46,15 @@ final class TokenCache: Sendable {
     /// The current revocation epoch; pass it back to `insert` after checking the database.
     var epoch: UInt64 { epochCounter.load(ordering: .acquiring) }
 
-    /// Caches a verification done when the epoch was `epoch`; ignored if a revocation happened since.
-    func insert(_ token: String, claims: AuthClaims, checkedAt: Double, epoch: UInt64) {
+    /// Caches a verification done when the epoch was `epoch`, at `checkedAt` (`AuthClock.elapsed`) and wall-clock
+    /// time `now`; ignored if a revocation happened since.
+    func insert(_ token: String, claims: AuthClaims, checkedAt: Double, now wallNow: Double, epoch: UInt64) {
         state.withLock { state in
             guard epochCounter.load(ordering: .relaxed) == epoch else { return }
             let key = Self.key(token)
             if state.entries[key] == nil && state.entries.count >= capacity {
                 // Expired entries first; if the cache is full of live tokens, start over (cheap, and rare).
-                let now = Int64(checkedAt)
+                let now = Int64(wallNow)
                 state.entries = state.entries.filter { $0.value.claims.expiresAt > now }
                 if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
             }

@@ -21,7 +21,8 @@ public final class Auth: Sendable {
     let callbackQueue: DispatchQueue
     /// The uid whose sign-up, at the time given, already mailed a verification link (see
     /// `User.sendEmailVerification()`).
-    let signUpVerification = Locked<(uid: String, at: Date)?>(nil)
+    /// The account whose sign-up mailed a verification, and when (`ProcessInfo.systemUptime`, monotonic).
+    let signUpVerification = Locked<(uid: String, at: TimeInterval)?>(nil)
 
     init(transport: Transport, storage: any SessionStorage, callbackQueue: DispatchQueue = .main) {
         self.transport = transport
@@ -67,7 +68,7 @@ public final class Auth: Sendable {
                 user: User(profile: try UserProfile(json: body["user"]), auth: self), isSignedIn: false)
         }
         let session = try Self.session(from: response)
-        signUpVerification.withLock { $0 = mailed ? (session.profile.uid, Date()) : nil }
+        signUpVerification.withLock { $0 = mailed ? (session.profile.uid, ProcessInfo.processInfo.systemUptime) : nil }
         return signIn(session)
     }
 

@@ -91,10 +91,11 @@ final class EventStreamRequest: NSObject, URLSessionDataDelegate, @unchecked Sen
     private var parser = ServerSentEventParser()
     private var status = 0
     private var errorBody = Data()
-    private let activity = Locked(Date())
+    /// `ProcessInfo.systemUptime` (monotonic) of the last bytes received.
+    private let activity = Locked(ProcessInfo.processInfo.systemUptime)
 
     /// When bytes last arrived (heartbeats included).
-    var lastActivity: Date { activity.current }
+    var lastActivity: TimeInterval { activity.current }
 
     init(request: URLRequest) {
         (updates, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
@@ -127,7 +128,7 @@ final class EventStreamRequest: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        activity.withLock { $0 = Date() }
+        activity.withLock { $0 = ProcessInfo.processInfo.systemUptime }
         guard status < 400 else {
             errorBody.append(data)
             return

@@ -305,7 +305,7 @@ final class ListenerHub: Sendable {
         let limit = max(3 * heartbeat, 2)
         while !Task.isCancelled {
             try? await Task.sleep(nanoseconds: UInt64(limit / 3 * 1e9))
-            if Date().timeIntervalSince(stream.lastActivity) > limit {
+            if ProcessInfo.processInfo.systemUptime - stream.lastActivity > limit {
                 stream.cancel()
                 return
             }

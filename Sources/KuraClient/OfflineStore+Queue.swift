@@ -183,7 +183,8 @@ extension OfflineStore {
                 var write = write
                 write.localTime = result?.commitTime ?? write.localTime
                 state.unconfirmed[ByteKey(write.path)] = Unconfirmed(
-                    write: write, version: result?.versions[safe: index + offset] ?? 1, time: Date(),
+                    write: write, version: result?.versions[safe: index + offset] ?? 1,
+                    time: ProcessInfo.processInfo.systemUptime,
                     sequence: entry.sequence)
             }
         }

@@ -49,7 +49,8 @@ final class OfflineStore: Sendable {
         /// The server's version of the document after the write; 1 when the answer was lost (an earlier attempt
         /// was applied), so the write shows until the stream shows the document at all.
         var version: Int64
-        var time: Date
+        /// When it was acknowledged, `ProcessInfo.systemUptime` (monotonic).
+        var time: TimeInterval
         /// The queue entry the write came from.
         var sequence: Int64
     }
@@ -65,7 +66,8 @@ final class OfflineStore: Sendable {
         covering covers: (String) -> Bool, serverView: [RemoteDocument], queued: Set<Int64>
     ) -> [Write] {
         state.withLock { state in
-            state.unconfirmed = state.unconfirmed.filter { $0.value.time.timeIntervalSinceNow > -30 }
+            let now = ProcessInfo.processInfo.systemUptime
+            state.unconfirmed = state.unconfirmed.filter { now - $0.value.time < 30 }
             return state.unconfirmed.values.filter { entry in
                 guard covers(entry.write.path), !queued.contains(entry.sequence) else { return false }
                 let seen = serverView.first { $0.path.bytesEqual(entry.write.path) }

@@ -50,7 +50,7 @@ public struct User: Sendable, Equatable, CustomStringConvertible {
         let mailedAtSignUp = auth.signUpVerification.withLock { record -> Bool in
             defer { record = nil }
             guard let record, record.uid == uid else { return false }
-            return Date().timeIntervalSince(record.at) < 600
+            return ProcessInfo.processInfo.systemUptime - record.at < 600
         }
         if mailedAtSignUp { return }
         _ = try await call(APIRequest("POST", "/api/auth/verify-email", body: [:]))

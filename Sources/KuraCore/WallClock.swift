@@ -12,13 +12,6 @@ public enum WallClock {
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
-    /// Monotonic nanoseconds, for durations (not wall-clock time; moves to `MonotonicClock`).
-    public static func monotonicNanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
     private static func brokenDown(_ seconds: Int64) -> tm {
         var t = time_t(seconds)
         var parts = tm()

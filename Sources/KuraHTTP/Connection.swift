@@ -80,7 +80,10 @@ final class Connection: @unchecked Sendable {
         if loop.eventLoop.inEventLoop { job() } else { loop.eventLoop.execute(job) }
     }
 
-    var queuedBytes: Int { pendingWriteBytes + out.count }
+    var queuedBytes: Int {
+        loop.eventLoop.assertInEventLoop()
+        return pendingWriteBytes + out.count
+    }
 
     // MARK: Reading
 
@@ -93,6 +96,7 @@ final class Connection: @unchecked Sendable {
     }
 
     func startReading() {
+        loop.eventLoop.assertInEventLoop()
         guard phase != .closed, !reading else { return }
         reading = true
         uv_read_start(
@@ -178,7 +182,7 @@ final class Connection: @unchecked Sendable {
         let requestID = Self.acceptableRequestID(parsed.headers["X-Request-Id"]) ?? loop.nextRequestID()
         var exchange = Exchange(
             sequence: sequence, method: parsed.method, target: parsed.target, requestID: requestID,
-            startedNanos: WallClock.monotonicNanos(), keepAlive: parsed.keepAlive,
+            startedNanos: MonotonicClock.nanoseconds(), keepAlive: parsed.keepAlive,
             http10: parsed.version.major == 1 && parsed.version.minor == 0)
         exchange.cors = loop.corsAllowsAnyOrigin ? .any : loop.config.cors.decision(origin: parsed.headers["Origin"])
         var request = Request(
@@ -267,6 +271,7 @@ final class Connection: @unchecked Sendable {
 
     /// Takes a handler's response for `exchange`: writes it now if it is next in line, parks it otherwise.
     func deliver(_ response: Response, for exchange: Exchange) {
+        loop.eventLoop.assertInEventLoop()
         guard phase != .closed else { return }
         switch response.body {
         case .deferred(let start):
@@ -370,6 +375,7 @@ final class Connection: @unchecked Sendable {
     }
 
     func writeChunk(_ bytes: [UInt8], for exchange: Exchange) {
+        loop.eventLoop.assertInEventLoop()
         guard phase == .open, stream?.exchange.sequence == exchange.sequence else { return }
         if !exchange.http10 {
             out.append(contentsOf: String(bytes.count, radix: 16).utf8)
@@ -389,6 +395,7 @@ final class Connection: @unchecked Sendable {
     static let lingerMs: UInt64 = 2000
 
     func finishStream(_ writer: ResponseStream, closing: Bool = false) {
+        loop.eventLoop.assertInEventLoop()
         guard phase == .open, stream === writer else { return }
         if !writer.exchange.http10 { out.append(contentsOf: "0\r\n\r\n".utf8) }
         stream = nil
@@ -499,6 +506,7 @@ final class Connection: @unchecked Sendable {
 
     /// Closes the socket now. Streams are told; pending promises complete into nothing.
     func close() {
+        loop.eventLoop.assertInEventLoop()
         guard phase != .closed else { return }
         phase = .closed
         parked.removeAll()
@@ -518,6 +526,7 @@ final class Connection: @unchecked Sendable {
     /// Shutdown: idle connections close once their last bytes are written; busy ones close after their
     /// in-flight responses. An open stream is finished first.
     func drain() {
+        loop.eventLoop.assertInEventLoop()
         guard phase == .open else { return }
         if let stream { stream.finish() }
         if sequenceIn == sequenceOut && stream == nil && !parser.inMessage {
@@ -547,6 +556,7 @@ final class Connection: @unchecked Sendable {
     }
 
     func checkDeadline(now: UInt64) {
+        loop.eventLoop.assertInEventLoop()
         guard deadlineKind != .none, now >= deadline else { return }
         switch deadlineKind {
         case .request where phase == .open && sequenceIn == sequenceOut:

@@ -1,4 +1,5 @@
 import CLibUV
+import KuraCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -13,11 +14,11 @@ public final class EventLoop: @unchecked Sendable {
     let uvLoop: UnsafeMutablePointer<uv_loop_t>
     private let wakeup: UnsafeMutablePointer<uv_async_t>
     private let jobs = Mutex<[@Sendable () -> Void]>([])
-    private var thread = pthread_t()
-    private let threadID = Atomic<UInt>(0)
+    private let thread: ServiceThread
 
     init(index: Int) {
         self.index = index
+        thread = ServiceThread(name: "kura-loop-\(index)")
         uvLoop = .allocate(capacity: 1)
         uv_loop_init(uvLoop)
         wakeup = .allocate(capacity: 1)
@@ -35,7 +36,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Whether the caller is running on this loop's thread.
-    public var inEventLoop: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
+    public var inEventLoop: Bool { thread.isCurrent }
 
     /// Runs `job` on the loop thread soon. Safe from any thread.
     public func execute(_ job: @escaping @Sendable () -> Void) {
@@ -55,19 +56,14 @@ public final class EventLoop: @unchecked Sendable {
     /// Starts the loop thread. Handles created before this call were set up from the caller's thread while the
     /// loop was not running, which libuv allows.
     func start() {
-        let box = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(
-            &thread, nil,
-            { arg in
-                let loop = Unmanaged<EventLoop>.fromOpaque(arg!).takeRetainedValue()
-                loop.threadID.store(UInt(pthread_self()), ordering: .releasing)
-                uv_run(loop.uvLoop, UV_RUN_DEFAULT)
-                // Drain jobs queued while the loop was stopping, then let closing handles finish.
-                loop.runJobs()
-                uv_run(loop.uvLoop, UV_RUN_DEFAULT)
-                return nil
-            }, box)
-        precondition(rc == 0, "pthread_create failed: \(rc)")
+        // The loop sleeps in `uv_run`, not in `ServiceThread.sleep`: it stops when its handles are closed
+        // (`closeWakeup`), so `join` is the only part of the thread's stop it uses.
+        thread.start { [self] in
+            uv_run(uvLoop, UV_RUN_DEFAULT)
+            // Drain jobs queued while the loop was stopping, then let closing handles finish.
+            runJobs()
+            uv_run(uvLoop, UV_RUN_DEFAULT)
+        }
     }
 
     /// Closes the wake-up handle so `uv_run` returns once every other handle is closed. Loop thread only.
@@ -77,7 +73,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Waits for the loop thread to end.
     func join() {
-        pthread_join(thread, nil)
+        thread.join()
     }
 
     /// Milliseconds of the loop's cached clock. Loop thread only.

@@ -20,7 +20,8 @@ final class HTTPLoop: @unchecked Sendable {
     var listener: UnsafeMutablePointer<uv_tcp_t>?
     private var timer: UnsafeMutablePointer<uv_timer_t>?
     private var graceTimer: UnsafeMutablePointer<uv_timer_t>?
-    private(set) var connections: [Connection] = []
+    /// The loop's open connections; loop thread only (checked in debug builds).
+    private(set) var connections: LoopBound<[Connection]>
     private(set) var draining = false
     private var stopped = false
 
@@ -39,6 +40,7 @@ final class HTTPLoop: @unchecked Sendable {
 
     init(eventLoop: EventLoop, server: HTTPServer, responder: any HTTPResponder, workers: WorkerPool, logger: Logger) {
         self.eventLoop = eventLoop
+        self.connections = LoopBound([], eventLoop: eventLoop)
         self.server = server
         self.config = server.configuration
         self.responder = responder
@@ -121,8 +123,8 @@ final class HTTPLoop: @unchecked Sendable {
         }
         uv_tcp_nodelay(client, 1)
         let connection = Connection(loop: self, handle: client)
-        connection.slot = connections.count
-        connections.append(connection)
+        connection.slot = connections.value.count
+        connections.value.append(connection)
         connection.startReading()
     }
 
@@ -144,15 +146,15 @@ final class HTTPLoop: @unchecked Sendable {
 
     func remove(_ connection: Connection) {
         let slot = connection.slot
-        guard slot >= 0, slot < connections.count, connections[slot] === connection else { return }
-        let last = connections.removeLast()
-        if slot < connections.count {
-            connections[slot] = last
+        guard slot >= 0, slot < connections.value.count, connections.value[slot] === connection else { return }
+        let last = connections.value.removeLast()
+        if slot < connections.value.count {
+            connections.value[slot] = last
             last.slot = slot
         }
         connection.slot = -1
         server.releaseConnection()
-        if draining && connections.isEmpty { stop() }
+        if draining && connections.value.isEmpty { stop() }
     }
 
     // MARK: Timeouts
@@ -160,11 +162,11 @@ final class HTTPLoop: @unchecked Sendable {
     private func tick() {
         let now = eventLoop.now
         var index = 0
-        while index < connections.count {
-            let connection = connections[index]
+        while index < connections.value.count {
+            let connection = connections.value[index]
             connection.checkDeadline(now: now)
             // A connection that closed itself was swapped out of this slot; look at the slot again.
-            if index < connections.count && connections[index] === connection { index += 1 }
+            if index < connections.value.count && connections.value[index] === connection { index += 1 }
         }
         flushAccessLog()
     }
@@ -180,8 +182,8 @@ final class HTTPLoop: @unchecked Sendable {
             uv_close(asHandle(listener), freeHandleOnClose)
             self.listener = nil
         }
-        for connection in connections { connection.drain() }
-        if connections.isEmpty {
+        for connection in connections.value { connection.drain() }
+        if connections.value.isEmpty {
             stop()
             return
         }
@@ -193,8 +195,8 @@ final class HTTPLoop: @unchecked Sendable {
             handle,
             { timer in
                 let loop = Unmanaged<HTTPLoop>.fromOpaque(timer!.pointee.data).takeUnretainedValue()
-                loop.logger.warn("shutdown grace period over; closing \(loop.connections.count) connections")
-                for connection in loop.connections { connection.close() }
+                loop.logger.warn("shutdown grace period over; closing \(loop.connections.value.count) connections")
+                for connection in loop.connections.value { connection.close() }
             }, config.shutdownGraceMs, 0)
     }
 
@@ -313,7 +315,7 @@ final class HTTPLoop: @unchecked Sendable {
         accessLog.append(0x20)
         appendDecimal(status, to: &accessLog)
         accessLog.append(0x20)
-        let elapsed = exchange.startedNanos == 0 ? 0 : WallClock.monotonicNanos() &- exchange.startedNanos
+        let elapsed = exchange.startedNanos == 0 ? 0 : MonotonicClock.nanoseconds() &- exchange.startedNanos
         appendDecimal(Int(elapsed / 1_000_000), to: &accessLog)
         accessLog.append(UInt8(ascii: "."))
         let fraction = Int(elapsed / 1000 % 1000)

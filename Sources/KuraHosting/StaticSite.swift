@@ -33,7 +33,7 @@ public final class StaticSite: Sendable {
                 error: .methodNotAllowed("\(request.method) is not allowed on a static file", allow: ["GET", "HEAD"]))
         }
         guard let hosted = HostedPath(request.path) else { return Self.notFound(request) }
-        let now = WallClock.monotonicNanos()
+        let now = MonotonicClock.nanoseconds()
         let freshFor = UInt64(configuration.revalidateMilliseconds) * 1_000_000
         let loop = environment.eventLoop
         let maxEntries = configuration.cacheEntries
@@ -89,7 +89,7 @@ public final class StaticSite: Sendable {
     private func load(_ hosted: HostedPath) -> FileCache.Resolution {
         let key = hosted.key
         let found = root.find(hosted)
-        let now = WallClock.monotonicNanos()
+        let now = MonotonicClock.nanoseconds()
         let resolution: FileCache.Resolution
         switch found {
         case .missing: resolution = .missing

@@ -122,16 +122,8 @@ final class DeliveryWorker: Sendable {
     private let maxAttempts: Int
     private let pollInterval: Duration
     private let logger: Logger
-    private let condition = NSCondition()
-    private let state = Mutex(State())
+    private let thread = ServiceThread(name: "kura-mail")
     private let cancel = CancellationFlag()
-
-    private struct State {
-        var wakeRequested = false
-        var stopping = false
-        var finished = false
-        var started = false
-    }
 
     init(
         outbox: Outbox, transport: SMTPTransport, retry: RetryPolicy, maxAttempts: Int, pollInterval: Duration,
@@ -146,57 +138,30 @@ final class DeliveryWorker: Sendable {
     }
 
     func start() {
-        state.withLock { $0.started = true }
-        let thread = Thread { [self] in
-            run()
-            condition.lock()
-            state.withLock { $0.finished = true }
-            condition.broadcast()
-            condition.unlock()
-        }
-        thread.name = "kura-mail"
-        thread.start()
+        thread.start { [self] in run() }
     }
 
     /// Makes the worker look for due mail now.
-    func wake() {
-        condition.lock()
-        state.withLock { $0.wakeRequested = true }
-        condition.signal()
-        condition.unlock()
-    }
+    func wake() { thread.wake() }
 
     /// Stops the thread and waits for it to finish.
     func stop() {
         cancel.set()
-        condition.lock()
-        let started = state.withLock { state in
-            state.stopping = true
-            return state.started
-        }
-        condition.broadcast()
-        while started && !state.withLock({ $0.finished }) { condition.wait() }
-        condition.unlock()
+        thread.stop()
     }
 
-    private var stopping: Bool { state.withLock { $0.stopping } }
-
     private func run() {
-        while !stopping {
-            state.withLock { $0.wakeRequested = false }
+        while !thread.isStopping {
             var waitMicros = pollInterval.milliseconds * 1000
             do {
-                while !stopping, let mail = try outbox.claimNext(now: WallClock.nowMicros()) { deliver(mail) }
+                while !thread.isStopping, let mail = try outbox.claimNext(now: WallClock.nowMicros()) { deliver(mail) }
+                // `due` is a date stored in the outbox (it must survive a restart); the wait itself is monotonic.
                 if let due = try outbox.nextDue() { waitMicros = min(waitMicros, due - WallClock.nowMicros()) }
             } catch {
                 logger.error("mail outbox: \(error)")
             }
             guard waitMicros > 0 else { continue }
-            condition.lock()
-            if !state.withLock({ $0.stopping || $0.wakeRequested }) {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(waitMicros) / 1_000_000))
-            }
-            condition.unlock()
+            thread.sleep(nanoseconds: UInt64(waitMicros) * 1000)
         }
     }
 

@@ -1,4 +1,5 @@
 import CPostgres
+import KuraCore
 
 #if canImport(Glibc)
     import Glibc
@@ -41,14 +42,17 @@ extension PostgresConnection {
         try consumeInput()
         var received = drainNotifications()
         if !received.isEmpty || timeout == .zero { return received }
-        let deadline = timeout.map { ContinuousClock.now + $0 }
+        let deadline = timeout.map { timeout -> UInt64 in
+            let parts = timeout.components
+            return MonotonicClock.nanoseconds() &+ UInt64(max(0, parts.seconds)) * 1_000_000_000
+                &+ UInt64(max(0, parts.attoseconds) / 1_000_000_000)
+        }
         while received.isEmpty {
             var remaining = -1
             if let deadline {
-                let left = ContinuousClock.now.duration(to: deadline)
-                if left <= .zero { break }
-                remaining = Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
-                remaining = max(remaining, 1)
+                let now = MonotonicClock.nanoseconds()
+                if now >= deadline { break }
+                remaining = max(Int((deadline - now) / 1_000_000), 1)
             }
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, Int32(clamping: remaining))

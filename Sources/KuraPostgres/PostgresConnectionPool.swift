@@ -1,4 +1,5 @@
 import Foundation
+import KuraCore
 
 /// A bounded set of connections to one database, shared by many threads. `withConnection` lends a connection to
 /// one thread at a time; connections open lazily up to `maximumConnections`, and a caller waits (up to
@@ -12,7 +13,8 @@ public final class PostgresConnectionPool: @unchecked Sendable {
     /// How long `withConnection` waits for a free connection before throwing `.poolTimeout`.
     public let checkoutTimeout: Duration
 
-    private let condition = NSCondition()
+    /// Timed waits on the monotonic clock, so a wall-clock step does not stretch a checkout's timeout.
+    private let condition = MonotonicCondition()
     private var idle: [PostgresConnection] = []
     private var openCount = 0
 
@@ -52,7 +54,10 @@ public final class PostgresConnectionPool: @unchecked Sendable {
     }
 
     private func checkOut() throws -> PostgresConnection {
-        let deadline = Date().addingTimeInterval(checkoutTimeout.seconds)
+        let timeout = checkoutTimeout.components
+        let deadline =
+            MonotonicClock.nanoseconds()
+            &+ UInt64(max(0, timeout.seconds)) * 1_000_000_000 &+ UInt64(max(0, timeout.attoseconds) / 1_000_000_000)
         condition.lock()
         while true {
             if let connection = idle.popLast() {
@@ -72,7 +77,7 @@ public final class PostgresConnectionPool: @unchecked Sendable {
                     throw error
                 }
             }
-            if !condition.wait(until: deadline) {
+            if !condition.wait(untilNanoseconds: deadline) {
                 condition.unlock()
                 throw PostgresError(
                     kind: .poolTimeout,

@@ -1,4 +1,3 @@
-import Foundation
 import KuraCore
 import KuraModel
 import KuraStore
@@ -8,10 +7,8 @@ import KuraStore
 /// to their views, and hands every stream its events as one batch. It owns every active listener; other threads
 /// reach it through the registry's inbox. It also sends heartbeats and re-checks credentials.
 final class ChangeFeed: @unchecked Sendable {
-    private var thread: Thread?
-    private let finished = NSCondition()
-    private var running = false
-    private var done = false
+    /// The feed's thread. 4 MiB of stack: a listener's rules evaluation recurses.
+    private let thread = ServiceThread(name: "kura-changefeed", stackSize: 4 << 20)
 
     /// Everything up to this sequence has been delivered to every active listener; -1 before the first. It never
     /// goes back, so a stream's plain ids never do either.
@@ -24,48 +21,27 @@ final class ChangeFeed: @unchecked Sendable {
     /// The latest entries read, so that a target going live catches up without reading the log again.
     private var recent: [Change] = []
     private static let recentCapacity = 256
+    /// `MonotonicClock` seconds: when the next heartbeat and the next expiry check are due.
     private var nextHeartbeat = 0.0
     private var nextExpiryCheck = 0.0
 
     func start(_ registry: ListenerRegistry) {
-        finished.lock()
-        running = true
-        finished.unlock()
-        let thread = Thread { [self] in
-            run(registry)
-            finished.lock()
-            done = true
-            finished.broadcast()
-            finished.unlock()
-        }
-        thread.name = "kura-change-feed"
-        thread.stackSize = 4 << 20
-        self.thread = thread
-        thread.start()
+        thread.start { [self] in run(registry) }
     }
 
     func stop(_ signal: ChangeSignal) {
-        finished.lock()
-        let wasRunning = running
-        running = false
-        finished.unlock()
-        guard wasRunning, thread != nil else { return }
+        thread.requestStop()
+        // The feed sleeps on the commit signal, not in the thread's own sleep.
         signal.poke()
-        finished.lock()
-        while !done { finished.wait() }
-        finished.unlock()
+        thread.join()
     }
 
-    private var isRunning: Bool {
-        finished.lock()
-        defer { finished.unlock() }
-        return running
-    }
+    private var isRunning: Bool { !thread.isStopping }
 
     private func run(_ registry: ListenerRegistry) {
         let configuration = registry.configuration
         let tick = max(0.005, min(Double(configuration.pollMilliseconds) / 1000, configuration.heartbeatSeconds, 1))
-        nextHeartbeat = Clock.seconds() + configuration.heartbeatSeconds
+        nextHeartbeat = MonotonicClock.seconds() + configuration.heartbeatSeconds
         while isRunning {
             registry.signal.wait(seconds: tick)
             guard isRunning else { break }
@@ -309,16 +285,18 @@ final class ChangeFeed: @unchecked Sendable {
     // MARK: Timers
 
     private func timers(_ registry: ListenerRegistry) {
-        let now = Clock.seconds()
+        let now = MonotonicClock.seconds()
         let configuration = registry.configuration
         let heartbeat = now >= nextHeartbeat
         let expiry = now >= nextExpiryCheck
         guard heartbeat || expiry else { return }
         if heartbeat { nextHeartbeat = now + configuration.heartbeatSeconds }
         if expiry { nextExpiryCheck = now + min(1, configuration.authCheckSeconds) }
+        // Token expiry is a date (`exp`), so it is compared with the wall clock; every interval here is monotonic.
+        let wallNow = configuration.wallClock()
         for connection in registry.allConnections where !connection.isClosing {
             let principal = connection.principal
-            if let expiresAt = principal.expiresAt, Double(expiresAt) <= now {
+            if let expiresAt = principal.expiresAt, Double(expiresAt) <= wallNow {
                 connection.terminate(
                     ListenEvent.terminal("auth_revoked", code: .tokenExpired, message: "the ID token expired"))
                 continue

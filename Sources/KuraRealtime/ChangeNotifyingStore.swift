@@ -1,32 +1,22 @@
 import Foundation
 import KuraModel
+import KuraCore
 import KuraStore
 
 /// Wakes the change feed: poked after every local commit, waited on by the feed's thread with a timeout (the poll
 /// that picks up other processes' writes).
-public final class ChangeSignal: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var poked = false
+public final class ChangeSignal: Sendable {
+    private let wakeup = Wakeup()
 
     public init() {}
 
     /// Wakes the waiter (cheap; safe from any thread, including the store's completion queue).
-    public func poke() {
-        condition.lock()
-        poked = true
-        condition.signal()
-        condition.unlock()
-    }
+    public func poke() { wakeup.raise() }
 
-    /// Waits until poked or `seconds` passed; returns whether it was poked.
+    /// Waits until poked or `seconds` passed (on the monotonic clock); returns whether it was poked.
     @discardableResult
     func wait(seconds: Double) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        if !poked { _ = condition.wait(until: Date(timeIntervalSinceNow: max(0, seconds))) }
-        let was = poked
-        poked = false
-        return was
+        wakeup.wait(timeoutNanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
     }
 }
 

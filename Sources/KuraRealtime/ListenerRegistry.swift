@@ -84,7 +84,7 @@ public final class ListenerRegistry: Sendable {
         if access.revocationEpoch != principal.revocationEpoch {
             connection.authCheckDue.store(true, ordering: .releasing)
         }
-        connection.feedSide.nextAuthCheck = Clock.seconds() + configuration.authCheckSeconds
+        connection.feedSide.nextAuthCheck = MonotonicClock.seconds() + configuration.authCheckSeconds
         stream.write(ListenEvent.connected(connection.id, heartbeatSeconds: configuration.heartbeatSeconds))
         stream.onClose { [self] in
             _ = connections.withLock { $0.removeValue(forKey: connection.id) }

@@ -1,3 +1,5 @@
+import KuraCore
+
 /// Limits and timings of realtime listeners (`realtime.*` in docs/configuration.md).
 public struct RealtimeConfiguration: Sendable {
     /// A comment line (carrying the stream position) is sent this often so proxies keep the stream open and
@@ -18,6 +20,9 @@ public struct RealtimeConfiguration: Sendable {
     /// A resume that would replay more than this many changes to one listener sends `reset` and a snapshot
     /// instead.
     public var maxReplayChanges: Int = 10_000
+    /// The wall clock, in seconds since the Unix epoch, against which streams' ID-token expiry (`exp`) is checked.
+    /// Only dates are read from it; heartbeats and re-checks run on `MonotonicClock`. Injectable for tests.
+    public var wallClock: @Sendable () -> Double = { Double(WallClock.nowMicros()) / 1_000_000 }
 
     public init() {}
 }

@@ -63,7 +63,7 @@ final class TargetState: @unchecked Sendable {
 
     /// The rules' `list` decision for a whole collection (`nil`: it depends on each document), kept for a second.
     private func listDecision(_ collection: CollectionPath) -> Bool? {
-        let now = Clock.seconds()
+        let now = MonotonicClock.seconds()
         if let cached = decisions[collection], cached.until > now { return cached.allowed }
         let allowed = access.listDecision(principal, collection: collection)
         if decisions.count > 64 { decisions.removeAll() }
@@ -118,9 +118,4 @@ final class TargetState: @unchecked Sendable {
                 return (snapshot.documents, snapshot.complete)
             })
     }
-}
-
-/// Wall-clock seconds, for timers that need no precision.
-enum Clock {
-    static func seconds() -> Double { Double(WallClock.nowMicros()) / 1_000_000 }
 }

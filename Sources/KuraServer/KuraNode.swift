@@ -73,7 +73,7 @@ public final class KuraNode: Sendable {
         rulesWatcher =
             configuration.rulesReloadInterval > 0
             ? Maintenance(
-                interval: configuration.rulesReloadInterval, logger: logger,
+                name: "kura-reload", interval: configuration.rulesReloadInterval, logger: logger,
                 tasks: [
                     ("reload security rules", { rules.reloadIfChanged() }),
                     ("reload index definitions", { indexDefinitions.reloadIfChanged() }),

@@ -8,38 +8,37 @@ final class Maintenance: @unchecked Sendable {
     private let interval: TimeInterval
     private let tasks: [(name: String, run: @Sendable () throws -> Void)]
     private let logger: Logger
-    private let condition = NSCondition()
-    private var stopped = false
-    private var thread: Thread?
+    private let thread: ServiceThread
 
-    init(interval: TimeInterval, logger: Logger, tasks: [(name: String, run: @Sendable () throws -> Void)]) {
+    /// `name`: the thread's name (15 bytes at most).
+    init(
+        name: String = "kura-maintain", interval: TimeInterval, logger: Logger,
+        tasks: [(name: String, run: @Sendable () throws -> Void)]
+    ) {
+        thread = ServiceThread(name: name)
         self.interval = interval
         self.logger = logger
         self.tasks = tasks
     }
 
     func start() {
-        let thread = Thread { [self] in loop() }
-        thread.name = "kura-maintenance"
-        self.thread = thread
-        thread.start()
+        thread.start { [self] in loop() }
     }
 
+    /// Stops the thread and waits for a task under way to finish.
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.signal()
-        condition.unlock()
+        thread.stop()
     }
 
     private func loop() {
+        let nanoseconds = UInt64(max(0, interval) * 1_000_000_000)
         while true {
-            condition.lock()
-            let deadline = Date(timeIntervalSinceNow: interval)
-            while !stopped && condition.wait(until: deadline) {}
-            let done = stopped
-            condition.unlock()
-            if done { return }
+            // Every `interval` on the monotonic clock, whatever the wall clock does.
+            let deadline = MonotonicClock.nanoseconds() &+ nanoseconds
+            while !thread.isStopping, case let now = MonotonicClock.nanoseconds(), now < deadline {
+                thread.sleep(nanoseconds: deadline - now)
+            }
+            if thread.isStopping { return }
             for task in tasks {
                 do { try task.run() } catch { logger.warn("maintenance task \(task.name) failed: \(error)") }
             }

@@ -116,4 +116,19 @@ import Testing
         f.clock.advance(61)
         expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(token) }
     }
+
+    @Test("the database re-check is due after an interval of elapsed time, even if the wall clock was set back")
+    func recheckIgnoresWallClockSteps() throws {
+        let f = try Fixture()
+        let wall = f.clock
+        let elapsed = TestClock(0)
+        let auth = try AuthService(
+            directory: f.directory, configuration: .lowCostForTesting,
+            clock: AuthClock(now: { wall.now }, elapsed: { elapsed.now }))
+        let token = try auth.signUp(email: "bob@example.com", password: "secret-pw").idToken
+        try auth.store.deleteAccount(uid: try auth.verifyIDToken(token).uid)
+        wall.advance(-30)  // set back: on the wall clock the entry would look 30 s younger
+        elapsed.advance(61)
+        expectError("INVALID_ID_TOKEN", 401) { _ = try auth.verifyIDToken(token) }
+    }
 }

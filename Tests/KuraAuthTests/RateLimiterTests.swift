@@ -23,6 +23,21 @@ import Testing
         expectError("TOO_MANY_ATTEMPTS_TRY_LATER", 429) { try limiter.check("k") }
     }
 
+    @Test("buckets refill with elapsed time, not with a wall clock set forward or back")
+    func wallClockStepsNeitherRefillNorFreeze() throws {
+        let wall = TestClock()
+        let elapsed = TestClock(0)
+        let clock = AuthClock(now: { wall.now }, elapsed: { elapsed.now })
+        let limiter = RateLimiter(limit: RateLimit(burst: 2, refillInterval: 10), clock: clock)
+        for _ in 0..<2 { try limiter.check("k") }
+        wall.advance(86_400)  // the wall clock jumps a day ahead: no attempts come back
+        expectError("TOO_MANY_ATTEMPTS_TRY_LATER", 429) { try limiter.check("k") }
+        wall.advance(-2 * 86_400)  // and a day back: refill goes on as time passes
+        elapsed.advance(10)
+        try limiter.check("k")
+        expectError("TOO_MANY_ATTEMPTS_TRY_LATER", 429) { try limiter.check("k") }
+    }
+
     @Test func chargeCountsWithoutRefusingAndPeeksTakeNothing() throws {
         let clock = TestClock()
         let limiter = RateLimiter(limit: RateLimit(burst: 3, refillInterval: 10), clock: clock.authClock)

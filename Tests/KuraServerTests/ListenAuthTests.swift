@@ -42,6 +42,34 @@ import Testing
         }
     }
 
+    @Test("a wall clock set back leaves heartbeats on time; set forward past `exp`, it expires the token")
+    func wallClockSteps() throws {
+        // The feed reads dates (a token's `exp`) from this clock and intervals from the monotonic one.
+        let step = Shared(0.0)
+        try withRulesKura(configure: {
+            $0.realtime.heartbeatSeconds = 0.1
+            $0.realtime.wallClock = { Double(Timestamp.nowMicros()) / 1_000_000 + step.current }
+        }) { server in
+            let a = try server.signUp("a@example.com")
+            let stream = try server.listen("?doc=users/\(a.uid)", auth: a.bearer)
+            _ = try stream.expect("connected")
+            _ = try stream.expect("snapshot")
+            step.withLock { $0 = -3600 }
+            // Heartbeats timed on the wall clock would pause for the hour the clock went back.
+            let before = stream.comments
+            let beating = try waitUntil(timeout: 10) {
+                _ = try stream.drain(for: 0.1)
+                return stream.comments >= before + 3
+            }
+            #expect(beating)
+            #expect(!stream.ended)
+            // Two hours on: the one-hour ID token's `exp` has passed, which is a date, so the stream ends.
+            step.withLock { $0 = 7200 }
+            let revoked = try stream.expect("auth_revoked", timeout: 10)
+            #expect(revoked.json["code"] as? String == "TOKEN_EXPIRED")
+        }
+    }
+
     @Test("?token= authenticates an EventSource; a bad token is 401 before the stream opens")
     func tokenInURL() throws {
         try withRulesKura { server in

@@ -43,6 +43,6 @@ import Testing
     }
 
     static func verification(_ uid: String) -> CachedVerification {
-        CachedVerification(claims: claims(uid), validUntil: 3600, epoch: 0)
+        CachedVerification(claims: claims(uid), validity: .init(expiresAt: 3600, recheckAt: 3600), epoch: 0)
     }
 }

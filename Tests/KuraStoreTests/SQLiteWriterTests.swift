@@ -37,6 +37,36 @@ import Testing
 
     private struct Failure: Error {}
 
+    /// The calling thread's task directory, `/proc/self/task/<tid>`, and its kernel name.
+    private static func currentTask() -> (path: String, name: String) {
+        let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+        let path = "/proc/" + link
+        let name = (try? String(contentsOfFile: path + "/comm", encoding: .utf8)) ?? ""
+        return (path, name.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test("jobs run on a thread named kura-writer, completions on kura-write-acks, and stop() ends both")
+    func namedThreads() throws {
+        let harness = try Harness()
+        let writer = try harness.writer.submit(size: 1) { _ in Self.currentTask() }
+        /// Written on the acknowledgement thread before `done` is signalled, read here after.
+        final class Recorded: @unchecked Sendable { var task: (path: String, name: String)? }
+        let acknowledged = Recorded()
+        let done = DispatchSemaphore(value: 0)
+        harness.writer.submit(size: 1, { _ in 0 }) { _ in
+            acknowledged.task = Self.currentTask()
+            done.signal()
+        }
+        done.wait()
+        let acks = try #require(acknowledged.task)
+        #expect(writer.name == "kura-writer")
+        #expect(acks.name == "kura-write-acks")
+        #expect(FileManager.default.fileExists(atPath: writer.path))
+        harness.writer.stop()
+        #expect(!FileManager.default.fileExists(atPath: writer.path))
+        #expect(!FileManager.default.fileExists(atPath: acks.path))
+    }
+
     /// Queues `jobs` so that they land in one batch: the writer is held busy by a slow job while they queue.
     private func runInOneBatch(
         _ h: Harness, _ jobs: [(selfContained: Bool, work: @Sendable (SQLiteWriteTransaction) throws -> Void)]

@@ -149,7 +149,7 @@ public struct DataAccess: Sendable {
     /// The user whose `Authorization` value is `header`, from this loop's cache (nothing off the loops).
     private func loopCachedCaller(header: String, loop: EventLoop) -> Caller? {
         let entry = loopCallers.withValue(on: loop) { $0.entry(header: header) } ?? nil
-        guard let entry, auth.clock.now() < entry.validUntil, entry.epoch == auth.revocationEpoch else { return nil }
+        guard let entry, entry.validity.holds(auth.clock), entry.epoch == auth.revocationEpoch else { return nil }
         return entry.caller
     }
 

@@ -7,7 +7,7 @@ import KuraModel
 /// and a trip through the shared token cache (a lock, and reference counts touched from every loop).
 ///
 /// An entry holds as long as the token cache's answer it came from: until the token expires or is due for its
-/// periodic re-check (`validUntil`), and only while no revocation has happened in the process since
+/// periodic re-check (`validity`), and only while no revocation has happened in the process since
 /// (`AuthService.revocationEpoch`). Only users admitted to data (`DataAccess.admitted`: verified when
 /// `auth.requireVerifiedEmail` is on) are inserted, so an entry needs no second check. Only users are kept: the admin key is checked as fast without a cache, and
 /// anonymous callers have no header.
@@ -22,13 +22,13 @@ struct LoopCallerCache {
     final class Entry {
         let header: String
         let caller: Caller
-        let validUntil: Double
+        let validity: CachedVerification.Validity
         let epoch: UInt64
 
-        init(header: String, caller: Caller, validUntil: Double, epoch: UInt64) {
+        init(header: String, caller: Caller, validity: CachedVerification.Validity, epoch: UInt64) {
             self.header = header
             self.caller = caller
-            self.validUntil = validUntil
+            self.validity = validity
             self.epoch = epoch
         }
     }
@@ -37,7 +37,7 @@ struct LoopCallerCache {
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    /// The entry for the `Authorization` value `header`, if any; the caller checks `validUntil` and `epoch`.
+    /// The entry for the `Authorization` value `header`, if any; the caller checks `validity` and `epoch`.
     func entry(header: String) -> Entry? {
         guard let entry = entries[header.utf8Tail(Self.keyLength)], entry.header.bytesEqual(header) else { return nil }
         return entry
@@ -48,7 +48,7 @@ struct LoopCallerCache {
         let key = header.utf8Tail(Self.keyLength)
         if entries[key] == nil, entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
         entries[key] = Entry(
-            header: header, caller: .user(verification.claims.unshared), validUntil: verification.validUntil,
+            header: header, caller: .user(verification.claims.unshared), validity: verification.validity,
             epoch: verification.epoch)
     }
 }

@@ -63,7 +63,7 @@ extension SQLiteDocumentStore {
     func startBuild(_ iid: Int64, from: Int64) {
         indexJobs.async { [self] in
             guard let status = composites.status(id: iid) else { return }
-            let started = Date()
+            let started = MonotonicClock.seconds()
             var lastReport = started
             var position = from
             var window = Self.buildWindow
@@ -71,10 +71,10 @@ extension SQLiteDocumentStore {
                 do {
                     let size = Int(min(window, Int64(SQLiteWriter.maxBatchWrites)))
                     let (step, seconds) = try writer.submit(size: size) { [window, position] transaction in
-                        let began = Date()
+                        let began = MonotonicClock.seconds()
                         let step = try transaction.buildCompositeIndex(
                             iid, status.index, from: position, window: window)
-                        return (step, Date().timeIntervalSince(began))
+                        return (step, MonotonicClock.seconds() - began)
                     }
                     position = step.position
                     // Steps as long as a write should wait at most, whatever the machine's speed (growing at most
@@ -87,12 +87,12 @@ extension SQLiteDocumentStore {
                     }
                     let scanned = composites.status(id: iid)?.documentsScanned ?? 0
                     if step.done {
-                        let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
+                        let seconds = String(format: "%.1f", MonotonicClock.seconds() - started)
                         configuration.log?("index \(iid) \(status.index): READY (\(scanned) documents, \(seconds) s)")
                         return
                     }
-                    if Date().timeIntervalSince(lastReport) >= 5 {
-                        lastReport = Date()
+                    if MonotonicClock.seconds() - lastReport >= 5 {
+                        lastReport = MonotonicClock.seconds()
                         configuration.log?("index \(iid) \(status.index): CREATING, \(scanned) documents so far")
                     }
                 } catch {

@@ -53,7 +53,7 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
     /// The composite indexes and their states (`SQLiteDocumentStore+CompositeIndexes`).
     let composites = CompositeIndexCatalog()
     /// Runs index builds and drops, one at a time, in the background.
-    let indexJobs = DispatchQueue(label: "kura-index-build")
+    let indexJobs = SerialQueue(name: "kura-indexer")
     /// Missing-index suggestions already logged (each once).
     let reportedSuggestions = SuggestionLog()
 
@@ -84,6 +84,8 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
     /// Finishes queued writes and stops the writer; later writes fail with 503 `UNAVAILABLE`.
     public func close() {
         indexBuildsStopped.set()
+        // Index jobs stop at their next step, which may wait for the writer: before the writer stops.
+        indexJobs.stop()
         writer.stop()
         readers.close()
     }

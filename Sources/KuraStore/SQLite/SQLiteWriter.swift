@@ -23,33 +23,55 @@ import KuraSQLite
 /// row or in a single statement that SQLite undoes itself. Should it fail after changing rows after all (an I/O
 /// error, say), the whole transaction is rolled back and the rest of the batch runs again in a new one.
 final class SQLiteWriter: @unchecked Sendable {
-    /// A queued unit of work and its outcome. `@unchecked`: `result` is written by the writer thread only, and
-    /// handed to `finish` once the batch is durable (or failed).
-    private final class Job: @unchecked Sendable {
-        let work: (SQLiteWriteTransaction) throws -> Any
+    /// A queued unit of work and its outcome, whatever the type of its result (`TypedJob`); the batch loop sees
+    /// only this. `@unchecked`: the outcome is written by the writer thread only, and handed to the completion once
+    /// the batch is durable (or failed).
+    private class Job: @unchecked Sendable {
         let size: Int
         let selfContained: Bool
-        var result: Result<Any, any Error> = .failure(APIError.unavailable("the store is closed"))
-        let finish: @Sendable (Result<Any, any Error>) -> Void
-        init(
-            size: Int, selfContained: Bool, work: @escaping (SQLiteWriteTransaction) throws -> Any,
-            finish: @escaping @Sendable (Result<Any, any Error>) -> Void
-        ) {
+        init(size: Int, selfContained: Bool) {
             self.size = size
             self.selfContained = selfContained
-            self.work = work
-            self.finish = finish
         }
+        /// Runs the work in `transaction` and keeps its value as the outcome; throws what the work throws.
+        func run(_ transaction: SQLiteWriteTransaction) throws { fatalError("abstract") }
+        /// Makes `error` the outcome.
+        func fail(_ error: any Error) { fatalError("abstract") }
+        /// Whether the outcome is a value.
+        var succeeded: Bool { fatalError("abstract") }
+        /// Hands the outcome to the submitter.
+        func finish() { fatalError("abstract") }
+    }
+
+    private final class TypedJob<T>: Job, @unchecked Sendable {
+        let work: (SQLiteWriteTransaction) throws -> T
+        var result: Result<T, any Error> = .failure(APIError.unavailable("the store is closed"))
+        let completion: @Sendable (Result<T, any Error>) -> Void
+        init(
+            size: Int, selfContained: Bool, work: @escaping (SQLiteWriteTransaction) throws -> T,
+            completion: @escaping @Sendable (Result<T, any Error>) -> Void
+        ) {
+            self.work = work
+            self.completion = completion
+            super.init(size: size, selfContained: selfContained)
+        }
+        override func run(_ transaction: SQLiteWriteTransaction) throws { result = .success(try work(transaction)) }
+        override func fail(_ error: any Error) { result = .failure(error) }
+        override var succeeded: Bool {
+            if case .success = result { return true }
+            return false
+        }
+        override func finish() { completion(result) }
     }
 
     static let maxBatchWrites = 2000
 
     private let condition = NSCondition()
     /// Runs the completions of committed batches, in commit order (see the type's documentation).
-    private let acknowledgements = DispatchQueue(label: "kura-store-acknowledge")
+    private let acknowledgements = SerialQueue(name: "kura-write-acks")
     private var queue: [Job] = []
     private var stopped = false
-    private var thread: Thread?
+    private let thread = ServiceThread(name: "kura-writer")
     private let transaction: SQLiteWriteTransaction
     private let maintenance: (SQLiteWriteTransaction) -> Void
 
@@ -60,10 +82,7 @@ final class SQLiteWriter: @unchecked Sendable {
     ) {
         self.transaction = SQLiteWriteTransaction(connection: connection, composites: composites)
         self.maintenance = maintenance
-        let thread = Thread { [unowned self] in self.run() }
-        thread.name = "kura-store-writer"
-        self.thread = thread
-        thread.start()
+        thread.start { [unowned self] in self.run() }
     }
 
     /// Runs `work` inside the next group-committed transaction and returns its result once that transaction is
@@ -71,15 +90,13 @@ final class SQLiteWriter: @unchecked Sendable {
     func submit<T>(
         size: Int, selfContained: Bool = false, _ work: @escaping (SQLiteWriteTransaction) throws -> T
     ) throws -> T {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = OutcomeBox()
+        let outcome = Outcome<T>()
         submit(size: size, selfContained: selfContained, work) { result in
-            outcome.result = result.map { $0 as Any }
-            done.signal()
+            outcome.result = result
+            outcome.done.raise()
         }
-        done.wait()
-        // The job's closure returned a T, so the cast cannot fail.
-        return try outcome.result.get() as! T
+        outcome.done.wait()
+        return try outcome.result.get()
     }
 
     /// Queues `work` for the next group-committed transaction; `completion` runs once that transaction is durable
@@ -89,10 +106,7 @@ final class SQLiteWriter: @unchecked Sendable {
         size: Int, selfContained: Bool = false, _ work: @escaping (SQLiteWriteTransaction) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        // The job's closure returned a T, so the cast cannot fail.
-        let job = Job(size: size, selfContained: selfContained, work: { try work($0) }) { result in
-            completion(result.map { $0 as! T })
-        }
+        let job = TypedJob(size: size, selfContained: selfContained, work: work, completion: completion)
         condition.lock()
         guard !stopped else {
             condition.unlock()
@@ -104,9 +118,11 @@ final class SQLiteWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Carries a blocking submit's result from the writer thread to the waiting caller (ordered by the semaphore).
-    private final class OutcomeBox: @unchecked Sendable {
-        var result: Result<Any, any Error> = .failure(APIError.unavailable("the store is closed"))
+    /// Carries a blocking submit's result from the acknowledgement queue to the waiting caller (`result` is
+    /// written before `done` is raised and read after).
+    private final class Outcome<T>: @unchecked Sendable {
+        var result: Result<T, any Error> = .failure(APIError.unavailable("the store is closed"))
+        let done = Wakeup()
     }
 
     /// Finishes queued work and stops the thread; later submits fail with 503.
@@ -115,7 +131,8 @@ final class SQLiteWriter: @unchecked Sendable {
         stopped = true
         condition.signal()
         condition.unlock()
-        while thread?.isFinished == false { usleep(1000) }
+        thread.join()
+        acknowledgements.stop()
     }
 
     private func run() {
@@ -146,16 +163,16 @@ final class SQLiteWriter: @unchecked Sendable {
         do {
             try transaction.begin()
         } catch {
-            for job in batch { job.result = .failure(error) }
+            for job in batch { job.fail(error) }
             return acknowledge(batch)
         }
         for (index, job) in batch.enumerated() {
             if job.selfContained {
                 let changesBefore = transaction.connection.totalChanges
                 do {
-                    job.result = .success(try job.work(transaction))
+                    try job.run(transaction)
                 } catch {
-                    job.result = .failure(error)
+                    job.fail(error)
                     if transaction.connection.totalChanges != changesBefore {
                         // It changed rows before failing: only a rollback of everything undoes them.
                         transaction.rollback()
@@ -170,27 +187,24 @@ final class SQLiteWriter: @unchecked Sendable {
             }
             do {
                 try transaction.savepoint()
-                let value = try job.work(transaction)
+                try job.run(transaction)
                 try transaction.release()
-                job.result = .success(value)
             } catch {
                 transaction.rollbackToSavepoint()
-                job.result = .failure(error)
+                job.fail(error)
             }
         }
         do {
             try transaction.commit()
         } catch {
             transaction.rollback()
-            for job in batch {
-                if case .success = job.result { job.result = .failure(error) }
-            }
+            for job in batch where job.succeeded { job.fail(error) }
         }
         acknowledge(batch)
     }
 
     /// Calls the jobs' completions, and drops the jobs, off the writer thread.
     private func acknowledge(_ jobs: [Job]) {
-        acknowledgements.async { for job in jobs { job.finish(job.result) } }
+        acknowledgements.async { for job in jobs { job.finish() } }
     }
 }
