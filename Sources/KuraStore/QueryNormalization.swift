@@ -121,8 +121,8 @@ public struct NormalizedQuery: Sendable {
 /// Page tokens: the sort-key values and path of the last document of a page, as hex-encoded JSON
 /// `{"v":[…],"p":"path"}`. Resuming strictly after that position stays correct while documents are added or
 /// removed, because the sort order is total (it ends with `id`).
-enum PageToken {
-    static func encode(_ document: Document, orders: [Order]) -> String {
+package enum PageToken {
+    package static func encode(_ document: Document, orders: [Order]) -> String {
         let values: [JSONValue] = orders.map { order in
             switch order.field {
             case .id: .string(document.id)
@@ -141,7 +141,7 @@ enum PageToken {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func decode(_ token: String, orders: [Order]) throws -> (values: [JSONValue], path: DocumentPath) {
+    package static func decode(_ token: String, orders: [Order]) throws -> (values: [JSONValue], path: DocumentPath) {
         let invalid = KuraError.invalidQuery("the page token is invalid or belongs to a different query")
         let digits = Array(token.utf8)
         guard digits.count % 2 == 0 else { throw invalid }

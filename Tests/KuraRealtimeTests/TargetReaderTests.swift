@@ -1,4 +1,5 @@
 import KuraCore
+import KuraSQLiteEngine
 import KuraStore
 import Testing
 

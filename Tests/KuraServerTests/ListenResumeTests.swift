@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraRealtime
+import KuraSQLiteEngine
 import KuraServer
 import KuraStore
 import Testing

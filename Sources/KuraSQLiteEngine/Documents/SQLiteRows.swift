@@ -1,5 +1,6 @@
 import KuraCore
 import KuraSQLite
+import KuraStore
 
 /// Conversions between SQLite rows and store values.
 enum SQLiteRows {

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import KuraCore
 import KuraSQLite
+import KuraStore
 
 extension SQLiteDocumentStore {
     /// Writes a consistent copy of the whole database to the file at `path` (replacing it) with SQLite's online

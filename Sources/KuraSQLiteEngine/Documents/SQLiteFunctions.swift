@@ -1,6 +1,7 @@
 import CSQLite
 import KuraCore
 import KuraSQLite
+import KuraStore
 
 /// SQL functions Kura registers on every connection.
 ///

@@ -1,4 +1,5 @@
 import KuraSQLite
+import KuraStore
 
 /// The SQLite schema and its index scheme.
 ///

@@ -3,6 +3,8 @@ import KuraCore
 import KuraStore
 import Testing
 
+@testable import KuraSQLiteEngine
+
 /// `maxScanRows`: a query a composite index would serve, examining too many rows it does not return, fails with
 /// the index to declare; declaring exactly that index makes it work.
 @Suite struct MissingIndexTests {

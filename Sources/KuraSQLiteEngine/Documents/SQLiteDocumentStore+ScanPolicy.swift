@@ -1,4 +1,5 @@
 import KuraCore
+import KuraStore
 
 /// The missing-index rule (`Configuration.maxScanRows`), like Firestore's: a query that a composite index could
 /// serve, with none READY, may examine at most `maxScanRows` rows it does not return; beyond that it fails with

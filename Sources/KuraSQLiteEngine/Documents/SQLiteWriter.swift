@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraSQLite
+import KuraStore
 
 /// The single writer: one thread, one connection, group commit.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraSQLite
+import KuraStore
 
 /// Declaring, building and dropping composite indexes.
 ///

@@ -3,6 +3,7 @@ import KuraCore
 import KuraSQLite
 import Testing
 
+@testable import KuraSQLiteEngine
 @testable import KuraStore
 
 /// Tests specific to the SQLite engine: reopening, index use, pruning, backup.
