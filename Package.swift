@@ -37,7 +37,9 @@ let package = Package(
         .target(name: "KuraSQLite", dependencies: ["CSQLite"]),
         // libpq wrapper, schema migrator and change-log ordering for the PostgreSQL engine (docs/scaling.md).
         .target(name: "KuraPostgres", dependencies: ["CPostgres", "KuraCore"]),
-        .target(name: "KuraStore", dependencies: ["KuraModel", "KuraCore", "KuraSQLite", "CSQLite"]),
+        .target(name: "KuraStore", dependencies: ["KuraModel", "KuraCore"]),
+        // The SQLite engine behind the store protocols (Documents/: the document database).
+        .target(name: "KuraSQLiteEngine", dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraSQLite", "CSQLite"]),
         .target(name: "KuraAuth", dependencies: ["KuraCore", "KuraSQLite", "CSodium"]),
         .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
         .target(name: "KuraRules", dependencies: ["KuraCore", "CRE2"]),
@@ -47,7 +49,7 @@ let package = Package(
             name: "KuraServer",
             dependencies: [
                 "KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules", "KuraRealtime",
-                "KuraHosting", "CKuraWebSDK",
+                "KuraHosting", "CKuraWebSDK", "KuraSQLiteEngine",
             ]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
         // The Swift SDK: Foundation and the SQLite shim (offline cache) only, so it also builds for Apple platforms.
@@ -56,16 +58,19 @@ let package = Package(
 
         .testTarget(name: "KuraModelTests", dependencies: ["KuraModel"]),
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
-        .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),
+        // The document-store conformance suite, run against every engine (StoreEngines.swift).
+        .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore", "KuraSQLiteEngine"]),
+        // What only the SQLite engine has: its writer, schema, query plans, backup.
+        .testTarget(name: "KuraSQLiteEngineTests", dependencies: ["KuraSQLiteEngine", "KuraStore", "KuraSQLite"]),
         // Starts its own PostgreSQL 15 (Tests/Support/postgres_server.sh) unless KURA_TEST_POSTGRES_URL is set.
         .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres"]),
         .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth"]),
         .testTarget(name: "KuraMailTests", dependencies: ["KuraMail"]),
         .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules"]),
-        .testTarget(name: "KuraRealtimeTests", dependencies: ["KuraRealtime", "KuraStore"]),
+        .testTarget(name: "KuraRealtimeTests", dependencies: ["KuraRealtime", "KuraStore", "KuraSQLiteEngine"]),
         .testTarget(
             name: "KuraServerTests",
-            dependencies: ["KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime", "KuraHosting"]),
+            dependencies: ["KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime", "KuraHosting", "KuraSQLiteEngine"]),
         // The SDK and `kura-todo` against an in-process server.
         .testTarget(name: "KuraClientTests", dependencies: ["KuraClient", "KuraServer", "KuraAuth"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).

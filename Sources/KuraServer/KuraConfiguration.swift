@@ -5,6 +5,7 @@ import KuraHosting
 import KuraMail
 import KuraModel
 import KuraRealtime
+import KuraStore
 
 /// Everything `kura serve` can be told. Each setting has one dotted key used by the config file (JSON, nested
 /// objects allowed), the environment (`KURA_` + the key in upper snake case) and, for the common ones, a flag.
@@ -14,19 +15,12 @@ public struct KuraConfiguration: Sendable {
     /// Directory holding the admin key, databases and rules; created if missing.
     public var dataDirectory = "./kura_data"
     public var logLevel = LogLevel.info
-    /// Change-log entries older than this are pruned (realtime listeners resume from the log).
-    public var changeRetentionSeconds: Int64 = 86_400
+    /// The document database: its engine, change log, cache and composite-index policy (`store.*`, `indexes.*`).
+    public var store = StoreConfiguration()
     var pages = PageLimits()
     var loopCaches = LoopCacheLimits()
     /// How often `<data>/kura.rules` is checked for changes, in seconds; 0 turns the polling off.
     public var rulesReloadInterval = 1.0
-    /// Rows a query that a composite index would serve may examine without returning them before it fails with
-    /// the index to declare (0: never).
-    public var maxScanRows = 10_000
-    /// Create the composite index such a query needs instead of failing it (development).
-    public var autoCreateIndexes = false
-    /// Memory for hot documents served without touching the database (0 turns the cache off).
-    public var cacheBytes = 64 << 20
     public var auth = AuthConfiguration()
     public var mail = MailConfiguration()
     /// Realtime listeners: heartbeats, queues and limits.
@@ -95,11 +89,14 @@ public struct KuraConfiguration: Sendable {
             guard let level = LogLevel(name: $1) else { throw ConfigurationError("logLevel: unknown level '\($1)'") }
             $0.logLevel = level
         },
+        Setting(key: "store.engine", help: "where documents are stored: \(StoreEngines.names) (default sqlite)") {
+            $0.store.engine = try StoreEngines.named($1).name
+        },
         Setting(key: "store.changeRetentionSeconds", help: "how long the change log keeps entries (default 86400)") {
-            $0.changeRetentionSeconds = Int64(try integer($1, "store.changeRetentionSeconds", 60...31_536_000))
+            $0.store.changeRetentionSeconds = Int64(try integer($1, "store.changeRetentionSeconds", 60...31_536_000))
         },
         Setting(key: "store.cacheBytes", help: "memory for hot documents served from RAM (default 67108864)") {
-            $0.cacheBytes = try integer($1, "store.cacheBytes", 0...(1 << 40))
+            $0.store.cacheBytes = try integer($1, "store.cacheBytes", 0...(1 << 40))
         },
         Setting(
             key: "docs.defaultPageSize", help: "documents per page when a list or query gives no limit (default 100)"
@@ -113,13 +110,13 @@ public struct KuraConfiguration: Sendable {
             key: "indexes.maxScanRows",
             help: "rows a query may examine and not return before it needs a composite index; 0: any (default 10000)"
         ) {
-            $0.maxScanRows = try integer($1, "indexes.maxScanRows", 0...1_000_000_000)
+            $0.store.maxScanRows = try integer($1, "indexes.maxScanRows", 0...1_000_000_000)
         },
         Setting(
             key: "indexes.autoCreate",
             help: "build the composite index a query needs instead of failing it (default false)"
         ) {
-            $0.autoCreateIndexes = try boolean($1, "indexes.autoCreate")
+            $0.store.autoCreateIndexes = try boolean($1, "indexes.autoCreate")
         },
         Setting(
             key: "rules.reloadIntervalSeconds",

@@ -17,8 +17,10 @@ public final class KuraNode: Sendable {
     public let adminKey: AdminKey
     public let logger: Logger
     public let http: HTTPServer
-    /// The document database, in `<data>/documents.db`, behind the in-memory cache of hot documents.
+    /// The document database (the engine `store.engine` names) behind the in-memory cache of hot documents.
     public let store: CachedDocumentStore
+    /// The engine's document database itself, closed when the server stops.
+    private let documents: any EngineDocumentStore
     /// Accounts, in `<data>/accounts.db` (signing keys beside it).
     public let auth: AuthService
     /// The mail outbox (`<data>/mail.db`) and its delivery worker.
@@ -46,27 +48,26 @@ public final class KuraNode: Sendable {
         self.configuration = configuration
         let logger = logger ?? Logger(level: configuration.logLevel)
         self.logger = logger
+        // An unknown `store.engine` stops the server before it touches the data directory.
+        let engine = try StoreEngines.engine(for: configuration)
         try Self.prepareDataDirectory(configuration.dataDirectory, logger: logger)
         ownership = try DataDirectoryLock(dataDirectory: configuration.dataDirectory)
         // New means nothing stored yet: the document database is the first thing a server creates that holds data.
-        let newDataDirectory = !FileManager.default.fileExists(atPath: Self.databasePath(configuration))
+        let newDataDirectory = try !engine.holdsDocuments()
         let (key, created) = try AdminKey.loadOrCreate(dataDirectory: configuration.dataDirectory)
         adminKey = key
         if created { logger.info("created admin API key at \(key.path) (mode 0600)") }
-        let database = try SQLiteDocumentStore(
-            .init(
-                path: Self.databasePath(configuration),
-                changeRetention: configuration.changeRetentionSeconds * 1_000_000,
-                maxScanRows: configuration.maxScanRows > 0 ? configuration.maxScanRows : nil,
-                autoCreateIndexes: configuration.autoCreateIndexes,
-                log: { $0.hasPrefix("missing index") ? logger.warn($0) : logger.info($0) }))
+        let database = try engine.openDocuments(log: {
+            $0.hasPrefix("missing index") ? logger.warn($0) : logger.info($0)
+        })
+        documents = database
         let indexDefinitions = try IndexDefinitions(
             dataDirectory: configuration.dataDirectory, store: database, logger: logger)
         // Every commit pokes the realtime change feed as soon as it is durable.
         let commits = ChangeSignal()
         store = CachedDocumentStore(
             base: ChangeNotifyingStore(base: database, signal: commits),
-            cache: DocumentCache(capacityBytes: configuration.cacheBytes))
+            cache: DocumentCache(capacityBytes: configuration.store.cacheBytes))
         let rules = try SecurityRules(
             dataDirectory: configuration.dataDirectory, newDataDirectory: newDataDirectory, logger: logger)
         self.rules = rules
@@ -165,14 +166,13 @@ public final class KuraNode: Sendable {
         }
     }
 
-    /// The document database file: `<data>/documents.db`.
-    public static func databasePath(_ configuration: KuraConfiguration) -> String {
-        (configuration.dataDirectory as NSString).appendingPathComponent("documents.db")
-    }
-
-    /// `kura backup FILE`: a consistent copy of the document database, safe while a server is writing to it.
-    public static func backup(configuration: KuraConfiguration, to file: String) throws {
-        try SQLiteDocumentStore.backup(databaseAt: databasePath(configuration), to: file)
+    /// `kura backup FILE`: a consistent copy of the document database, safe while a server is writing to it,
+    /// through the engine `store.engine` names. Returns where the documents were copied from.
+    @discardableResult
+    public static func backup(configuration: KuraConfiguration, to file: String) throws -> String {
+        let engine = try StoreEngines.engine(for: configuration)
+        try engine.backupDocuments(to: file)
+        return engine.documentsLocation
     }
 
     /// `kura admin create-user`: a verified account, optionally with the `admin` claim, made directly in the data
@@ -226,6 +226,7 @@ public final class KuraNode: Sendable {
         maintenance.stop()
         rulesWatcher?.stop()
         realtime.shutdown()
+        documents.close()
         ownership.release()
     }
 }

@@ -13,7 +13,8 @@ public struct Change: Sendable, Equatable {
         case deleted = 3
     }
 
-    /// Global, strictly increasing position in the log (assigned in commit order).
+    /// Global, strictly increasing position in the log, assigned in commit order and visible in that order (the
+    /// change-log contract on `DocumentStore`).
     public var sequence: Int64
     /// The document changed.
     public var path: DocumentPath

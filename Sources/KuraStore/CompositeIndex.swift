@@ -194,6 +194,15 @@ public struct CompositeIndexStatus: Sendable {
     /// Why the build failed, for `ERROR`.
     public var message: String?
 
+    /// Creates a status.
+    public init(id: Int64, index: CompositeIndex, state: State, documentsScanned: Int64, message: String? = nil) {
+        self.id = id
+        self.index = index
+        self.state = state
+        self.documentsScanned = documentsScanned
+        self.message = message
+    }
+
     /// The admin API form: the definition plus `id`, `state`, `documentsScanned` (and `message`).
     public var json: JSONValue {
         guard case .object(var object) = index.json else { return index.json }

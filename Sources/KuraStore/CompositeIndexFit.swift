@@ -13,24 +13,24 @@ import KuraModel
 ///
 /// Inequalities on the first ordered field, cursors and page tokens become bounds of the key range, so the walk
 /// starts at the first result and every entry read is returned (unless a residual filter rejects it).
-struct CompositeScan {
+package struct CompositeScan {
     /// The index's stored identifier.
-    let indexID: Int64
+    package let indexID: Int64
     /// The definition.
-    let index: CompositeIndex
+    package let index: CompositeIndex
     /// Walk the keys in descending byte order.
-    var reverse = false
+    package var reverse = false
     /// `key >= bound` conditions.
-    var lowerBounds: [[UInt8]] = []
+    package var lowerBounds: [[UInt8]] = []
     /// `key < bound` conditions.
-    var upperBounds: [[UInt8]] = []
+    package var upperBounds: [[UInt8]] = []
     /// The range is known to be empty (a cursor excludes everything).
-    var isEmpty = false
+    package var isEmpty = false
     /// Positions of the query's filters the range does not enforce.
-    var residual: [Int] = []
+    package var residual: [Int] = []
 
     /// The scan of `index` for `query`, or `nil` when the index does not fit.
-    init?(_ query: NormalizedQuery, index: CompositeIndex, id: Int64) {
+    package init?(_ query: NormalizedQuery, index: CompositeIndex, id: Int64) {
         self.indexID = id
         self.index = index
         switch (query.source, index.scope) {

@@ -6,6 +6,23 @@ import KuraModel
 /// Every method blocks until its work is done and is safe to call from many threads at once (the server calls
 /// it from worker-pool threads, never from an event loop). A method that returns after a write means the write
 /// is durable. Errors are `APIError`s ready to be answered as they are.
+///
+/// ## The change-log contract
+/// The realtime feed (`ChangeFeed.follow`, `TargetReader` in KuraRealtime) and the hot-document cache read the
+/// log as "everything after the last sequence I saw" and never look back. Every engine must therefore give:
+/// - **One entry per committed write**, appended in the write's own transaction: a commit that fails or is rolled
+///   back leaves no entry, and a durable one is in the log before `commit` returns.
+/// - **Visible in sequence order, with no gap that fills in later.** Once any reader (in this process or another
+///   one on the same database) has seen the entry with sequence `n`, no entry with a sequence below `n` may
+///   become visible afterwards. Otherwise a follower that has moved past `n` silently loses the late entry.
+/// - **Consecutive, never reused.** The retained entries are exactly the sequences `oldestRetainedSequence()`
+///   through `latestSequence()`, each once (a rolled-back commit gives its numbers back); numbers are not
+///   reused after pruning. `TargetReader` takes a missing `after + 1` to mean the log was pruned past `after`.
+///
+/// SQLite's single writer gives all three for free. A PostgreSQL `SEQUENCE` under concurrent transactions does
+/// not (a later number can commit first); docs/scaling.md, "Change-log order on PostgreSQL", says how that
+/// engine must number its entries. `ChangeLogOrderTests` (Tests/KuraStoreTests) holds every engine to this with
+/// concurrent committers.
 public protocol DocumentStore: Sendable {
     /// The document at `path`, or `nil`.
     func get(_ path: DocumentPath) throws -> Document?
@@ -24,7 +41,8 @@ public protocol DocumentStore: Sendable {
     /// How many documents match `query` (cursors and limit apply; select and pageToken do not).
     func count(_ query: StructuredQuery) throws -> Int64
 
-    /// Up to `limit` change-log entries with `sequence > after`, oldest first.
+    /// Up to `limit` change-log entries with `sequence > after`, oldest first, under the change-log contract
+    /// above: a reader that passes the last sequence it saw as `after` never misses an entry.
     func changes(after sequence: Int64, limit: Int) throws -> [Change]
 
     /// The smallest sequence still in the change log (the next sequence to be assigned if the log is empty).

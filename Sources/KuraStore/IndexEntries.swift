@@ -2,32 +2,33 @@ import KuraCore
 import KuraModel
 
 /// One single-field index entry of a document (see `SQLiteSchema` for the scheme).
-struct IndexEntry: Hashable {
+package struct IndexEntry: Hashable {
     /// Canonical dotted field path.
-    var field: String
+    package var field: String
     /// 0: the field's value; 1: one element of an array field.
-    var kind: Int64
+    package var kind: Int64
     /// `IndexKey` encoding.
-    var value: [UInt8]
+    package var value: [UInt8]
 
     /// Field paths by bytes, as the `idx` table holds them: an update that renames `café` (NFC) to `café` (NFD)
     /// must delete the old entry and insert the new one.
-    static func == (lhs: IndexEntry, rhs: IndexEntry) -> Bool {
+    package static func == (lhs: IndexEntry, rhs: IndexEntry) -> Bool {
         lhs.kind == rhs.kind && lhs.value == rhs.value && lhs.field.bytesEqual(rhs.field)
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         field.hashBytes(into: &hasher)
         hasher.combine(kind)
         hasher.combine(value)
     }
 }
 
-enum IndexEntries {
+/// The single-field index entries of documents, computed the same way by every engine.
+package enum IndexEntries {
     /// Every entry for a document with `fields`, each once: each field path at every object level, plus the
     /// distinct elements of arrays. (An array, not a `Set`: entries of different field paths cannot collide, so
     /// only array elements need de-duplicating, and hashing every entry was a measurable share of a create.)
-    static func of(_ fields: JSONObject) -> [IndexEntry] {
+    package static func of(_ fields: JSONObject) -> [IndexEntry] {
         var entries: [IndexEntry] = []
         entries.reserveCapacity(fields.count + 4)
         collect(fields, prefix: "", into: &entries)

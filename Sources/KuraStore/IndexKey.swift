@@ -33,9 +33,9 @@ public enum IndexKey {
     }
 
     /// Smallest encoding of values of the same type as `value` (inclusive lower bound of its type's range).
-    static func typeLowerBound(_ value: JSONValue) -> [UInt8] { [tagRange(value).lowerBound] }
+    package static func typeLowerBound(_ value: JSONValue) -> [UInt8] { [tagRange(value).lowerBound] }
     /// Exclusive upper bound of the encodings of `value`'s type.
-    static func typeUpperBound(_ value: JSONValue) -> [UInt8] { [tagRange(value).upperBound] }
+    package static func typeUpperBound(_ value: JSONValue) -> [UInt8] { [tagRange(value).upperBound] }
 
     private static func tagRange(_ value: JSONValue) -> Range<UInt8> {
         switch value {
@@ -80,7 +80,7 @@ public enum IndexKey {
         }
     }
 
-    static func appendString(_ string: String, to out: inout [UInt8]) {
+    package static func appendString(_ string: String, to out: inout [UInt8]) {
         out.append(stringTag)
         for byte in string.utf8 {
             out.append(byte)

@@ -104,8 +104,8 @@ func backup(_ arguments: ArraySlice<String>) {
     let (configuration, positional, _) = configuration(from: arguments, command: "backup")
     guard positional.count == 1, let file = positional.first else { fail("usage: kura backup FILE [OPTIONS]") }
     do {
-        try KuraNode.backup(configuration: configuration, to: file)
-        print("kura: backed up \(KuraNode.databasePath(configuration)) to \(file)")
+        let source = try KuraNode.backup(configuration: configuration, to: file)
+        print("kura: backed up \(source) to \(file)")
     } catch {
         fail("backup failed: \(error)")
     }

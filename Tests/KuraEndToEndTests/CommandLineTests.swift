@@ -66,6 +66,14 @@ import Testing
             #expect(response.status == 200)
         }
         #expect(try Self.kura(["backup", root + "/x.db", "--data", root + "/nothing-here"]).status != 0)
+        // The backup goes through the engine `store.engine` names; an unknown one is refused by name.
+        let unknown = try Self.kura([
+            "backup", root + "/y.db", "--data", root + "/data", "--set", "store.engine=mongodb",
+        ])
+        #expect(unknown.status != 0)
+        #expect(
+            unknown.output.contains("store.engine: unknown engine 'mongodb'; the engines are: sqlite"), "\(unknown)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/y.db"))
     }
 
     @Test("kura admin create-user makes an account that signs in and carries the admin claim")

@@ -1,5 +1,6 @@
 import KuraCore
 import KuraModel
+import KuraSQLiteEngine
 import KuraStore
 import Testing
 

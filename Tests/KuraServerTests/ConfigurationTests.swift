@@ -19,9 +19,19 @@ import Testing
         return text
     }
 
+    /// Settings with one allowed value so far (their default): the variable takes effect by refusing others.
+    static let singleChoice = ["store.engine"]
+
     @Test("each setting's environment variable takes effect", arguments: KuraConfiguration.settings.map(\.key))
     func environmentVariableTakesEffect(_ key: String) throws {
         let setting = try #require(KuraConfiguration.settings.first { $0.key == key })
+        if Self.singleChoice.contains(key) {
+            var configuration = KuraConfiguration()
+            #expect(throws: ConfigurationError.self) {
+                try configuration.applyEnvironment([setting.environmentName: "no-such-value"])
+            }
+            return
+        }
         let defaults = Self.dump(KuraConfiguration())
         var changed = false
         for value in Self.candidates {
@@ -49,6 +59,21 @@ import Testing
             #expect(!name.contains("__") && !name.hasSuffix("_"), "\(name)")
         }
         #expect(Set(names.values).count == names.count, "two settings share an environment variable")
+    }
+
+    @Test("an unknown store.engine is refused, naming the engines there are; sqlite is the default")
+    func unknownStoreEngine() throws {
+        var configuration = KuraConfiguration()
+        #expect(configuration.store.engine == "sqlite")
+        try configuration.set("store.engine", "sqlite")
+        let error = try #require(throws: ConfigurationError.self) { try configuration.set("store.engine", "mongodb") }
+        #expect(error.message == "store.engine: unknown engine 'mongodb'; the engines are: sqlite")
+        // Set in code, past the parser: the server refuses to start, before it creates the data directory.
+        configuration.store.engine = "mongodb"
+        configuration.dataDirectory = NSTemporaryDirectory() + "kura-engine-" + UUID().uuidString
+        let startError = try #require(throws: ConfigurationError.self) { _ = try KuraNode(configuration: configuration) }
+        #expect(startError.message.contains("the engines are: sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: configuration.dataDirectory))
     }
 
     @Test("docs/configuration.md lists exactly the settings there are")

@@ -150,7 +150,7 @@ import Testing
         "concurrent writers never read an older version than the one just acknowledged",
         arguments: [64 << 20, 4096])
     func concurrentReadYourWrites(cacheBytes: Int) throws {
-        try withTestKura(configure: { $0.cacheBytes = cacheBytes }) { server in
+        try withTestKura(configure: { $0.store.cacheBytes = cacheBytes }) { server in
             let writers = 4
             let findings = Findings()
             let deadline = ContinuousClock.now + .seconds(1)

@@ -36,7 +36,7 @@ import Testing
 
     @Test func pastingTheDefinitionIntoTheFileMakesTheQueryWork() throws {
         try withTestKura(configure: {
-            $0.maxScanRows = 50
+            $0.store.maxScanRows = 50
             $0.rulesReloadInterval = 0.05
         }) { server in
             try Self.seeded(server)
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func theAdminAPIDeclaresListsAndDropsIndexes() throws {
-        try withTestKura(configure: { $0.maxScanRows = 50 }) { server in
+        try withTestKura(configure: { $0.store.maxScanRows = 50 }) { server in
             try Self.seeded(server)
             let before = try server.request("POST", "/api/query?explain=true", json: Self.query)
             let explain = before.json["explain"] as? [String: Any] ?? [:]

@@ -48,7 +48,7 @@ import Testing
         let step = Shared(0.0)
         try withRulesKura(configure: {
             $0.realtime.heartbeatSeconds = 0.1
-            $0.realtime.wallClock = { Double(Timestamp.nowMicros()) / 1_000_000 + step.current }
+            $0.realtime.wallClock = { Double(WallClock.nowMicros()) / 1_000_000 + step.current }
         }) { server in
             let a = try server.signUp("a@example.com")
             let stream = try server.listen("?doc=users/\(a.uid)", auth: a.bearer)

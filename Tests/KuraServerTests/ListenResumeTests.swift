@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraRealtime
+import KuraSQLiteEngine
 import KuraServer
 import KuraStore
 import Testing

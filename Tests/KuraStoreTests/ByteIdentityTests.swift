@@ -63,8 +63,8 @@ import Testing
 
     @Test(
         "a write to groups/が/members lands in that collection even when groups/か\u{3099}/members is cached",
-        arguments: StoreEngine.all)
-    func collectionsDoNotAlias(_ engine: StoreEngine) throws {
+        arguments: EngineUnderTest.all)
+    func collectionsDoNotAlias(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         try h.store.set(doc("groups/\(Self.nfd)/members/a"), object(["role": "owner"]))
         try h.store.set(doc("groups/\(Self.nfc)/members/b"), object(["role": "owner"]))
@@ -74,8 +74,8 @@ import Testing
         #expect(members.documents.map(\.id) == ["a"])
     }
 
-    @Test("renaming a field from NFC to NFD replaces its index entries", arguments: StoreEngine.all)
-    func fieldRenameReindexes(_ engine: StoreEngine) throws {
+    @Test("renaming a field from NFC to NFD replaces its index entries", arguments: EngineUnderTest.all)
+    func fieldRenameReindexes(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         try h.store.set(doc("menus/m1"), JSONObject([(Self.cafeNFC, 1)]))
         try h.store.set(doc("menus/m1"), JSONObject([(Self.cafeNFD, 1)]))

@@ -5,8 +5,8 @@ import Testing
 
 /// Conformance: single-document operations, preconditions, limits. Runs against every engine.
 @Suite struct ConformanceCRUDTests {
-    @Test(arguments: StoreEngine.all)
-    func createGetAndMetadata(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func createGetAndMetadata(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let created = try h.store.create(in: col("users"), object(["name": "Ada", "age": 36]))
         #expect(created.id.utf8.count == 20)
@@ -24,15 +24,15 @@ import Testing
         #expect(try h.store.get(doc("nothing/here")) == nil)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func createFailsWhenExisting(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func createFailsWhenExisting(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         try h.store.create(doc("a/b"), object(["x": 1]))
         expectError("ALREADY_EXISTS", status: 409) { try h.store.create(doc("a/b"), object(["x": 2])) }
     }
 
-    @Test(arguments: StoreEngine.all)
-    func setReplacesAndBumpsVersion(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func setReplacesAndBumpsVersion(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let path = try doc("a/b")
         #expect(try h.store.set(path, object(["x": 1, "y": ["z": 1]])).version == 1)
@@ -44,8 +44,8 @@ import Testing
         #expect(stored.createTime < stored.updateTime)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func setMergeMergesNestedObjects(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func setMergeMergesNestedObjects(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let path = try doc("a/b")
         try h.store.set(path, object(["x": 1, "m": ["a": 1, "b": ["c": 1]], "arr": [1, 2]]))
@@ -57,8 +57,8 @@ import Testing
         #expect(try h.store.get(doc("a/fresh"))?.version == 1)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func updateFieldPaths(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func updateFieldPaths(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let path = try doc("a/b")
         try h.store.set(path, object(["a": ["b": 0, "keep": true], "s": "x"]))
@@ -71,8 +71,8 @@ import Testing
         expectError("INVALID_ARGUMENT") { try h.store.update(path, [(field("a"), 1), (field("a.b"), 2)]) }
     }
 
-    @Test(arguments: StoreEngine.all)
-    func deleteIsIdempotent(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func deleteIsIdempotent(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let path = try doc("a/b")
         try h.store.set(path, object(["x": 1]))
@@ -83,8 +83,8 @@ import Testing
         #expect(try h.store.set(path, object(["x": 2])).version == 1)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func preconditions(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func preconditions(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let path = try doc("a/b")
         expectError("FAILED_PRECONDITION", status: 412) {
@@ -101,8 +101,8 @@ import Testing
         #expect(try h.store.get(path) == nil)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func documentLimits(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func documentLimits(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let big = String(repeating: "x", count: DocumentLimits.maxBytes)
         expectError("DOCUMENT_TOO_LARGE", status: 413) { try h.store.set(doc("a/b"), object(["s": .string(big)])) }
@@ -117,8 +117,8 @@ import Testing
         #expect(try h.store.get(doc("a/b")) == nil)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func preservesValueTypes(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func preservesValueTypes(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let fields = object([
             "big": .int(.max), "small": .int(.min), "one": 1, "oneDouble": 1.0, "pi": 3.141592653589793,
@@ -128,8 +128,8 @@ import Testing
         #expect(try h.store.get(doc("types/t"))?.fields == fields)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func subcollectionsAreIndependent(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func subcollectionsAreIndependent(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         try h.store.set(doc("users/u1"), object(["n": 1]))
         try h.store.set(doc("users/u1/todos/t1"), object(["n": 2]))

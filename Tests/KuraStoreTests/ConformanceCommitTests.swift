@@ -5,8 +5,8 @@ import Testing
 
 /// Conformance: batched commits, transforms, atomicity, and the change log.
 @Suite struct ConformanceCommitTests {
-    @Test(arguments: StoreEngine.all)
-    func commitReturnsVersionsAndOneTime(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func commitReturnsVersionsAndOneTime(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         try h.store.set(doc("c/existing"), object(["v": 1]))
         let results = try h.store.commit([
@@ -24,8 +24,8 @@ import Testing
         #expect(try h.store.commit([]).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func commitIsAllOrNothing(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func commitIsAllOrNothing(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         try h.store.set(doc("c/a"), object(["v": 1]))
         let before = try h.store.latestSequence()
@@ -50,8 +50,8 @@ import Testing
         #expect(try h.store.query(q).documents.map(\.id) == ["a"])
     }
 
-    @Test(arguments: StoreEngine.all)
-    func transforms(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func transforms(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let path = try doc("t/1")
         try h.store.set(path, object(["i": 5, "d": 1.5, "s": "x", "arr": [1, 2, 2, 3], "gone": true, "m": 10]))
@@ -90,8 +90,8 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreEngine.all)
-    func transformsAreIndexed(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func transformsAreIndexed(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let path = try doc("t/1")
         try h.store.set(path, object(["n": 1]))
@@ -106,8 +106,8 @@ import Testing
         #expect(try h.store.query(old).documents.isEmpty)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func changeLogCarriesTheDocumentBeforeAndAfterEachWrite(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func changeLogCarriesTheDocumentBeforeAndAfterEachWrite(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let start = try h.store.latestSequence()
         let created = try h.store.create(doc("states/a"), object(["v": 1, "keep": "x"]))
@@ -129,8 +129,8 @@ import Testing
         #expect(changes[3].after?.fields == object(["w": true]))
     }
 
-    @Test(arguments: StoreEngine.all)
-    func createOfAnExistingDocumentFailsAndChangesNothing(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func createOfAnExistingDocumentFailsAndChangesNothing(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let original = try h.store.create(doc("dup/a"), object(["n": 1]))
         let sequence = try h.store.latestSequence()
@@ -149,8 +149,8 @@ import Testing
         #expect(try h.store.query(query).documents.isEmpty)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func changeLogRecordsEveryWriteInOrder(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func changeLogRecordsEveryWriteInOrder(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let start = try h.store.latestSequence()
         try h.store.set(doc("log/a"), object(["v": 1]))
@@ -171,8 +171,8 @@ import Testing
         #expect(try h.store.oldestRetainedSequence() <= changes[0].sequence)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func concurrentWritersAllLand(_ engine: StoreEngine) async throws {
+    @Test(arguments: EngineUnderTest.all)
+    func concurrentWritersAllLand(_ engine: EngineUnderTest) async throws {
         let h = try engine.make()
         let store = h.store
         try await withThrowingTaskGroup(of: Void.self) { group in

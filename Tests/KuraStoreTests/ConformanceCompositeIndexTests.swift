@@ -9,7 +9,7 @@ import Testing
 @Suite struct ConformanceCompositeIndexTests {
     /// 240 documents `items/d000…` (plus a few in nested `items` collections) with `cat`, `n` (distinct, missing
     /// on some), `v` of every type, `tags` (an array, a string on some) and `flag`.
-    static func seeded(_ engine: StoreEngine) throws -> StoreHarness {
+    static func seeded(_ engine: EngineUnderTest) throws -> StoreHarness {
         let h = try engine.make()
         var writes: [Write] = []
         for i in 0..<240 {
@@ -98,8 +98,8 @@ import Testing
             nameDescending: !index.nameDescending)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func everyShapeGivesTheUnindexedResults(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func everyShapeGivesTheUnindexedResults(_ engine: EngineUnderTest) throws {
         let h = try Self.seeded(engine)
         guard let indexing = h.store as? any CompositeIndexing else { return }
         let shapes = try Self.shapes()
@@ -132,8 +132,8 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreEngine.all)
-    func writesKeepTheIndex(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func writesKeepTheIndex(_ engine: EngineUnderTest) throws {
         let h = try Self.seeded(engine)
         guard let indexing = h.store as? any CompositeIndexing else { return }
         let query = try Self.shapes()[1]
@@ -153,8 +153,8 @@ import Testing
         #expect(!indexed.contains("d111"))
     }
 
-    @Test(arguments: StoreEngine.all)
-    func buildWhileWritesContinue(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func buildWhileWritesContinue(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         guard let indexing = h.store as? any CompositeIndexing else { return }
         let items = try col("items")

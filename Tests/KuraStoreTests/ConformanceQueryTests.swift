@@ -6,7 +6,7 @@ import Testing
 /// Conformance: queries — operators, ordering, cursors, pagination, projection, count.
 @Suite struct ConformanceQueryTests {
     /// Ten documents `items/i0…i9` with `n = i`, `even`, `tag`, `tags`, and `nested.v`.
-    static func seeded(_ engine: StoreEngine) throws -> StoreHarness {
+    static func seeded(_ engine: EngineUnderTest) throws -> StoreHarness {
         let h = try engine.make()
         var writes: [Write] = []
         for i in 0..<10 {
@@ -28,8 +28,8 @@ import Testing
         StructuredQuery(.collection(try col("items")), filters: filters, orderBy: orderBy, limit: limit)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func everyOperator(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func everyOperator(_ engine: EngineUnderTest) throws {
         let h = try Self.seeded(engine)
         let n = QueryField.field(try field("n"))
         func run(_ f: Filter) throws -> [String] { try Self.ids(h.store, Self.items([f])) }
@@ -52,8 +52,8 @@ import Testing
         #expect(try run(Filter(.id, .greaterThan, "i7")) == ["i8", "i9"])
     }
 
-    @Test(arguments: StoreEngine.all)
-    func combinedFilters(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func combinedFilters(_ engine: EngineUnderTest) throws {
         let h = try Self.seeded(engine)
         let query = try Self.items([
             Filter(.field(try field("even")), .equal, true), Filter(.field(try field("tag")), .equal, "a"),
@@ -66,8 +66,8 @@ import Testing
         #expect(try Self.ids(h.store, ordered) == ["i9", "i7", "i5"])
     }
 
-    @Test(arguments: StoreEngine.all)
-    func rangesMatchOnlyTheirType(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func rangesMatchOnlyTheirType(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let values: [JSONValue] = [
             nil, false, true, -1, 0.5, 2, "", "a", "b", [], [1], .object(JSONObject()), ["a": 1],
@@ -91,8 +91,8 @@ import Testing
         #expect(try vs([Filter(v, .notEqual, nil)]) == Array(values.dropFirst()))
     }
 
-    @Test(arguments: StoreEngine.all)
-    func orderingAndImplicitRules(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func orderingAndImplicitRules(_ engine: EngineUnderTest) throws {
         let h = try Self.seeded(engine)
         let n = QueryField.field(try field("n"))
         let tag = QueryField.field(try field("tag"))
@@ -110,8 +110,8 @@ import Testing
         #expect(try Self.ids(h.store, Self.items()).count == 11)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func metadataOrdering(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func metadataOrdering(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         for id in ["c", "a", "b"] { try h.store.set(doc("m/\(id)"), object(["x": 1])) }
         try h.store.update(doc("m/c"), [(field("x"), 2)])
@@ -128,8 +128,8 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreEngine.all)
-    func cursors(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func cursors(_ engine: EngineUnderTest) throws {
         let h = try Self.seeded(engine)
         let n = QueryField.field(try field("n"))
         let tag = QueryField.field(try field("tag"))
@@ -154,8 +154,8 @@ import Testing
         expectError("INVALID_QUERY") { _ = try run(start: Cursor(values: [1, "i1", 3], inclusive: true), [Order(n)]) }
     }
 
-    @Test(arguments: StoreEngine.all)
-    func paginationStableWhileAdding(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func paginationStableWhileAdding(_ engine: EngineUnderTest) throws {
         let h = try Self.seeded(engine)
         let n = QueryField.field(try field("n"))
         var query = try Self.items(orderBy: [Order(n)], limit: 4)
@@ -179,8 +179,8 @@ import Testing
         expectError("INVALID_QUERY") { _ = try h.store.query(bad) }
     }
 
-    @Test(arguments: StoreEngine.all)
-    func selectAndCount(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func selectAndCount(_ engine: EngineUnderTest) throws {
         let h = try Self.seeded(engine)
         var query = try Self.items([Filter(.field(try field("even")), .equal, true)], limit: 2)
         query.select = [try field("n"), try field("nested.v")]
@@ -192,8 +192,8 @@ import Testing
         #expect(try h.store.count(StructuredQuery(.collection(try col("empty")))) == 0)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func collectionGroups(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func collectionGroups(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         try h.store.set(doc("users/u1/todos/t1"), object(["done": false, "p": 2]))
         try h.store.set(doc("users/u2/todos/t2"), object(["done": true, "p": 1]))
@@ -219,8 +219,8 @@ import Testing
         #expect(Set(paths).count == 4 && paths.count == 4)
     }
 
-    @Test(arguments: StoreEngine.all)
-    func invalidQueries(_ engine: StoreEngine) throws {
+    @Test(arguments: EngineUnderTest.all)
+    func invalidQueries(_ engine: EngineUnderTest) throws {
         let h = try Self.seeded(engine)
         let a = QueryField.field(try field("a"))
         let b = QueryField.field(try field("b"))

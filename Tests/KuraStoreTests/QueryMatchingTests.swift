@@ -3,7 +3,7 @@ import KuraModel
 import KuraStore
 import Testing
 
-/// `QueryMatcher` (in-memory evaluation) against the SQLite engine: the same documents, the same answers.
+/// `QueryMatcher` (in-memory evaluation) against every engine: the same documents, the same answers.
 @Suite struct QueryMatchingTests {
     /// Values of every type, with the awkward cases: integers and doubles that are equal, strings that are
     /// prefixes of each other, nested arrays and objects.
@@ -62,12 +62,11 @@ import Testing
         return matched.map(\.path.description)
     }
 
-    @Test("random queries: the matcher agrees with the SQLite engine on membership and order")
-    func agreesWithEngine() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
-        defer { store.close() }
+    @Test(
+        "random queries: the matcher agrees with every engine on membership and order", arguments: EngineUnderTest.all)
+    func agreesWithEngine(_ engine: EngineUnderTest) throws {
+        let h = try engine.make()
+        let store = h.store
         var random = SplitMix(state: 20_261_129)
         let documents = try Self.seed(store, &random)
         let ids = documents.map(\.id)
@@ -108,12 +107,12 @@ import Testing
         #expect(nonEmpty > 250)
     }
 
-    @Test("array-contains on the first orderBy field matches elements, not the whole value (was an engine bug)")
-    func engineArrayContainsOnOrderField() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
-        defer { store.close() }
+    @Test(
+        "array-contains on the first orderBy field matches elements, not the whole value (was an engine bug)",
+        arguments: EngineUnderTest.all)
+    func engineArrayContainsOnOrderField(_ engine: EngineUnderTest) throws {
+        let h = try engine.make()
+        let store = h.store
         try store.create(try DocumentPath("items/scalar"), ["tags": "b"])
         try store.create(try DocumentPath("items/array"), ["tags": ["b"]])
         let tags = QueryField.field(try FieldPath("tags"))

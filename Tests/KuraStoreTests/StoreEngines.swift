@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraModel
+import KuraSQLiteEngine
 import KuraStore
 import Testing
 
@@ -17,16 +18,17 @@ final class StoreHarness: @unchecked Sendable {
     deinit { cleanup() }
 }
 
-/// One `DocumentStore` engine the conformance suite runs against. Add PostgreSQL here and every conformance test
-/// runs on it too.
-struct StoreEngine: Sendable, CustomTestStringConvertible {
+/// One `DocumentStore` engine the conformance suite runs against, opened through its `StoreEngine` the way the
+/// server opens it. Add PostgreSQL here (issue 17) and every conformance test runs on it too.
+struct EngineUnderTest: Sendable, CustomTestStringConvertible {
     let name: String
     let make: @Sendable () throws -> StoreHarness
     var testDescription: String { name }
 
-    static let sqlite = StoreEngine(name: "SQLite") {
+    static let sqlite = EngineUnderTest(name: "SQLite") {
         let directory = TemporaryDirectory()
-        let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
+        let store = try SQLiteEngine(configuration: StoreConfiguration(), dataDirectory: directory.path)
+            .openDocuments(log: nil)
         return StoreHarness(store: store) {
             store.close()
             directory.remove()
@@ -34,40 +36,5 @@ struct StoreEngine: Sendable, CustomTestStringConvertible {
     }
 
     /// Every engine the conformance suite covers.
-    static let all: [StoreEngine] = [.sqlite]
-}
-
-/// A fresh directory under the system temp directory.
-struct TemporaryDirectory: Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "kura-store-" + SecureRandom.hex(8)
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
-
-/// Helpers shared by the conformance tests.
-func doc(_ path: String) throws -> DocumentPath { try DocumentPath(path) }
-func col(_ path: String) throws -> CollectionPath { try CollectionPath(path) }
-func field(_ path: String) throws -> FieldPath { try FieldPath(path) }
-func object(_ value: JSONValue) -> JSONObject { value.objectValue ?? JSONObject() }
-
-/// Expects `body` to throw a `APIError` with `code` (and `status` when given).
-func expectError(
-    _ code: String, status: Int? = nil, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
-) {
-    do {
-        try body()
-        Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
-    } catch {
-        guard let error = APIError(answering: error) else {
-            Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
-            return
-        }
-        #expect(error.code.rawValue == code, "\(error)", sourceLocation: sourceLocation)
-        if let status { #expect(error.status == status, sourceLocation: sourceLocation) }
-    }
+    static let all: [EngineUnderTest] = [.sqlite]
 }

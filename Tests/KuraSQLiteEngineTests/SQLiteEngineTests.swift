@@ -4,6 +4,7 @@ import KuraModel
 import KuraSQLite
 import Testing
 
+@testable import KuraSQLiteEngine
 @testable import KuraStore
 
 /// Tests specific to the SQLite engine: reopening, index use, pruning, backup.

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 /// Conversions between SQLite rows and store values.
 enum SQLiteRows {

@@ -5,38 +5,41 @@ import KuraModel
 /// The composite indexes of one store, in memory: read by the planner (READY ones), the writer (every index that
 /// is CREATING or READY is kept by writes) and the admin API. Changed only by the writer thread (inside the
 /// transaction that changes `composite_indexes`) and, for READY, after the build's last transaction is durable.
-final class CompositeIndexCatalog: @unchecked Sendable {
+package final class CompositeIndexCatalog: @unchecked Sendable {
     private let lock = NSLock()
+    /// An empty catalog.
+    package init() {}
+
     private var records: [Int64: CompositeIndexStatus] = [:]
     /// Collection ID → indexes that writes keep (CREATING or READY), for the writer's per-write lookup.
     private var maintained: [String: [(id: Int64, index: CompositeIndex)]] = [:]
 
     /// Every index, by id.
-    var all: [CompositeIndexStatus] {
+    package var all: [CompositeIndexStatus] {
         lock.withLock { records.values.sorted { $0.id < $1.id } }
     }
 
     /// The indexes writes to collections with `collectionID` must keep.
-    func maintained(for collectionID: String) -> [(id: Int64, index: CompositeIndex)] {
+    package func maintained(for collectionID: String) -> [(id: Int64, index: CompositeIndex)] {
         lock.withLock { maintained[collectionID] ?? [] }
     }
 
     /// READY indexes over `collectionID`, for the planner.
-    func ready(for collectionID: String) -> [(id: Int64, index: CompositeIndex)] {
+    package func ready(for collectionID: String) -> [(id: Int64, index: CompositeIndex)] {
         lock.withLock {
             (maintained[collectionID] ?? []).filter { records[$0.id]?.state == .ready }
         }
     }
 
     /// The status of the index with this definition, if there is one.
-    func status(of index: CompositeIndex) -> CompositeIndexStatus? {
+    package func status(of index: CompositeIndex) -> CompositeIndexStatus? {
         lock.withLock { records.values.first { $0.index == index } }
     }
 
-    func status(id: Int64) -> CompositeIndexStatus? { lock.withLock { records[id] } }
+    package func status(id: Int64) -> CompositeIndexStatus? { lock.withLock { records[id] } }
 
     /// Adds or replaces a record.
-    func put(_ status: CompositeIndexStatus) {
+    package func put(_ status: CompositeIndexStatus) {
         lock.withLock {
             records[status.id] = status
             rebuild()
@@ -44,7 +47,7 @@ final class CompositeIndexCatalog: @unchecked Sendable {
     }
 
     /// Updates a record in place (no-op when it was dropped meanwhile).
-    func update(_ id: Int64, _ change: (inout CompositeIndexStatus) -> Void) {
+    package func update(_ id: Int64, _ change: (inout CompositeIndexStatus) -> Void) {
         lock.withLock {
             guard var status = records[id] else { return }
             change(&status)
@@ -53,7 +56,7 @@ final class CompositeIndexCatalog: @unchecked Sendable {
         }
     }
 
-    func remove(_ id: Int64) {
+    package func remove(_ id: Int64) {
         lock.withLock {
             records[id] = nil
             rebuild()

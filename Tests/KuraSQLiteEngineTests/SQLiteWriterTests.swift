@@ -5,6 +5,7 @@ import KuraSQLite
 import Synchronization
 import Testing
 
+@testable import KuraSQLiteEngine
 @testable import KuraStore
 
 /// The group-committing writer on its own: how one failing job in a batch is kept from affecting the others, and

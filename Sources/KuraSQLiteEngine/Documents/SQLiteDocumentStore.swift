@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 /// The SQLite engine of `DocumentStore`: one database file in WAL mode, one group-committing writer thread, and
 /// pooled read connections that never wait for writes. See `SQLiteSchema` for tables and the index scheme.

@@ -2,6 +2,7 @@ import CSQLite
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 /// SQL functions Kura registers on every connection.
 ///
@@ -57,19 +58,11 @@ enum SQLiteFunctions {
     }
 }
 
-/// Rows a query's driver visited (`kura_scan`). The statement that uses it must finish (or be reset) while the
-/// caller still holds the counter: SQL refers to it by address.
-final class SQLiteScanCounter {
-    /// Rows counted so far.
-    var rows: Int64 = 0
-    /// Rows after which the statement fails.
-    let budget: Int64
+/// `ScanCounter` as `kura_scan` sees it: SQL refers to the counter by its address, so the statement that uses it
+/// must finish (or be reset) while the caller still holds the counter.
+typealias SQLiteScanCounter = ScanCounter
 
-    init(budget: Int64 = .max) { self.budget = budget }
-
-    /// Whether the statement stopped because the budget ran out.
-    var exceeded: Bool { rows > budget }
-
+extension ScanCounter {
     /// The value SQL passes to `kura_scan`.
     var handle: Int64 { Int64(Int(bitPattern: Unmanaged.passUnretained(self).toOpaque())) }
 }

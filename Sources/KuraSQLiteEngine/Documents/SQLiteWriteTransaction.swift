@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 /// The writer connection's view of the current transaction: transaction control plus the row-level operations
 /// commits are made of (documents, index entries, change log). Used only on the writer thread.

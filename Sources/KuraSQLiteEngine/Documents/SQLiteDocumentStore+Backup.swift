@@ -3,6 +3,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 extension SQLiteDocumentStore {
     /// Writes a consistent copy of the whole database to the file at `path` (replacing it) with SQLite's online

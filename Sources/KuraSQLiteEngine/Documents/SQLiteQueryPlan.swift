@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 /// Turns a `NormalizedQuery` into one SQL statement over the index scheme described in `SQLiteSchema`.
 /// Parameters are numbered (`?N`), so SQL text depends only on the query's shape and caches well.

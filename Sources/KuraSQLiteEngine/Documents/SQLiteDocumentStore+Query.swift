@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 /// What one query cost, for tests and diagnostics.
 public struct QueryDiagnostics: Sendable {
@@ -12,22 +13,6 @@ public struct QueryDiagnostics: Sendable {
     public var fullScanSteps: Int
     /// Documents returned.
     public var documents: Int
-}
-
-/// What the planner chose for one query and what it cost (`POST /api/query?explain=true`).
-public struct QueryExplanation: Sendable {
-    /// The index that drove the scan, in words (`composite index 3: todos (done ASC, createdAt ASC) COLLECTION`).
-    public var index: String
-    /// The composite index's id, when one was used.
-    public var compositeIndexID: Int64?
-    /// Rows the driving index (or table) yielded.
-    public var rowsExamined: Int64
-    /// Documents returned.
-    public var rowsReturned: Int64
-    /// SQLite's `EXPLAIN QUERY PLAN` lines.
-    public var plan: [String]
-    /// The composite index that would serve the query, when none did.
-    public var suggestedIndex: CompositeIndex?
 }
 
 extension SQLiteDocumentStore {

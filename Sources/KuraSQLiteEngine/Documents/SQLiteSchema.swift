@@ -1,5 +1,6 @@
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 /// The SQLite schema and its index scheme.
 ///

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 /// Composite index entries, written on the writer thread inside the current transaction: kept by every write of a
 /// document (so an acknowledged write is in every index it belongs to) and filled in by the background build.

@@ -4,6 +4,8 @@ import KuraModel
 import KuraStore
 import Testing
 
+@testable import KuraSQLiteEngine
+
 /// `maxScanRows`: a query a composite index would serve, examining too many rows it does not return, fails with
 /// the index to declare; declaring exactly that index makes it work.
 @Suite struct MissingIndexTests {

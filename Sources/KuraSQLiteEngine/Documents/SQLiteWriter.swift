@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 /// The single writer: one thread, one connection, group commit.
 ///

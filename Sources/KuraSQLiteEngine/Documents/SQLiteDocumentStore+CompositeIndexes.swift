@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStore
 
 /// Declaring, building and dropping composite indexes.
 ///

@@ -1,39 +1,6 @@
 import KuraCore
 import KuraModel
-
-/// A write plus the work on it that does not need the database, done before it reaches the writer thread.
-///
-/// The writer is the one serial part of every commit (bench/docs.sh, creates: it was the bottleneck at ~90% of a
-/// core), so whatever can be computed from the request alone is computed by the submitting thread: when a write's
-/// resulting fields do not depend on the stored document or the commit time (a create or a non-merging set,
-/// without transforms), their validated encoding and index entries are ready before the writer sees them.
-struct PreparedWrite: @unchecked Sendable {
-    let write: Write
-    /// The resulting fields' encoding and index entries, when known in advance.
-    let outcome: (data: [UInt8], entries: [IndexEntry])?
-
-    /// Throws the validation errors of `DocumentLimits.validate` for writes whose outcome is known in advance.
-    init(_ write: Write) throws {
-        self.write = write
-        guard write.transforms.isEmpty else {
-            outcome = nil
-            return
-        }
-        switch write.operation {
-        case .create(let fields), .set(let fields, merge: false):
-            outcome = (try DocumentLimits.validate(fields), IndexEntries.of(fields))
-        default:
-            outcome = nil
-        }
-    }
-
-    /// A create whose only precondition is the one `create` implies: the database's unique key on the document
-    /// path can decide `ALREADY_EXISTS`, without reading the document first.
-    var isBlindCreate: Bool {
-        guard case .create = write.operation, outcome != nil else { return false }
-        return write.precondition == nil || write.precondition == .exists(false)
-    }
-}
+import KuraStore
 
 /// Applies one commit's writes inside the writer's transaction: reads each document, computes the outcome with
 /// `WriteApplier`, stores it with its index entries, and appends the change (with both states) to the log.

@@ -1,0 +1,18 @@
+/// The document database's settings: which engine holds the data (`store.engine`) and what every engine honours
+/// (`store.*`, `indexes.*`; docs/configuration.md). The accounts and the outbox have settings of their own.
+public struct StoreConfiguration: Sendable {
+    /// The engine, by the name `store.engine` gives (`SQLiteEngine.name`: `sqlite`, the default).
+    public var engine = "sqlite"
+    /// Change-log entries older than this are pruned (realtime listeners resume from the log).
+    public var changeRetentionSeconds: Int64 = 86_400
+    /// Memory for hot documents served without touching the database (0 turns the cache off).
+    public var cacheBytes = 64 << 20
+    /// Rows a query that a composite index would serve may examine without returning them before it fails with
+    /// the index to declare (0: never).
+    public var maxScanRows = 10_000
+    /// Create the composite index such a query needs instead of failing it (development).
+    public var autoCreateIndexes = false
+
+    /// The defaults.
+    public init() {}
+}

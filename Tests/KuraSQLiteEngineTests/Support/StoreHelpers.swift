@@ -1,0 +1,1 @@
+../../Support/StoreHelpers.swift

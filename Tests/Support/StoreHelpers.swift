@@ -1,0 +1,43 @@
+import Foundation
+import KuraCore
+import KuraModel
+import KuraStore
+import Testing
+
+// Helpers of the document-store tests, shared by KuraStoreTests and KuraSQLiteEngineTests (symlinked into each
+// one's Support folder, as they cannot import each other).
+
+/// A fresh directory under the system temp directory.
+struct TemporaryDirectory: Sendable {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "kura-store-" + SecureRandom.hex(8)
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Helpers shared by the conformance tests.
+func doc(_ path: String) throws -> DocumentPath { try DocumentPath(path) }
+func col(_ path: String) throws -> CollectionPath { try CollectionPath(path) }
+func field(_ path: String) throws -> FieldPath { try FieldPath(path) }
+func object(_ value: JSONValue) -> JSONObject { value.objectValue ?? JSONObject() }
+
+/// Expects `body` to throw an `APIError` with `code` (and `status` when given).
+func expectError(
+    _ code: String, status: Int? = nil, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    do {
+        try body()
+        Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
+    } catch {
+        guard let error = APIError(answering: error) else {
+            Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(error.code.rawValue == code, "\(error)", sourceLocation: sourceLocation)
+        if let status { #expect(error.status == status, sourceLocation: sourceLocation) }
+    }
+}
