@@ -35,8 +35,10 @@ let package = Package(
         // libpq wrapper, schema migrator and change-log ordering for the PostgreSQL engine (docs/scaling.md).
         .target(name: "KuraPostgres", dependencies: ["CPostgres"]),
         .target(name: "KuraStore", dependencies: ["KuraCore", "KuraSQLite", "CSQLite"]),
-        .target(name: "KuraAuth", dependencies: ["KuraCore", "KuraSQLite", "CSodium"]),
-        .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
+        .target(name: "KuraAuth", dependencies: ["KuraCore", "CSodium"]),
+        .target(name: "KuraMail", dependencies: ["KuraCore", "CCurl"]),
+        // The SQLite engine: the SQLite implementations of the store protocols (accounts, signing keys, outbox).
+        .target(name: "KuraSQLiteEngine", dependencies: ["KuraCore", "KuraSQLite", "KuraAuth", "KuraMail"]),
         .target(name: "KuraRules", dependencies: ["KuraCore", "CRE2"]),
         .target(name: "KuraRealtime", dependencies: ["KuraCore", "KuraHTTP", "KuraStore"]),
         .target(name: "KuraHosting", dependencies: ["KuraCore", "KuraHTTP", "CZlib"]),
@@ -44,7 +46,7 @@ let package = Package(
             name: "KuraServer",
             dependencies: [
                 "KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules", "KuraRealtime",
-                "KuraHosting", "CKuraWebSDK",
+                "KuraHosting", "CKuraWebSDK", "KuraSQLiteEngine",
             ]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
         // The Swift SDK: Foundation and the SQLite shim (offline cache) only, so it also builds for Apple platforms.
@@ -55,8 +57,12 @@ let package = Package(
         .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),
         // Starts its own PostgreSQL 15 (Tests/Support/postgres_server.sh) unless KURA_TEST_POSTGRES_URL is set.
         .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres"]),
-        .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth"]),
-        .testTarget(name: "KuraMailTests", dependencies: ["KuraMail"]),
+        .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth", "KuraSQLiteEngine"]),
+        .testTarget(name: "KuraMailTests", dependencies: ["KuraMail", "KuraSQLiteEngine"]),
+        // One suite per store seam (accounts and sessions, signing keys, mail outbox), run against every engine.
+        .testTarget(
+            name: "KuraEngineConformanceTests",
+            dependencies: ["KuraAuth", "KuraMail", "KuraSQLiteEngine", "KuraSQLite", "KuraCore"]),
         .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules"]),
         .testTarget(name: "KuraRealtimeTests", dependencies: ["KuraRealtime", "KuraStore"]),
         .testTarget(

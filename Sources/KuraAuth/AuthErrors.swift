@@ -5,7 +5,8 @@ extension KuraError {
     static func auth(_ code: String, _ status: Int, _ message: String) -> KuraError {
         KuraError(code: code, status: status, message: message)
     }
-    static let emailExists = auth("EMAIL_EXISTS", 400, "the email address is already in use by another account")
+    /// 400 `EMAIL_EXISTS`: what every `AccountStore` throws for a second account with the same address.
+    public static let emailExists = auth("EMAIL_EXISTS", 400, "the email address is already in use by another account")
     static func invalidEmail(_ reason: String) -> KuraError { auth("INVALID_EMAIL", 400, reason) }
     static func weakPassword(_ minimum: Int) -> KuraError {
         auth("WEAK_PASSWORD", 400, "the password must be at least \(minimum) characters long")

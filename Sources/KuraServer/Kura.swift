@@ -5,6 +5,7 @@ import KuraHTTP
 import KuraHosting
 import KuraMail
 import KuraRealtime
+import KuraSQLiteEngine
 import KuraStore
 
 /// A configured Kura server: data directory, admin key, routes and the HTTP engine, wired together.

@@ -2,6 +2,7 @@ import KuraCore
 import Testing
 
 @testable import KuraAuth
+@testable import KuraSQLiteEngine
 
 @Suite struct ActionCodeTests {
     @Test func verificationCodeIsSingleUse() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraSQLiteEngine
 import Testing
 
 @testable import KuraMail
