@@ -66,15 +66,15 @@ final class SigningKeyRing: Sendable {
     func key(kid: String) -> SigningKey? {
         if let known = state.withLock({ $0.keys.first { $0.kid == kid } }) { return known }
         let now = clock.now()
-        let due = state.withLock { state in
-            guard now - state.lastReload >= Self.reloadInterval || now < state.lastReload else { return false }
+        // Read under the lock (at most once per interval), so that a rotation in this process cannot be overwritten
+        // by an older list read at the same time.
+        return state.withLock { state in
+            guard now - state.lastReload >= Self.reloadInterval || now < state.lastReload else { return nil }
             state.lastReload = now
-            return true
+            guard let stored = try? store.load(), !stored.isEmpty else { return nil }
+            state.keys = stored.map(SigningKey.init)
+            return state.keys.first { $0.kid == kid }
         }
-        guard due, let stored = try? store.load(), !stored.isEmpty else { return nil }
-        let keys = stored.map(SigningKey.init)
-        state.withLock { $0.keys = keys }
-        return keys.first { $0.kid == kid }
     }
 
     /// All public keys, newest first, as a JWKS.

@@ -6,9 +6,10 @@ import Synchronization
 ///
 /// `enqueue` returns once the mail is durable in the `OutboxStore` (the SQLite engine's is `<data>/mail.db`); the
 /// worker then sends it and retries with backoff until the relay accepts it. Each attempt leases the mail for
-/// `claimLease`, so several deliverers on one shared outbox never send a mail twice while the lease lasts. Delivery is at-least-once: a mail is marked `sent` right after the relay's
-/// 250 reply to the data, so the only duplicate comes from a crash (or a failed disk write) between that reply and
-/// the commit; the retry then carries the same `Message-ID`. With no SMTP relay configured every mail is stored as
+/// `claimLease`, so several deliverers on one shared outbox never send a mail twice while the lease lasts. Delivery
+/// is at-least-once: a mail is marked `sent` right after the relay's 250 reply to the data, so the only duplicate
+/// comes from a crash (or a failed disk write) between that reply and the commit; the retry then carries the same
+/// `Message-ID`. With no SMTP relay configured every mail is stored as
 /// `held`, never sent, and its action link is logged.
 public final class Mailer: Sendable {
     /// The configuration the mailer was started with.
