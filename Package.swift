@@ -38,10 +38,12 @@ let package = Package(
         // libpq wrapper, schema migrator and change-log ordering for the PostgreSQL engine (docs/scaling.md).
         .target(name: "KuraPostgres", dependencies: ["CPostgres", "KuraCore"]),
         .target(name: "KuraStore", dependencies: ["KuraModel", "KuraCore"]),
-        // The SQLite engine behind the store protocols (Documents/: the document database).
-        .target(name: "KuraSQLiteEngine", dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraSQLite", "CSQLite"]),
-        .target(name: "KuraAuth", dependencies: ["KuraCore", "KuraSQLite", "CSodium"]),
-        .target(name: "KuraMail", dependencies: ["KuraCore", "KuraSQLite", "CCurl"]),
+        .target(name: "KuraAuth", dependencies: ["KuraModel", "KuraCore", "CSodium"]),
+        .target(name: "KuraMail", dependencies: ["KuraModel", "KuraCore", "CCurl"]),
+        // The SQLite engine: the SQLite implementations of the store protocols (Documents/, Accounts/, Keys/, Outbox/).
+        .target(
+            name: "KuraSQLiteEngine",
+            dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraAuth", "KuraMail", "KuraSQLite", "CSQLite"]),
         .target(name: "KuraRules", dependencies: ["KuraCore", "CRE2"]),
         .target(name: "KuraRealtime", dependencies: ["KuraCore", "KuraHTTP", "KuraStore"]),
         .target(name: "KuraHosting", dependencies: ["KuraCore", "KuraHTTP", "CZlib"]),
@@ -64,8 +66,12 @@ let package = Package(
         .testTarget(name: "KuraSQLiteEngineTests", dependencies: ["KuraSQLiteEngine", "KuraStore", "KuraSQLite"]),
         // Starts its own PostgreSQL 15 (Tests/Support/postgres_server.sh) unless KURA_TEST_POSTGRES_URL is set.
         .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres"]),
-        .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth"]),
-        .testTarget(name: "KuraMailTests", dependencies: ["KuraMail"]),
+        .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth", "KuraSQLiteEngine"]),
+        .testTarget(name: "KuraMailTests", dependencies: ["KuraMail", "KuraSQLiteEngine"]),
+        // One suite per store seam (accounts and sessions, signing keys, mail outbox), run against every engine.
+        .testTarget(
+            name: "KuraEngineConformanceTests",
+            dependencies: ["KuraAuth", "KuraMail", "KuraSQLiteEngine", "KuraSQLite", "KuraCore"]),
         .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules"]),
         .testTarget(name: "KuraRealtimeTests", dependencies: ["KuraRealtime", "KuraStore", "KuraSQLiteEngine"]),
         .testTarget(

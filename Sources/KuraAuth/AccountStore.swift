@@ -18,6 +18,22 @@ public struct AccountRecord: Sendable, Equatable {
     public var createTime: Int64
     /// Microseconds since the epoch, `nil` before the first sign-in.
     public var lastSignInTime: Int64?
+
+    public init(
+        uid: String, email: String, emailKey: String, emailVerified: Bool, displayName: String?, passwordHash: String,
+        disabled: Bool, customClaims: JSONObject, createTime: Int64, lastSignInTime: Int64?
+    ) {
+        self.uid = uid
+        self.email = email
+        self.emailKey = emailKey
+        self.emailVerified = emailVerified
+        self.displayName = displayName
+        self.passwordHash = passwordHash
+        self.disabled = disabled
+        self.customClaims = customClaims
+        self.createTime = createTime
+        self.lastSignInTime = lastSignInTime
+    }
 }
 
 /// A session: one refresh-token family. Each refresh replaces the current refresh token (and bumps `generation`);
@@ -34,6 +50,15 @@ public struct SessionRecord: Sendable, Equatable {
     /// Microseconds since the epoch.
     public var createTime: Int64
     public var revoked: Bool
+
+    public init(id: String, uid: String, generation: Int64, authTime: Int64, createTime: Int64, revoked: Bool) {
+        self.id = id
+        self.uid = uid
+        self.generation = generation
+        self.authTime = authTime
+        self.createTime = createTime
+        self.revoked = revoked
+    }
 }
 
 /// What an action code is for; a code only works for its kind.
@@ -53,6 +78,14 @@ public struct ActionCodeRecord: Sendable, Equatable {
     public var email: String
     /// Seconds since the epoch.
     public var expireTime: Int64
+
+    public init(hash: [UInt8], kind: ActionCodeKind, uid: String, email: String, expireTime: Int64) {
+        self.hash = hash
+        self.kind = kind
+        self.uid = uid
+        self.email = email
+        self.expireTime = expireTime
+    }
 }
 
 /// Outcome of presenting a refresh token.
@@ -74,8 +107,11 @@ public enum ActionCodeUse: Sendable, Equatable {
     case invalid
 }
 
-/// Persistence of accounts, sessions and action codes. Implementations are thread-safe and make each method
-/// atomic. Unique-email violations throw `APIError` `EMAIL_EXISTS`; other failures are storage errors.
+/// Persistence of accounts, sessions (refresh-token families) and action codes: everything `AuthService` keeps
+/// beyond this process. Implementations are thread-safe and make each method atomic, also across processes (or
+/// nodes) sharing one database: a refresh token or action code spent through one instance is spent for all.
+/// Unique-email violations throw `APIError` `EMAIL_EXISTS`; other failures are storage errors. The SQLite engine's
+/// is `SQLiteAccountStore` (KuraSQLiteEngine); `Tests/KuraEngineConformanceTests` holds every engine to this contract.
 public protocol AccountStore: Sendable {
     func insertAccount(_ account: AccountRecord) throws
     func account(uid: String) throws -> AccountRecord?

@@ -6,7 +6,8 @@ extension APIError {
     static func auth(_ code: ErrorCode, _ status: Int, _ message: String) -> APIError {
         APIError(code, status: status, message: message)
     }
-    static let emailExists = auth(.emailExists, 400, "the email address is already in use by another account")
+    /// 400 `EMAIL_EXISTS`: what every `AccountStore` throws for a second account with the same address.
+    public static let emailExists = auth(.emailExists, 400, "the email address is already in use by another account")
     static func invalidEmail(_ reason: String) -> APIError { auth(.invalidEmail, 400, reason) }
     static func weakPassword(_ minimum: Int) -> APIError {
         auth(.weakPassword, 400, "the password must be at least \(minimum) characters long")

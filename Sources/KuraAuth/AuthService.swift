@@ -25,24 +25,17 @@ public final class AuthService: Sendable {
     let cache: TokenCache
     let revocations = RevocationObservers()
 
-    /// Opens the service on `directory` (the data directory): `accounts.db` and `auth-signing-keys.json` live there.
-    public convenience init(
-        directory: String, configuration: AuthConfiguration = AuthConfiguration(), clock: AuthClock = .system
+    /// Opens the service on its stores: accounts, sessions and action codes in `store`, the ID-token signing keys
+    /// in `keys` (a first key is made when it holds none). The SQLite engine opens both in the data directory
+    /// (`AuthService(directory:)` in KuraSQLiteEngine).
+    public init(
+        store: any AccountStore, keys: any SigningKeyStore, configuration: AuthConfiguration,
+        clock: AuthClock = .system
     ) throws {
-        try self.init(
-            directory: directory,
-            store: CachedAccountStore(
-                base: SQLiteAccountStore(directory: directory), capacity: configuration.accountCacheCapacity),
-            configuration: configuration, clock: clock)
-    }
-
-    /// Opens the service with another `AccountStore`; signing keys still live in `directory`.
-    public init(directory: String, store: any AccountStore, configuration: AuthConfiguration, clock: AuthClock) throws {
         self.configuration = configuration
         self.store = store
         self.clock = clock
-        keys = try SigningKeyRing(
-            directory: directory, retiredKeys: configuration.retiredSigningKeys, now: Int64(clock.now()))
+        self.keys = try SigningKeyRing(store: keys, retiredKeys: configuration.retiredSigningKeys, clock: clock)
         hasher = try PasswordHasher(opsLimit: configuration.passwordOpsLimit, memLimit: configuration.passwordMemLimit)
         cache = TokenCache(capacity: configuration.tokenCacheCapacity)
         let limits = configuration.rateLimits

@@ -1,4 +1,3 @@
-import Foundation
 import KuraCore
 import KuraModel
 import Synchronization
@@ -20,6 +19,8 @@ struct SigningKey: Sendable {
         kid = Base64.encode(Sodium.sha256(pair.publicKey).prefix(12), .urlSafe)
     }
 
+    init(_ stored: StoredSigningKey) { self.init(seed: stored.seed, createTime: stored.createTime) }
+
     /// The public key as a JWK.
     var jwk: JSONValue {
         [
@@ -29,79 +30,61 @@ struct SigningKey: Sendable {
     }
 }
 
-/// The ID-token signing keys, kept in `<directory>/auth-signing-keys.json` (mode 0600): the first key signs, the
-/// others (retired by `rotate()`) still verify tokens issued before the rotation.
+/// The ID-token signing keys in memory, loaded from a `SigningKeyStore`: the first key signs, the others (retired
+/// by `rotate()`) still verify tokens issued before the rotation. A token signed by a key this ring does not know
+/// makes it read the store again (at most once per `reloadInterval`), so a rotation made by another process or node
+/// is picked up on the first token it signed.
 final class SigningKeyRing: Sendable {
-    let path: String
-    private let retained: Int
-    private let keys: Mutex<[SigningKey]>
+    /// Shortest time between two reads of the store caused by unknown key ids, in seconds.
+    static let reloadInterval = 1.0
 
-    /// Loads the key file, creating it with a fresh key on first start.
-    init(directory: String, retiredKeys: Int, now: Int64) throws {
-        path = (directory as NSString).appendingPathComponent("auth-signing-keys.json")
+    private let store: any SigningKeyStore
+    private let retained: Int
+    private let clock: AuthClock
+    private let state: Mutex<State>
+
+    private struct State {
+        var keys: [SigningKey]
+        /// When the store was last read because of an unknown key id (`clock` seconds).
+        var lastReload = -Double.infinity
+    }
+
+    /// Loads the keys, storing a fresh first key when the store holds none.
+    init(store: any SigningKeyStore, retiredKeys: Int, clock: AuthClock) throws {
+        self.store = store
+        self.clock = clock
         retained = max(0, retiredKeys)
-        if FileManager.default.fileExists(atPath: path) {
-            let loaded = try Self.load(path)
-            keys = Mutex(loaded)
-            // Tighten permissions that were loosened by hand.
-            chmod(path, 0o600)
-        } else {
-            let key = SigningKey(seed: SecureRandom.bytes(32), createTime: now)
-            try Self.save([key], to: path)
-            keys = Mutex([key])
-        }
+        let initial = StoredSigningKey(seed: SecureRandom.bytes(32), createTime: Int64(clock.now()))
+        let keys = try store.loadOrCreate(initial: initial).map(SigningKey.init)
+        guard !keys.isEmpty else { throw APIError.unavailable("the signing-key store holds no usable key") }
+        state = Mutex(State(keys: keys))
     }
 
     /// The key that signs new tokens.
-    var active: SigningKey { keys.withLock { $0[0] } }
+    var active: SigningKey { state.withLock { $0.keys[0] } }
 
-    /// The key with `kid`, active or retired.
-    func key(kid: String) -> SigningKey? { keys.withLock { $0.first { $0.kid == kid } } }
+    /// The key with `kid`, active or retired; reads the store again when the key is unknown (see the type).
+    func key(kid: String) -> SigningKey? {
+        if let known = state.withLock({ $0.keys.first { $0.kid == kid } }) { return known }
+        let now = clock.now()
+        // Read under the lock (at most once per interval), so that a rotation in this process cannot be overwritten
+        // by an older list read at the same time.
+        return state.withLock { state in
+            guard now - state.lastReload >= Self.reloadInterval || now < state.lastReload else { return nil }
+            state.lastReload = now
+            guard let stored = try? store.load(), !stored.isEmpty else { return nil }
+            state.keys = stored.map(SigningKey.init)
+            return state.keys.first { $0.kid == kid }
+        }
+    }
 
     /// All public keys, newest first, as a JWKS.
-    var jwks: JSONValue { ["keys": .array(keys.withLock { $0.map(\.jwk) })] }
+    var jwks: JSONValue { ["keys": .array(state.withLock { $0.keys.map(\.jwk) })] }
 
     /// Makes a new signing key; the previous ones verify only, and the oldest beyond the retention are dropped.
     func rotate(now: Int64) throws {
-        try keys.withLock { keys in
-            let updated = Array(
-                ([SigningKey(seed: SecureRandom.bytes(32), createTime: now)] + keys).prefix(1 + retained))
-            try Self.save(updated, to: path)
-            keys = updated
-        }
-    }
-
-    private static func load(_ path: String) throws -> [SigningKey] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let json = try JSONValue.parse(Array(data))
-        let keys = json.objectValue?["keys"]?.arrayValue?.compactMap { entry -> SigningKey? in
-            guard let object = entry.objectValue,
-                let seed = object["seed"]?.stringValue.flatMap { Base64.decode($0, .urlSafe) },
-                seed.count == 32, case .int(let created)? = object["createTime"]
-            else { return nil }
-            return SigningKey(seed: seed, createTime: created)
-        }
-        guard let keys, !keys.isEmpty else { throw APIError.unavailable("\(path) holds no usable signing key") }
-        return keys
-    }
-
-    /// Writes atomically: a 0600 temporary file, fsync, rename.
-    private static func save(_ keys: [SigningKey], to path: String) throws {
-        let json: JSONValue = [
-            "keys": .array(
-                keys.map { ["seed": .string(Base64.encode($0.seed, .urlSafe)), "createTime": .int($0.createTime)] })
-        ]
-        let bytes = json.jsonBytes + [0x0A]
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw APIError.unavailable("cannot write \(temporary): errno \(errno)") }
-        fchmod(fd, 0o600)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw APIError.unavailable("cannot write \(path): errno \(errno)")
-        }
+        let key = StoredSigningKey(seed: SecureRandom.bytes(32), createTime: now)
+        // Under the lock, so that of two rotations in this process the later one's list is the one kept.
+        try state.withLock { $0.keys = try store.rotate(to: key, retaining: retained).map(SigningKey.init) }
     }
 }

@@ -5,23 +5,26 @@ import Synchronization
 
 /// The mail module's entry point: a durable outbox plus the worker thread that delivers it.
 ///
-/// `enqueue` returns once the mail is committed to `<directory>/mail.db`; the worker then sends it and retries with
-/// backoff until the relay accepts it. Delivery is at-least-once: a mail is marked `sent` right after the relay's
-/// 250 reply to the data, so the only duplicate comes from a crash (or a failed disk write) between that reply and
-/// the commit; the retry then carries the same `Message-ID`. With no SMTP relay configured every mail is stored as
+/// `enqueue` returns once the mail is durable in the `OutboxStore` (the SQLite engine's is `<data>/mail.db`); the
+/// worker then sends it and retries with backoff until the relay accepts it. Each attempt leases the mail for
+/// `claimLease`, so several deliverers on one shared outbox never send a mail twice while the lease lasts. Delivery
+/// is at-least-once: a mail is marked `sent` right after the relay's 250 reply to the data, so the only duplicate
+/// comes from a crash (or a failed disk write) between that reply and the commit; the retry then carries the same
+/// `Message-ID`. With no SMTP relay configured every mail is stored as
 /// `held`, never sent, and its action link is logged.
 public final class Mailer: Sendable {
     /// The configuration the mailer was started with.
     public let configuration: MailConfiguration
-    let outbox: Outbox
+    let outbox: any OutboxStore
     private let logger: Logger
     private let sender: MailAddress
     private let worker: DeliveryWorker?
 
-    /// Opens (creating if needed) the outbox in `directory` and, when an SMTP relay is configured and
-    /// `startWorker` is `true`, starts the delivery worker, which first picks up whatever an earlier run left pending.
+    /// The mailer on `outbox` (the SQLite engine opens one in the data directory: `Mailer(directory:)` in
+    /// KuraSQLiteEngine). When an SMTP relay is configured and `startWorker` is `true`, starts the delivery worker,
+    /// which first picks up whatever an earlier run left pending.
     public init(
-        directory: String, configuration: MailConfiguration = .held, logger: Logger, startWorker: Bool = true
+        outbox: any OutboxStore, configuration: MailConfiguration = .held, logger: Logger, startWorker: Bool = true
     ) throws {
         guard let sender = MailAddress(parsing: configuration.from) else {
             throw APIError.badRequest("smtp.from is not a valid mailbox: \(configuration.from)")
@@ -35,10 +38,10 @@ public final class Mailer: Sendable {
         self.configuration = configuration
         self.sender = sender
         self.logger = logger
-        outbox = try Outbox(directory: directory)
+        self.outbox = outbox
         if let smtp = configuration.smtp, startWorker {
             worker = DeliveryWorker(
-                outbox: outbox, transport: SMTPTransport(configuration: smtp),
+                outbox: outbox, transport: SMTPTransport(configuration: smtp), lease: Self.claimLease(smtp),
                 retry: RetryPolicy(base: configuration.retryBase, max: configuration.retryMax),
                 maxAttempts: max(1, configuration.maxAttempts), pollInterval: configuration.pollInterval,
                 logger: logger)
@@ -48,11 +51,15 @@ public final class Mailer: Sendable {
         }
     }
 
+    /// How long a delivery attempt holds its mail: the relay's whole-delivery `timeout` plus 30 s. After a crash
+    /// mid-attempt the mail is due again once this has passed.
+    static func claimLease(_ smtp: SMTPConfiguration) -> Duration { smtp.timeout + .seconds(30) }
+
     /// `true` when no relay is configured: mails are kept as `held`.
     public var isHolding: Bool { configuration.smtp == nil }
 
     /// Stores `message` durably and returns its id; the worker sends it soon after. Throws 400 `INVALID_ARGUMENT`
-    /// for an invalid recipient, 503 `UNAVAILABLE` after `shutdown`, or an `SQLiteError`.
+    /// for an invalid recipient, 503 `UNAVAILABLE` after `shutdown`, or the store's error.
     @discardableResult
     public func enqueue(_ message: MailMessage) throws -> MailID {
         try message.validate()
@@ -64,7 +71,9 @@ public final class Mailer: Sendable {
             boundary: "=_kura_\(SecureRandom.hex(12))")
         let status: OutboxStatus = isHolding ? .held : .pending
         try outbox.insert(
-            id: id, status: status, sender: sender.address, message: message, rendered: Array(rendered.utf8), now: now)
+            OutboxMail(
+                id: id, status: status, sender: sender.address, recipient: message.to, subject: message.subject,
+                actionLink: message.actionLink, message: Array(rendered.utf8), createdAt: now))
         if isHolding {
             // The embedded default: a developer follows the link from the log, as with Firebase's emulator.
             logger.info(
@@ -116,8 +125,10 @@ public final class Mailer: Sendable {
 /// The thread that sends pending mail: claims the mail due soonest, sends it, records the outcome, and sleeps until
 /// the next mail is due, `pollInterval` passes, or `wake` is called.
 final class DeliveryWorker: Sendable {
-    private let outbox: Outbox
+    private let outbox: any OutboxStore
     private let transport: SMTPTransport
+    /// How long a claim holds its mail (microseconds).
+    private let lease: Int64
     private let retry: RetryPolicy
     private let maxAttempts: Int
     private let pollInterval: Duration
@@ -126,11 +137,12 @@ final class DeliveryWorker: Sendable {
     private let cancel = CancellationFlag()
 
     init(
-        outbox: Outbox, transport: SMTPTransport, retry: RetryPolicy, maxAttempts: Int, pollInterval: Duration,
-        logger: Logger
+        outbox: any OutboxStore, transport: SMTPTransport, lease: Duration, retry: RetryPolicy, maxAttempts: Int,
+        pollInterval: Duration, logger: Logger
     ) {
         self.outbox = outbox
         self.transport = transport
+        self.lease = lease.milliseconds * 1000
         self.retry = retry
         self.maxAttempts = maxAttempts
         self.pollInterval = pollInterval
@@ -154,8 +166,9 @@ final class DeliveryWorker: Sendable {
         while !thread.isStopping {
             var waitMicros = pollInterval.milliseconds * 1000
             do {
-                while !thread.isStopping, let mail = try outbox.claimNext(now: WallClock.nowMicros()) { deliver(mail) }
-                // `due` is a date stored in the outbox (it must survive a restart); the wait itself is monotonic.
+                while !thread.isStopping, let mail = try outbox.claimNext(now: WallClock.nowMicros(), lease: lease) {
+                    deliver(mail)
+                }
                 if let due = try outbox.nextDue() { waitMicros = min(waitMicros, due - WallClock.nowMicros()) }
             } catch {
                 logger.error("mail outbox: \(error)")
@@ -174,7 +187,7 @@ final class DeliveryWorker: Sendable {
         }
         // The at-least-once window: the relay has the mail; a crash before this commit sends it again.
         do {
-            try outbox.markSent(mail.id, now: WallClock.nowMicros())
+            try outbox.markSent(mail, now: WallClock.nowMicros())
             logger.info("mail \(mail.id) sent to=\(mail.recipient) attempts=\(mail.attempts)")
         } catch {
             logger.error(
@@ -185,14 +198,14 @@ final class DeliveryWorker: Sendable {
     private func recordFailure(_ mail: ClaimedMail, _ error: SMTPError) {
         if cancel.isSet {
             // Shutdown aborted it: due again at once for the next run, and the attempt is not held against it.
-            try? outbox.markAttemptFailed(mail.id, error: "aborted by shutdown", retryAt: WallClock.nowMicros())
+            try? outbox.markAttemptFailed(mail, error: "aborted by shutdown", retryAt: WallClock.nowMicros())
             return
         }
         let giveUp = error.isPermanent || mail.attempts >= maxAttempts
         let delay = retry.delay(afterAttempt: mail.attempts, jitter: Double.random(in: 0..<1))
         let retryAt = giveUp ? nil : WallClock.nowMicros() + delay.milliseconds * 1000
         do {
-            try outbox.markAttemptFailed(mail.id, error: error.description, retryAt: retryAt)
+            try outbox.markAttemptFailed(mail, error: error.description, retryAt: retryAt)
         } catch {
             logger.error("mail \(mail.id): recording a failed attempt: \(error)")
         }

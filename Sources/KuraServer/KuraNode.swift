@@ -6,6 +6,7 @@ import KuraHosting
 import KuraMail
 import KuraModel
 import KuraRealtime
+import KuraSQLiteEngine
 import KuraStore
 
 /// A configured Kura server: data directory, admin key, routes and the HTTP engine, wired together.

@@ -3,6 +3,7 @@ import KuraModel
 import Testing
 
 @testable import KuraAuth
+@testable import KuraSQLiteEngine
 
 @Suite struct ActionCodeTests {
     @Test func verificationCodeIsSingleUse() throws {

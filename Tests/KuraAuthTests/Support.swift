@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import KuraAuth
+@testable import KuraSQLiteEngine
 
 /// A clock tests move by hand.
 final class TestClock: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraModel
+import KuraSQLiteEngine
 import Testing
 
 @testable import KuraMail

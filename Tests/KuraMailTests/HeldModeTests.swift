@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraModel
+import KuraSQLiteEngine
 import Testing
 
 @testable import KuraMail
@@ -58,12 +59,22 @@ import Testing
         defer { mailer.shutdown() }
         let message = MailMessage(to: "a@example.com", subject: "s", text: "t", html: "h")
         let old = try mailer.enqueue(message)
-        let pending = try mailer.enqueue(message)
-        let failed = try mailer.enqueue(message)
-        let sent = try mailer.enqueue(message)
-        try mailer.outbox.markAttemptFailed(pending, error: "relay down", retryAt: 0)
-        try mailer.outbox.markAttemptFailed(failed, error: "rejected", retryAt: nil)
-        try mailer.outbox.markSent(sent, now: WallClock.nowMicros())
+        // Three mails as a relay would have left them: still pending, failed for good, sent.
+        let now = WallClock.nowMicros()
+        for name in ["pending", "failed", "sent"] {
+            try mailer.outbox.insert(
+                OutboxMail(
+                    id: MailID(rawValue: name), status: .pending, sender: "noreply@localhost",
+                    recipient: "a@example.com",
+                    subject: "s", actionLink: nil, message: [], createdAt: now))
+        }
+        var claims: [ClaimedMail] = []
+        while let claim = try mailer.outbox.claimNext(now: now, lease: 60_000_000) { claims.append(claim) }
+        try #require(claims.map(\.id.rawValue) == ["pending", "failed", "sent"])
+        let pending = claims[0].id
+        try mailer.outbox.markAttemptFailed(claims[0], error: "relay down", retryAt: 0)
+        try mailer.outbox.markAttemptFailed(claims[1], error: "rejected", retryAt: nil)
+        try mailer.outbox.markSent(claims[2], now: now)
         let queued = try #require(mailer.entry(old)?.createdAt)
 
         // Not yet an hour old: everything stays.

@@ -1,3 +1,4 @@
+import KuraAuth
 import KuraCore
 import KuraModel
 import KuraSQLite

@@ -1,4 +1,5 @@
 import Foundation
+import KuraAuth
 import KuraCore
 import KuraModel
 import KuraSQLite
