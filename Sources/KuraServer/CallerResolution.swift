@@ -6,17 +6,20 @@ import KuraHTTP
 /// (`CallerResolution.resolving`); its caller is then resolved once, before the handler runs, into
 /// `KuraContext.caller`, by the one rule below (docs/api.md, "Who is calling").
 ///
-/// | `Authorization`                                           | `.anyone`            | `.user`, `.userOrAnonymous` | `.admin`              |
-/// |-----------------------------------------------------------|----------------------|-----------------------------|-----------------------|
-/// | none                                                      | anonymous            | 401 `UNAUTHENTICATED` (`.userOrAnonymous`: anonymous) | 401 `UNAUTHENTICATED` |
-/// | not `Bearer <token>` (`Basic …`, `Bearer` alone)          | 401 `UNAUTHENTICATED`| 401 `UNAUTHENTICATED`       | 401 `UNAUTHENTICATED` |
-/// | malformed, bad signature, revoked session, deleted account| 401 `INVALID_ID_TOKEN` | 401 `INVALID_ID_TOKEN`    | 401 `INVALID_ID_TOKEN` |
-/// | expired ID token                                          | 401 `TOKEN_EXPIRED`  | 401 `TOKEN_EXPIRED`         | 401 `TOKEN_EXPIRED`   |
-/// | disabled account                                          | 403 `USER_DISABLED`  | 403 `USER_DISABLED`         | 403 `USER_DISABLED`   |
-/// | unverified user (`auth.requireVerifiedEmail`)             | 403 `EMAIL_NOT_VERIFIED` | the user                | 403 `EMAIL_NOT_VERIFIED` |
-/// | user                                                      | the user             | the user                    | 403 `PERMISSION_DENIED` |
-/// | user with the `admin` claim                               | the user             | the user                    | the administrator     |
-/// | admin key                                                 | the administrator    | 401 `UNAUTHENTICATED`       | the administrator     |
+/// | Authorization                       | .anyone                | .user (1)               | .admin                 |
+/// |-------------------------------------|------------------------|-------------------------|------------------------|
+/// | none                                | anonymous              | 401 UNAUTHENTICATED (2) | 401 UNAUTHENTICATED    |
+/// | not Bearer <token> (Basic, Bearer)  | 401 UNAUTHENTICATED    | 401 UNAUTHENTICATED     | 401 UNAUTHENTICATED    |
+/// | malformed, badly signed             | 401 INVALID_ID_TOKEN   | 401 INVALID_ID_TOKEN    | 401 INVALID_ID_TOKEN   |
+/// | revoked session, deleted account    | 401 INVALID_ID_TOKEN   | 401 INVALID_ID_TOKEN    | 401 INVALID_ID_TOKEN   |
+/// | expired ID token                    | 401 TOKEN_EXPIRED      | 401 TOKEN_EXPIRED       | 401 TOKEN_EXPIRED      |
+/// | disabled account                    | 403 USER_DISABLED      | 403 USER_DISABLED       | 403 USER_DISABLED      |
+/// | unverified (requireVerifiedEmail)   | 403 EMAIL_NOT_VERIFIED | the user                | 403 EMAIL_NOT_VERIFIED |
+/// | user                                | the user               | the user                | 403 PERMISSION_DENIED  |
+/// | user with the admin claim           | the user               | the user                | the administrator      |
+/// | admin key                           | the administrator      | 401 UNAUTHENTICATED     | the administrator      |
+///
+/// (1) and `.userOrAnonymous`, which differs in one cell: (2) anonymous.
 ///
 /// Routes registered without a policy (health, the landing page, the SDK files, hosting, the JWKS, sign-up,
 /// sign-in, refresh, action codes, password reset, the action page) never read `Authorization`: every input is
