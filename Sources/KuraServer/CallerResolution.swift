@@ -12,14 +12,18 @@ import KuraHTTP
 /// | not Bearer <token> (Basic, Bearer)  | 401 UNAUTHENTICATED    | 401 UNAUTHENTICATED     | 401 UNAUTHENTICATED    |
 /// | malformed, badly signed             | 401 INVALID_ID_TOKEN   | 401 INVALID_ID_TOKEN    | 401 INVALID_ID_TOKEN   |
 /// | revoked session, deleted account    | 401 INVALID_ID_TOKEN   | 401 INVALID_ID_TOKEN    | 401 INVALID_ID_TOKEN   |
+/// | disabled account                    | 401 INVALID_ID_TOKEN   | 401 INVALID_ID_TOKEN    | 401 INVALID_ID_TOKEN   |
 /// | expired ID token                    | 401 TOKEN_EXPIRED      | 401 TOKEN_EXPIRED       | 401 TOKEN_EXPIRED      |
-/// | disabled account                    | 403 USER_DISABLED      | 403 USER_DISABLED       | 403 USER_DISABLED      |
 /// | unverified (requireVerifiedEmail)   | 403 EMAIL_NOT_VERIFIED | the user                | 403 EMAIL_NOT_VERIFIED |
 /// | user                                | the user               | the user                | 403 PERMISSION_DENIED  |
 /// | user with the admin claim           | the user               | the user                | the administrator      |
 /// | admin key                           | the administrator      | 401 UNAUTHENTICATED     | the administrator      |
 ///
 /// (1) and `.userOrAnonymous`, which differs in one cell: (2) anonymous.
+///
+/// A disabled account's token is answered as a revoked one (disabling revokes every session): the clients take a
+/// 401 `INVALID_ID_TOKEN` as "refresh the token", and the refresh answers 403 `USER_DISABLED` and ends the session,
+/// as Firebase's token refresh does.
 ///
 /// Routes registered without a policy (health, the landing page, the SDK files, hosting, the JWKS, sign-up,
 /// sign-in, refresh, action codes, password reset, the action page) never read `Authorization`: every input is
@@ -69,8 +73,8 @@ public enum CallerPolicy: Sendable {
 /// Turns a request's credentials into its `Caller`, once per request: from this event loop's cache
 /// (`LoopCallerCache`) when it knows the `Authorization` value, else from memory (the admin key, the shared token
 /// cache) on the loop, else by verifying the ID token on the worker pool, once; the handler then runs where the
-/// caller became known. Errors of the token check are answered as `AuthService.verifyIDToken` names them
-/// (`INVALID_ID_TOKEN`, `TOKEN_EXPIRED`, `USER_DISABLED`), on every endpoint alike.
+/// caller became known. Errors of the token check are answered as `verifiedUser` names them, on every endpoint
+/// alike.
 public struct CallerResolution: Sendable {
     let adminKey: AdminKey
     let auth: AuthService
@@ -136,12 +140,24 @@ public struct CallerResolution: Sendable {
         let auth = self.auth
         let requireVerified = self.requireVerified
         return context.environment.offload {
-            let caller = Caller.user(try auth.verifyIDToken(token))
+            let caller = Caller.user(try Self.verifiedUser(token, auth: auth))
             try policy.check(caller, admitted: false, requireVerifiedEmail: requireVerified)
             var context = context
             context.caller = caller
             context.callerEpoch = epoch
             return try handler(request, context)
+        }
+    }
+
+    /// The claims of the ID token `token` (blocking). 401 `INVALID_ID_TOKEN` for a malformed, badly signed or
+    /// revoked token, a deleted account's and a disabled account's; 401 `TOKEN_EXPIRED` for an expired one.
+    static func verifiedUser(_ token: String, auth: AuthService) throws -> AuthClaims {
+        do {
+            return try auth.verifyIDToken(token)
+        } catch let error as KuraError where error.code == "USER_DISABLED" {
+            throw KuraError(
+                code: "INVALID_ID_TOKEN", status: 401,
+                message: "the account has been disabled; its ID tokens no longer work")
         }
     }
 
@@ -172,7 +188,7 @@ public struct CallerResolution: Sendable {
     /// worker pool). For listen streams' periodic re-checks and for tests.
     public func caller(bearerToken: String?) throws -> Caller {
         if let caller = try cachedCaller(bearerToken: bearerToken) { return caller }
-        let caller = Caller.user(try auth.verifyIDToken(bearerToken ?? ""))
+        let caller = Caller.user(try Self.verifiedUser(bearerToken ?? "", auth: auth))
         try CallerPolicy.anyone.check(caller, admitted: false, requireVerifiedEmail: requireVerified)
         return caller
     }

@@ -67,9 +67,8 @@ struct CallerResolutionTests {
         case .none:
             return area == .user || area == .admin ? .refused(401, "UNAUTHENTICATED") : .accepted
         case .basic, .bearerWithoutToken: return .refused(401, "UNAUTHENTICATED")
-        case .malformed, .badSignature, .revoked, .deleted: return .refused(401, "INVALID_ID_TOKEN")
+        case .malformed, .badSignature, .revoked, .deleted, .disabled: return .refused(401, "INVALID_ID_TOKEN")
         case .expired: return .refused(401, "TOKEN_EXPIRED")
-        case .disabled: return .refused(403, "USER_DISABLED")
         case .unverified:
             return area == .data || area == .admin ? .refused(403, "EMAIL_NOT_VERIFIED") : .accepted
         case .user: return area == .admin ? .refused(403, "PERMISSION_DENIED") : .accepted
@@ -147,6 +146,45 @@ struct CallerResolutionTests {
                                 "\(where_): got \(got), want \(baseline.status) \(baseline.errorCode ?? "-") as without"
                             )
                         }
+                    }
+                }
+            }
+            let report = mismatches.joined(separator: "\n")
+            #expect(mismatches.isEmpty, "\(mismatches.count) answers differ:\n\(report)")
+        }
+    }
+}
+
+extension CallerResolutionTests {
+    @Test("the listen endpoints answer a token in ?token= as they answer it in Authorization: Bearer")
+    func listenQueryToken() throws {
+        try withCallerServer { server in
+            var mismatches: [String] = []
+            for (method, pattern) in [("GET", "/api/listen"), ("POST", "/api/listen/:connection")] {
+                let (target, json, headers) = Self.request(method, pattern)
+                let separator = target.contains("?") ? "&" : "?"
+                let empty = try server.send(
+                    method, target + separator + "token=", json: json, headers: headers, authorization: nil)
+                if empty.status != 401 || empty.errorCode != "UNAUTHENTICATED" {
+                    mismatches.append("\(method) \(pattern) with an empty ?token=: got \(empty.status)")
+                }
+                for input in Input.allCases {
+                    guard let authorization = try server.authorization(input), authorization.hasPrefix("Bearer "),
+                        input != .bearerWithoutToken
+                    else { continue }
+                    let token = String(authorization.dropFirst("Bearer ".count))
+                    let query = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token
+                    let answer = try server.send(
+                        method, target + separator + "token=" + query, json: json, headers: headers,
+                        authorization: nil)
+                    let got = "\(answer.status) \(answer.errorCode ?? "-")"
+                    switch Self.expected(input, .data) {
+                    case .refused(let status, let code) where answer.status != status || answer.errorCode != code:
+                        mismatches.append(
+                            "\(method) \(pattern) ?token= \(input.rawValue): got \(got), want \(status) \(code)")
+                    case .accepted where answer.status == 401 || Self.callerCodes.contains(answer.errorCode ?? ""):
+                        mismatches.append("\(method) \(pattern) ?token= \(input.rawValue): got \(got), want accepted")
+                    default: break
                     }
                 }
             }
