@@ -27,6 +27,9 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
     /// Set it before the server starts.
     public var fallback: Handler?
 
+    /// Every registered route, in registration order: what a test enumerates to check each endpoint.
+    public private(set) var routes: [(method: HTTPMethod, pattern: String)] = []
+
     public init() {}
 
     /// Registers `handler` for `method` on `pattern`.
@@ -63,6 +66,7 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         }
         precondition(node.handlers[method] == nil, "\(method) \(pattern) registered twice")
         node.handlers[method] = handler
+        routes.append((method, pattern))
     }
 
     public func get(_ pattern: String, _ handler: @escaping Handler) { on(.GET, pattern, handler) }

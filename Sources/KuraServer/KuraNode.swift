@@ -28,8 +28,10 @@ public final class KuraNode: Sendable {
     public let mailer: Mailer
     /// The security rules in force (`<data>/kura.rules`, reloaded when it changes).
     public let rules: SecurityRules
-    /// Who may read and write which documents: callers and rule checks, for every route that serves documents.
+    /// Who may read and write which documents: rule checks, for every route that serves documents.
     public let dataAccess: DataAccess
+    /// Who is calling: resolves every request's `Authorization` into `KuraContext.caller` by one rule.
+    public let callers: CallerResolution
     /// Realtime listeners (`/api/listen`) and the change feed that serves them.
     public let realtime: ListenerRegistry
     /// Password-reset and verification mails asked for by address (answered before the lookup).
@@ -101,10 +103,13 @@ public final class KuraNode: Sendable {
                 ("delete old mails from the outbox", { try outbox.purge() }),
             ])
         let accountMailer = AccountMailer(mailer: mailer, publicURL: publicURL, appName: configuration.appName)
-        let authenticator = Authenticator(adminKey: key, auth: auth)
+        let callers = CallerResolution(
+            adminKey: key, auth: auth, eventLoops: configuration.http.eventLoops,
+            callersPerLoop: configuration.loopCaches.callers)
+        self.callers = callers
         let access = DataAccess(
-            rules: rules, store: store, adminKey: key, auth: auth, logger: logger,
-            eventLoops: configuration.http.eventLoops, loopCaches: configuration.loopCaches)
+            rules: rules, store: store, auth: auth, logger: logger, eventLoops: configuration.http.eventLoops,
+            loopCaches: configuration.loopCaches)
         dataAccess = access
         let router = Router<KuraContext>()
         SystemRoutes.register(on: router, landingPage: configuration.hosting.root == nil)
@@ -121,26 +126,27 @@ public final class KuraNode: Sendable {
         let addressMails = AddressMailRequests(auth: auth, mailer: accountMailer, logger: logger)
         self.addressMails = addressMails
         let authRoutes = AuthRoutes(
-            auth: auth, authenticator: authenticator, mailer: accountMailer, addressMails: addressMails)
+            auth: auth, callers: callers, mailer: accountMailer, addressMails: addressMails)
         authRoutes.register(on: router)
-        AdminUserRoutes(auth: auth, authenticator: authenticator).register(on: router)
-        OutboxRoutes(mailer: mailer, authenticator: authenticator).register(on: router)
-        RulesRoutes(rules: rules, authenticator: authenticator).register(on: router)
+        AdminUserRoutes(auth: auth, callers: callers).register(on: router)
+        OutboxRoutes(mailer: mailer, callers: callers).register(on: router)
+        RulesRoutes(rules: rules, callers: callers).register(on: router)
         ActionPageRoutes(auth: auth, confirmEmail: authRoutes.confirmEmail, appName: configuration.appName)
             .register(on: router)
-        DocumentRoutes(store: store, access: access, pages: configuration.pages).register(
-            on: router)
-        QueryRoutes(store: store, access: access, pages: configuration.pages, indexes: database).register(on: router)
-        IndexRoutes(indexes: database, authenticator: authenticator).register(on: router)
+        DocumentRoutes(store: store, access: access, callers: callers, pages: configuration.pages).register(on: router)
+        QueryRoutes(store: store, access: access, callers: callers, pages: configuration.pages, indexes: database)
+            .register(on: router)
+        IndexRoutes(indexes: database, callers: callers).register(on: router)
+        let realtimeAccess = RealtimeAccess(access: access, callers: callers)
         let realtime = ListenerRegistry(
-            store: store, access: RealtimeAccess(access: access), configuration: configuration.realtime,
+            store: store, access: realtimeAccess, configuration: configuration.realtime,
             signal: commits, logger: logger)
         self.realtime = realtime
         // Revocation is immediate on every channel: REST through the token cache, listen streams here.
         auth.observeRevocations { revocation in
             realtime.revoke { RealtimeAccess.isRevoked($0, by: revocation) }
         }
-        ListenRoutes(registry: realtime, access: RealtimeAccess(access: access), pages: configuration.pages)
+        ListenRoutes(registry: realtime, access: realtimeAccess, callers: callers, pages: configuration.pages)
             .register(on: router)
         extraRoutes(router)
         http = HTTPServer(configuration: configuration.http, responder: router, logger: logger)

@@ -10,6 +10,8 @@ import KuraStore
 /// /api/query` (`list`, per document unless the rules decide for the whole collection).
 struct RealtimeAccess: ListenAccess {
     let access: DataAccess
+    /// Checks a stream's token again while it lives.
+    let callers: CallerResolution
 
     /// What a principal's `context` holds.
     struct Credentials: Sendable {
@@ -18,19 +20,19 @@ struct RealtimeAccess: ListenAccess {
         let token: String?
     }
 
-    func principal(bearerToken: String?) throws -> ListenPrincipal {
-        // The epoch before the check, so that a revocation racing it is caught when the stream opens.
-        let epoch = revocationEpoch
-        return principal(try access.caller(bearerToken: bearerToken), bearerToken: bearerToken, epoch: epoch)
+    /// The principal of a request whose caller is resolved (`context.caller`), presenting `bearerToken`. A user's
+    /// principal keeps the revocation epoch read before the token was checked, so that a revocation racing the
+    /// check is caught when the stream opens.
+    func principal(_ context: KuraContext, bearerToken: String?) -> ListenPrincipal {
+        principal(context.caller, bearerToken: bearerToken, epoch: context.callerEpoch ?? revocationEpoch)
     }
 
-    /// The principal a token names when that is known from memory (the admin key, no token, a recently verified
-    /// ID token); `nil` means "verify on the worker pool". Safe on an event loop.
-    func cachedPrincipal(bearerToken: String?) throws -> ListenPrincipal? {
+    /// The principal `bearerToken` names, verifying it if needed (blocking), by the same rule as every endpoint
+    /// (`CallerResolution.caller(bearerToken:)`). The listen routes do not need it: their caller is resolved before
+    /// the handler runs.
+    func principal(bearerToken: String?) throws -> ListenPrincipal {
         let epoch = revocationEpoch
-        return try access.cachedCaller(bearerToken: bearerToken).map {
-            principal($0, bearerToken: bearerToken, epoch: epoch)
-        }
+        return principal(try callers.caller(bearerToken: bearerToken), bearerToken: bearerToken, epoch: epoch)
     }
 
     var revocationEpoch: UInt64 { access.auth.revocationEpoch }
@@ -67,7 +69,7 @@ struct RealtimeAccess: ListenAccess {
         // Through the token cache: a revocation in this process is seen at once, one elsewhere within the
         // cache's re-check interval. The claims the rules see must be those the stream was opened with: changed
         // claims (another process changed the account) end the stream, and the client reopens it with them.
-        guard case .user(let claims)? = try? access.caller(bearerToken: token) else { return false }
+        guard case .user(let claims)? = try? callers.caller(bearerToken: token) else { return false }
         return claims.uid.bytesEqual(held.uid) && claims.customClaims == held.customClaims
             && claims.emailVerified == held.emailVerified && claims.email.bytesEqual(held.email)
     }

@@ -182,7 +182,7 @@ import Testing
     }
 
     @Test(
-        "every document endpoint: 401 UNAUTHENTICATED for bad credentials, 403 PERMISSION_DENIED anonymously",
+        "every document endpoint: 401 for bad credentials, 403 PERMISSION_DENIED anonymously",
         arguments: [
             ("GET", "/api/docs/users/u1"), ("GET", "/api/docs/users"), ("POST", "/api/docs/users"),
             ("PUT", "/api/docs/users/u1"), ("PATCH", "/api/docs/users/u1"), ("DELETE", "/api/docs/users/u1"),
@@ -200,14 +200,16 @@ import Testing
                 default: ["data": ["hacked": true]]
                 }
             let wrongKey = String(server.adminKey.reversed())
-            let auths: [TestKura.Auth] = [
-                .header("Bearer \(wrongKey)"), .header("Bearer "), .header("Basic \(server.adminKey)"),
-                .header("Bearer \(server.adminKey)x"),
+            // Neither a token nor the admin key: INVALID_ID_TOKEN; not `Bearer <token>`: UNAUTHENTICATED.
+            let auths: [(TestKura.Auth, String)] = [
+                (.header("Bearer \(wrongKey)"), "INVALID_ID_TOKEN"), (.header("Bearer "), "UNAUTHENTICATED"),
+                (.header("Basic \(server.adminKey)"), "UNAUTHENTICATED"),
+                (.header("Bearer \(server.adminKey)x"), "INVALID_ID_TOKEN"),
             ]
-            for auth in auths {
+            for (auth, code) in auths {
                 let response = try server.request(method, path, json: method == "GET" ? nil : body, auth: auth)
                 #expect(response.status == 401, "\(auth): \(response)")
-                #expect(response.errorCode == "UNAUTHENTICATED")
+                #expect(response.errorCode == code, "\(auth): \(response)")
                 #expect(!response.body.contains("secret"))
             }
             // Without credentials the caller is anonymous, and the default rules give anonymous callers no users:

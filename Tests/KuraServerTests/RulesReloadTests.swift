@@ -179,20 +179,21 @@ import Testing
         }
     }
 
-    @Test("DataAccess answers who a token is and whether they may read a document, for the realtime listeners")
+    @Test("CallerResolution answers who a token is, DataAccess whether they may read a document (for listeners)")
     func dataAccess() throws {
         try withRulesKura { server in
             let access = server.kura.dataAccess
+            let callers = server.kura.callers
             let a = try server.signUp("a@example.com")
-            let caller = try access.caller(bearerToken: a.idToken)
+            let caller = try callers.caller(bearerToken: a.idToken)
             guard case .user(let claims) = caller else { throw TestFailure("not a user: \(caller)") }
             #expect(claims.uid == a.uid)
             // Verified once, the token is in memory: the event-loop variant knows it too.
-            guard case .user = try access.cachedCaller(bearerToken: a.idToken) else { throw TestFailure("not cached") }
-            guard case .admin = try access.caller(bearerToken: server.adminKey) else { throw TestFailure("admin") }
-            guard case .anonymous = try access.caller(bearerToken: nil) else { throw TestFailure("anonymous") }
-            #expect(throws: APIError.unauthenticated("the ID token is malformed")) {
-                try access.caller(bearerToken: "nope")
+            guard case .user = try callers.cachedCaller(bearerToken: a.idToken) else { throw TestFailure("not cached") }
+            guard case .admin = try callers.caller(bearerToken: server.adminKey) else { throw TestFailure("admin") }
+            guard case .anonymous = try callers.caller(bearerToken: nil) else { throw TestFailure("anonymous") }
+            #expect(throws: APIError(.invalidIDToken, status: 401, message: "the ID token is malformed")) {
+                try callers.caller(bearerToken: "nope")
             }
 
             func document(_ path: String) throws -> Document {

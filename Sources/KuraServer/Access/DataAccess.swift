@@ -5,35 +5,31 @@ import KuraModel
 import KuraRules
 import KuraStore
 
-/// Who may read and write which documents: resolves the caller of a request and asks the security rules in
-/// force. The administrator (admin key) bypasses the rules; users (ID token) and anonymous callers are checked.
+/// Who may read and write which documents: asks the security rules in force about the request's caller (resolved
+/// before the handler runs, `CallerResolution`). The administrator (admin key) bypasses the rules; users (ID token)
+/// and anonymous callers are checked.
 ///
-/// Thread rules: the `cached…` methods and `withCaller` touch memory only and are safe on an event loop; the others
-/// may verify a token signature or read the store (rules' `get()`/`exists()`), so call them on the worker pool.
+/// Thread rules: `ruleSet(on:)` and `authorizeGet` touch memory only and are safe on an event loop; the others may
+/// read the store (rules' `get()`/`exists()`), so call them on the worker pool.
 public struct DataAccess: Sendable {
     /// The rules in force (hot-reloaded).
     public let rules: SecurityRules
     let store: CachedDocumentStore
-    let adminKey: AdminKey
     let auth: AuthService
     let logger: Logger
-    /// Users' callers by `Authorization` value, per event loop.
-    private let loopCallers: LoopLocal<LoopCallerCache>
     /// The rules in force and their version, as each event loop last read them.
     private let loopRules: LoopLocal<(version: UInt64, ruleSet: RuleSet)?>
     /// Allowed `get` decisions that depend on the caller and path only, per event loop.
     private let loopDecisions: LoopLocal<LoopDecisionMemo>
 
     init(
-        rules: SecurityRules, store: CachedDocumentStore, adminKey: AdminKey, auth: AuthService, logger: Logger,
-        eventLoops: Int, loopCaches: LoopCacheLimits = LoopCacheLimits()
+        rules: SecurityRules, store: CachedDocumentStore, auth: AuthService, logger: Logger, eventLoops: Int,
+        loopCaches: LoopCacheLimits = LoopCacheLimits()
     ) {
         self.rules = rules
         self.store = store
-        self.adminKey = adminKey
         self.auth = auth
         self.logger = logger
-        loopCallers = LoopLocal(loops: eventLoops) { LoopCallerCache(capacity: loopCaches.callers) }
         loopRules = LoopLocal(loops: eventLoops) { nil }
         loopDecisions = LoopLocal(loops: eventLoops) { LoopDecisionMemo(capacity: loopCaches.rememberedReads) }
     }
@@ -76,81 +72,6 @@ public struct DataAccess: Sendable {
                 $0.rememberGet(claims, path: pathKey, rulesVersion: version, epoch: epoch)
             }
         }
-    }
-
-    // MARK: Callers
-
-    /// The caller a bearer token names, from memory only: `nil` means an ID token that must be verified first
-    /// (`caller(bearerToken:)`, on the worker pool). No token is the anonymous caller.
-    /// Throws 403 `EMAIL_NOT_VERIFIED` for a user whose address is not verified (as the account is now) when
-    /// `auth.requireVerifiedEmail` is on.
-    public func cachedCaller(bearerToken: String?) throws -> Caller? {
-        guard let token = bearerToken else { return .anonymous }
-        if adminKey.matches(token) { return .admin }
-        return try auth.cachedClaims(token: token).map { try admitted(.user($0)) }
-    }
-
-    /// The caller a bearer token names, verifying an ID token if needed (blocking). A bad, expired or revoked
-    /// token, or a disabled account, is 401 `UNAUTHENTICATED`; an unverified address is 403 `EMAIL_NOT_VERIFIED`
-    /// when `auth.requireVerifiedEmail` is on.
-    public func caller(bearerToken: String?) throws -> Caller {
-        if let caller = try cachedCaller(bearerToken: bearerToken) { return caller }
-        let claims: AuthClaims
-        do {
-            claims = try auth.verifyIDToken(bearerToken ?? "")
-        } catch let error as APIError where error.status == 401 || error.status == 403 {
-            throw APIError.unauthenticated(error.message)
-        }
-        return try admitted(.user(claims))
-    }
-
-    /// `caller`, unless it is a user whose address is not verified while `auth.requireVerifiedEmail` is on: such a
-    /// user reaches no data (403 `EMAIL_NOT_VERIFIED`). The claims are the account's as it is now
-    /// (`AuthService.verifyIDToken`), so a verification takes effect on the next request.
-    func admitted(_ caller: Caller) throws -> Caller {
-        if case .user(let claims) = caller, auth.configuration.requireVerifiedEmail, !claims.emailVerified {
-            throw APIError.emailNotVerified(
-                "the email address has not been verified; data is reachable once it is")
-        }
-        return caller
-    }
-
-    /// The bearer token of `request`; `nil` without an `Authorization` header (anonymous). Any other kind of
-    /// `Authorization` is 401: a client that sends credentials means to be someone, not anonymous.
-    public func bearerToken(_ request: Request) throws -> String? {
-        guard request.headers["Authorization"] != nil else { return nil }
-        guard let token = request.bearerToken, !token.isEmpty else {
-            throw APIError.unauthenticated("use 'Authorization: Bearer <ID token or admin key>', or none")
-        }
-        return token
-    }
-
-    /// Runs `body` with the caller of `request`: at once (on the event loop) when the caller is known from
-    /// memory, otherwise on the worker pool after verifying the ID token there.
-    public func withCaller(
-        _ request: Request, _ environment: RequestEnvironment, _ body: @escaping @Sendable (Caller) throws -> Response
-    ) throws -> Response {
-        let header = request.headers["Authorization"]
-        if let header, let caller = loopCachedCaller(header: header, loop: environment.eventLoop) {
-            return try body(caller)
-        }
-        let token = try bearerToken(request)
-        if let caller = try cachedCaller(bearerToken: token) {
-            if let header, let token, case .user = caller, let verification = auth.cachedVerification(token: token) {
-                loopCallers.withValue(on: environment.eventLoop) {
-                    $0.insert(header: header, verification: verification)
-                }
-            }
-            return try body(caller)
-        }
-        return environment.offload { try body(try caller(bearerToken: token)) }
-    }
-
-    /// The user whose `Authorization` value is `header`, from this loop's cache (nothing off the loops).
-    private func loopCachedCaller(header: String, loop: EventLoop) -> Caller? {
-        let entry = loopCallers.withValue(on: loop) { $0.entry(header: header) } ?? nil
-        guard let entry, entry.validity.holds(auth.clock), entry.epoch == auth.revocationEpoch else { return nil }
-        return entry.caller
     }
 
     // MARK: Decisions

@@ -8,9 +8,10 @@ import KuraModel
 ///
 /// An entry holds as long as the token cache's answer it came from: until the token expires or is due for its
 /// periodic re-check (`validity`), and only while no revocation has happened in the process since
-/// (`AuthService.revocationEpoch`). Only users admitted to data (`DataAccess.admitted`: verified when
-/// `auth.requireVerifiedEmail` is on) are inserted, so an entry needs no second check. Only users are kept: the admin key is checked as fast without a cache, and
-/// anonymous callers have no header.
+/// (`AuthService.revocationEpoch`). Only users admitted to data (`CallerPolicy.admit`: verified when
+/// `auth.requireVerifiedEmail` is on) are inserted, so an entry needs no second check. Only users are kept: the
+/// admin key is checked as fast without a cache, and anonymous callers have no header. Owned by
+/// `CallerResolution`.
 struct LoopCallerCache {
     /// Most header values kept per loop (`auth.callersPerLoop`); when full, the cache starts over (cheap, and
     /// rare).

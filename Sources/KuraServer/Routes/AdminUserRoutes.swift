@@ -4,47 +4,51 @@ import KuraHTTP
 import KuraModel
 
 /// `/api/admin/users`: list, read, update (disable, claims, verified…) and delete accounts. For the admin key or
-/// users with the `admin` claim.
+/// users with the `admin` claim (`CallerPolicy.admin`).
 struct AdminUserRoutes {
     let auth: AuthService
-    let authenticator: Authenticator
+    let callers: CallerResolution
 
     func register(on router: Router<KuraContext>) {
-        router.get("/api/admin/users") { request, context in
-            context.environment.offload {
-                try authenticator.requireAdmin(request)
-                let size = try request.query("pageSize").map { text -> Int in
-                    // Out of range is refused, not clamped: a caller asking for 0 or 5000 should learn the bounds.
-                    guard let n = Int(text), (1...1000).contains(n) else {
-                        throw APIError.badRequest("pageSize must be an integer from 1 to 1000")
+        router.get(
+            "/api/admin/users",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    let size = try request.query("pageSize").map { text -> Int in
+                        // Out of range is refused, not clamped: a caller asking for 0 or 5000 should learn the bounds.
+                        guard let n = Int(text), (1...1000).contains(n) else {
+                            throw APIError.badRequest("pageSize must be an integer from 1 to 1000")
+                        }
+                        return n
                     }
-                    return n
+                    let page = try auth.listUsers(pageToken: request.query("pageToken"), pageSize: size ?? 100)
+                    return .json(page.json.jsonBytes)
                 }
-                let page = try auth.listUsers(pageToken: request.query("pageToken"), pageSize: size ?? 100)
-                return .json(page.json.jsonBytes)
-            }
-        }
-        router.get("/api/admin/users/:uid") { request, context in
-            context.environment.offload {
-                try authenticator.requireAdmin(request)
-                return .json(
-                    JSONValue.object(["user": try auth.user(uid: try request.parameter("uid")).json]).jsonBytes)
-            }
-        }
-        router.patch("/api/admin/users/:uid") { request, context in
-            context.environment.offload {
-                try authenticator.requireAdmin(request)
-                let user = try auth.updateUser(uid: try request.parameter("uid"), try Self.update(request))
-                return .json(JSONValue.object(["user": user.json]).jsonBytes)
-            }
-        }
-        router.delete("/api/admin/users/:uid") { request, context in
-            context.environment.offload {
-                try authenticator.requireAdmin(request)
-                try auth.deleteUser(uid: try request.parameter("uid"))
-                return .noContent
-            }
-        }
+            })
+        router.get(
+            "/api/admin/users/:uid",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    return .json(
+                        JSONValue.object(["user": try auth.user(uid: try request.parameter("uid")).json]).jsonBytes)
+                }
+            })
+        router.patch(
+            "/api/admin/users/:uid",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    let user = try auth.updateUser(uid: try request.parameter("uid"), try Self.update(request))
+                    return .json(JSONValue.object(["user": user.json]).jsonBytes)
+                }
+            })
+        router.delete(
+            "/api/admin/users/:uid",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    try auth.deleteUser(uid: try request.parameter("uid"))
+                    return .noContent
+                }
+            })
     }
 
     /// `{"disabled"?, "customClaims"?, "emailVerified"?, "displayName"?, "email"?, "password"?}`.

@@ -4,10 +4,12 @@ import KuraHTTP
 import KuraModel
 
 /// `/api/auth/*`: sign-up, sign-in, tokens, the current account, verification and password-reset mail.
-/// Everything runs on the worker pool (password hashing, token checks, the account database), except the JWKS.
+/// Everything runs on the worker pool (password hashing, token checks, the account database), except the JWKS and
+/// a cached `GET /api/auth/me`. The account's own endpoints need a user's ID token (`CallerPolicy.user`; the
+/// address need not be verified); the others do not read `Authorization`.
 struct AuthRoutes {
     let auth: AuthService
-    let authenticator: Authenticator
+    let callers: CallerResolution
     let mailer: AccountMailer
     let addressMails: AddressMailRequests
 
@@ -46,43 +48,61 @@ struct AuthRoutes {
             try auth.checkRateLimit(.refresh, ip: request.remoteAddress, email: nil)
             return try auth.refresh(refreshToken: try body.string("refreshToken") ?? "").json
         }
-        post(router, "/api/auth/signout") { request in
-            let claims = try authenticator.user(request)
-            let all = request.body.isEmpty ? false : (try JSONBody(request).bool("all") ?? false)
-            try auth.signOut(claims, allSessions: all)
-            return .object([:])
-        }
-        router.get("/api/auth/me") { request, context in
-            // The hot path: token and account both in memory, answered on the loop.
-            if let token = request.bearerToken, let user = auth.cachedUserJSON(token: token) {
-                var body: [UInt8] = []
-                body.reserveCapacity(user.count + 10)
-                body.append(contentsOf: #"{"user":"#.utf8)
-                body.append(contentsOf: user)
-                body.append(UInt8(ascii: "}"))
-                return .json(body)
-            }
-            return context.environment.offload {
-                .json(JSONValue.object(["user": try auth.currentUser(try authenticator.user(request)).json]).jsonBytes)
-            }
-        }
-        router.patch("/api/auth/me") { request, context in
-            context.environment.offload { try updateMe(request) }
-        }
-        router.delete("/api/auth/me") { request, context in
-            context.environment.offload {
-                try auth.deleteAccount(try authenticator.user(request))
-                return .noContent
-            }
-        }
-        router.post("/api/auth/verify-email") { request, context in
-            // Without credentials, by address: for an account that cannot sign in before verifying. (Neither a
-            // token nor a body: 401, as for the signed-in form.)
-            guard request.headers["Authorization"] != nil || request.body.isEmpty else {
-                return try byAddress(.verification, .verifyEmail, request, context.environment)
-            }
-            return context.environment.offload { .json(try resendVerification(request).jsonBytes) }
-        }
+        router.post(
+            "/api/auth/signout",
+            callers.resolving(.user) { request, context in
+                let claims = try context.user()
+                return try context.offload {
+                    let all = request.body.isEmpty ? false : (try JSONBody(request).bool("all") ?? false)
+                    try auth.signOut(claims, allSessions: all)
+                    return .json(JSONValue.object([:]).jsonBytes)
+                }
+            })
+        router.get(
+            "/api/auth/me",
+            callers.resolving(.user) { request, context in
+                let claims = try context.user()
+                // The hot path: token and account both in memory, answered on the loop.
+                if let token = request.bearerToken, let user = auth.cachedUserJSON(token: token) {
+                    var body: [UInt8] = []
+                    body.reserveCapacity(user.count + 10)
+                    body.append(contentsOf: #"{"user":"#.utf8)
+                    body.append(contentsOf: user)
+                    body.append(UInt8(ascii: "}"))
+                    return .json(body)
+                }
+                return try context.offload {
+                    .json(JSONValue.object(["user": try auth.currentUser(claims).json]).jsonBytes)
+                }
+            })
+        router.patch(
+            "/api/auth/me",
+            callers.resolving(.user) { request, context in
+                let claims = try context.user()
+                return try context.offload { try updateMe(request, claims) }
+            })
+        router.delete(
+            "/api/auth/me",
+            callers.resolving(.user) { request, context in
+                let claims = try context.user()
+                return try context.offload {
+                    try auth.deleteAccount(claims)
+                    return .noContent
+                }
+            })
+        router.post(
+            "/api/auth/verify-email",
+            callers.resolving(.userOrAnonymous) { request, context in
+                guard case .user(let claims) = context.caller else {
+                    // Without credentials, by address: for an account that cannot sign in before verifying. (Neither
+                    // a token nor a body: 401, as for the signed-in form.)
+                    guard !request.body.isEmpty else {
+                        throw APIError.unauthenticated("give a signed-in user's ID token, or {\"email\"}")
+                    }
+                    return try byAddress(.verification, .verifyEmail, request, context.environment)
+                }
+                return try context.offload { .json(try resendVerification(request, claims).jsonBytes) }
+            })
         post(router, "/api/auth/verify-email/confirm") { request in
             .object(["user": try confirmEmail(code: try code(request)).json])
         }
@@ -105,8 +125,7 @@ struct AuthRoutes {
     }
 
     /// `POST /api/auth/verify-email` by a signed-in user: a new verification mail to the account's address.
-    private func resendVerification(_ request: Request) throws -> JSONValue {
-        let claims = try authenticator.user(request)
+    private func resendVerification(_ request: Request, _ claims: AuthClaims) throws -> JSONValue {
         try auth.checkRateLimit(.verifyEmail, ip: request.remoteAddress, email: claims.email)
         let code = try auth.sendEmailVerification(claims)
         try mailer.verification(to: claims.email, code: code, request: request)
@@ -138,8 +157,7 @@ struct AuthRoutes {
         }
     }
 
-    private func updateMe(_ request: Request) throws -> Response {
-        let claims = try authenticator.user(request)
+    private func updateMe(_ request: Request, _ claims: AuthClaims) throws -> Response {
         let body = try JSONBody(request)
         try body.allowOnly(["displayName", "password", "email"])
         var update = ProfileUpdate()

@@ -3,17 +3,20 @@ import KuraHTTP
 import KuraModel
 import KuraStore
 
-/// `/api/docs/{path}`: one document or one collection. Reads run on the worker pool unless the document is in the
-/// hot cache; writes go through `DurableCommit`.
+/// `/api/docs/{path}`: one document or one collection, for any caller (`CallerPolicy.anyone`; the security rules
+/// decide). Reads run on the worker pool unless the document is in the hot cache; writes go through `DurableCommit`.
 struct DocumentRoutes {
     /// The store behind its hot-document cache; a cache hit is answered on the event loop.
     let store: CachedDocumentStore
     let access: DataAccess
+    let callers: CallerResolution
     let pages: PageLimits
 
     func register(on router: Router<KuraContext>) {
-        router.get("/api/docs/*path") { request, context in
-            try access.withCaller(request, context.environment) { caller in
+        router.get(
+            "/api/docs/*path",
+            callers.resolving(.anyone) { request, context in
+                let caller = context.caller
                 if let pathKey = request.parameters["path"], let path = try? DocumentPath(pathKey),
                     let entry = store.cache.lookup(path)
                 {
@@ -25,12 +28,13 @@ struct DocumentRoutes {
                         return documentResponse(body: entry.body, version: entry.version)
                     } catch is MustRunOnWorkerPool {}
                 }
-                return context.environment.offload { try read(request, caller) }
-            }
-        }
+                return try context.offload { try read(request, caller) }
+            })
         let durable = DurableCommit(store: store)
-        router.post("/api/docs/*path") { request, context in
-            try access.withCaller(request, context.environment) { caller in
+        router.post(
+            "/api/docs/*path",
+            callers.resolving(.anyone) { request, context in
+                let caller = context.caller
                 let path = try CollectionPath(try request.parameter("path")).document(AutoID.automatic())
                 let fields = Fields()
                 // A new automatic ID: nothing to read (`resource` is null) and nothing to pin.
@@ -45,10 +49,11 @@ struct DocumentRoutes {
                         path: path, fields: fields.value, createTime: time, updateTime: time, version: 1)
                     return documentResponse(document, status: 201)
                 }
-            }
-        }
-        router.put("/api/docs/*path") { request, context in
-            try access.withCaller(request, context.environment) { caller in
+            })
+        router.put(
+            "/api/docs/*path",
+            callers.resolving(.anyone) { request, context in
+                let caller = context.caller
                 let path = try DocumentPath(try request.parameter("path"))
                 return durable.respond(
                     to: request, context.environment, caller: caller, access: access, answer: .onWorkerPool
@@ -57,10 +62,11 @@ struct DocumentRoutes {
                 } respond: { _ in
                     try written(path, caller)
                 }
-            }
-        }
-        router.patch("/api/docs/*path") { request, context in
-            try access.withCaller(request, context.environment) { caller in
+            })
+        router.patch(
+            "/api/docs/*path",
+            callers.resolving(.anyone) { request, context in
+                let caller = context.caller
                 let path = try DocumentPath(try request.parameter("path"))
                 return durable.respond(
                     to: request, context.environment, caller: caller, access: access, answer: .onWorkerPool
@@ -72,18 +78,18 @@ struct DocumentRoutes {
                 } respond: { _ in
                     try written(path, caller)
                 }
-            }
-        }
-        router.delete("/api/docs/*path") { request, context in
-            try access.withCaller(request, context.environment) { caller in
+            })
+        router.delete(
+            "/api/docs/*path",
+            callers.resolving(.anyone) { request, context in
+                let caller = context.caller
                 let path = try DocumentPath(try request.parameter("path"))
                 return durable.respond(to: request, context.environment, caller: caller, access: access) {
                     [Write(path: path, operation: .delete, precondition: try versionPrecondition(request))]
                 } respond: { _ in
                     .noContent
                 }
-            }
-        }
+            })
     }
 
     /// The decoded fields of a create, carried from decoding to the answer.

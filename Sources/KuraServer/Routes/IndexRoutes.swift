@@ -5,41 +5,44 @@ import KuraStore
 
 /// `/api/admin/indexes`: the composite indexes and their build state (`GET`), declaring more (`POST`, one index or
 /// a whole `firestore.indexes.json` document) and dropping one (`DELETE /api/admin/indexes/{id}`). For the admin
-/// key or users with the `admin` claim.
+/// key or users with the `admin` claim (`CallerPolicy.admin`).
 struct IndexRoutes {
     let indexes: any CompositeIndexing
-    let authenticator: Authenticator
+    let callers: CallerResolution
 
     func register(on router: Router<KuraContext>) {
-        router.get("/api/admin/indexes") { request, context in
-            context.environment.offload {
-                try authenticator.requireAdmin(request)
-                return Self.listResponse(indexes.compositeIndexes)
-            }
-        }
-        router.post("/api/admin/indexes") { request, context in
-            context.environment.offload {
-                try authenticator.requireAdmin(request)
-                let body = try JSONValue.parse(request.body)
-                let declared: [CompositeIndex]
-                if case .object(let object) = body, object["indexes"] != nil {
-                    declared = try CompositeIndex.parseFile(request.body)
-                } else {
-                    declared = [try CompositeIndex(json: body)]
+        router.get(
+            "/api/admin/indexes",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    return Self.listResponse(indexes.compositeIndexes)
                 }
-                return Self.listResponse(try declared.map { try indexes.createIndex($0) })
-            }
-        }
-        router.delete("/api/admin/indexes/:id") { request, context in
-            context.environment.offload {
-                try authenticator.requireAdmin(request)
-                let text = try request.parameter("id")
-                guard let id = Int64(text), indexes.dropIndex(id: id) else {
-                    throw APIError.notFound("no composite index with id '\(text)'")
+            })
+        router.post(
+            "/api/admin/indexes",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    let body = try JSONValue.parse(request.body)
+                    let declared: [CompositeIndex]
+                    if case .object(let object) = body, object["indexes"] != nil {
+                        declared = try CompositeIndex.parseFile(request.body)
+                    } else {
+                        declared = [try CompositeIndex(json: body)]
+                    }
+                    return Self.listResponse(try declared.map { try indexes.createIndex($0) })
                 }
-                return .json(JSONValue.object([:]).jsonBytes)
-            }
-        }
+            })
+        router.delete(
+            "/api/admin/indexes/:id",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    let text = try request.parameter("id")
+                    guard let id = Int64(text), indexes.dropIndex(id: id) else {
+                        throw APIError.notFound("no composite index with id '\(text)'")
+                    }
+                    return .json(JSONValue.object([:]).jsonBytes)
+                }
+            })
     }
 
     /// `{"indexes":[{…definition…, "id", "state", "documentsScanned"}], "fieldOverrides": []}`: the file shape,

@@ -5,24 +5,27 @@ import KuraRealtime
 import KuraStore
 
 /// Realtime listeners over Server-Sent Events (docs/realtime.md): `GET /api/listen` opens a stream,
-/// `POST /api/listen/{connectionId}` adds and removes its targets.
+/// `POST /api/listen/{connectionId}` adds and removes its targets. For any caller (`CallerPolicy.anyone`), whose
+/// token may also come as `?token=` (browsers' EventSource cannot set headers).
 struct ListenRoutes {
     let registry: ListenerRegistry
     let access: RealtimeAccess
+    let callers: CallerResolution
     let pages: PageLimits
 
     func register(on router: Router<KuraContext>) {
-        router.get("/api/listen") { request, context in
-            let token = try Self.token(request)
-            let resume = try Self.resumePosition(request)
-            let target = try Self.urlTarget(request, pages: pages)
-            guard registry.hasCapacity else {
-                throw APIError.unavailable(
-                    "too many listen streams (limit \(registry.configuration.maxConnections)); retry later")
-            }
-            let environment = context.environment
-            return try Self.withPrincipal(token, access, environment) { principal in
-                .stream(headers: Self.streamHeaders) { stream in
+        router.get(
+            "/api/listen",
+            callers.resolving(.anyone, tokenInQuery: true) { request, context in
+                let resume = try Self.resumePosition(request)
+                let target = try Self.urlTarget(request, pages: pages)
+                guard registry.hasCapacity else {
+                    throw APIError.unavailable(
+                        "too many listen streams (limit \(registry.configuration.maxConnections)); retry later")
+                }
+                let environment = context.environment
+                let principal = access.principal(context, bearerToken: Self.token(request))
+                return .stream(headers: Self.streamHeaders) { stream in
                     do {
                         let connection = try registry.open(principal: principal, stream: stream, resume: resume)
                         if let target {
@@ -36,16 +39,16 @@ struct ListenRoutes {
                         stream.finish(closingConnection: true)
                     }
                 }
-            }
-        }
-        router.post("/api/listen/:connection") { request, context in
-            let token = try Self.token(request)
-            guard let connection = registry.connection(try request.parameter("connection")) else {
-                throw APIError.notFound("no open listen stream with this id")
-            }
-            let (adds, removes) = try Self.targetChanges(request, pages: pages)
-            let environment = context.environment
-            return try Self.withPrincipal(token, access, environment) { principal in
+            })
+        router.post(
+            "/api/listen/:connection",
+            callers.resolving(.anyone, tokenInQuery: true) { request, context in
+                guard let connection = registry.connection(try request.parameter("connection")) else {
+                    throw APIError.notFound("no open listen stream with this id")
+                }
+                let (adds, removes) = try Self.targetChanges(request, pages: pages)
+                let environment = context.environment
+                let principal = access.principal(context, bearerToken: Self.token(request))
                 guard principal.identity.bytesEqual(connection.principal.identity) else {
                     throw APIError.permissionDenied("this listen stream belongs to another caller")
                 }
@@ -60,18 +63,7 @@ struct ListenRoutes {
                     "added": .array(adds.map { .string($0.0.id) }), "removed": .array(removed),
                 ])
                 return .json(body.jsonBytes)
-            }
-        }
-    }
-
-    /// Runs `body` with the caller: on the loop when known from memory, else on the worker pool after verifying
-    /// the token there. `body` only touches memory (preparing targets is handed to the worker pool).
-    static func withPrincipal(
-        _ token: String?, _ access: RealtimeAccess, _ environment: RequestEnvironment,
-        _ body: @escaping @Sendable (ListenPrincipal) throws -> Response
-    ) throws -> Response {
-        if let principal = try access.cachedPrincipal(bearerToken: token) { return try body(principal) }
-        return environment.offload { try body(try access.principal(bearerToken: token)) }
+            })
     }
 
     static let streamHeaders: HTTPHeaders = [
@@ -80,18 +72,11 @@ struct ListenRoutes {
         "X-Accel-Buffering": "no",
     ]
 
-    /// The bearer token: `Authorization: Bearer …`, or `?token=` for browsers' EventSource (which cannot set
-    /// headers). The access log never prints query strings, so the token does not land there.
-    static func token(_ request: Request) throws -> String? {
-        if request.headers["Authorization"] != nil {
-            guard let token = request.bearerToken, !token.isEmpty else {
-                throw APIError.unauthenticated("use 'Authorization: Bearer <ID token or admin key>', or none")
-            }
-            return token
-        }
-        guard let token = request.query("token") else { return nil }
-        guard !token.isEmpty else { throw APIError.unauthenticated("'token' is empty") }
-        return token
+    /// The bearer token the caller was resolved from (checked again while the stream lives): `Authorization:
+    /// Bearer …`, or `?token=` for browsers' EventSource. The access log never prints query strings, so the token
+    /// does not land there.
+    static func token(_ request: Request) -> String? {
+        request.headers["Authorization"] != nil ? request.bearerToken : request.query("token")
     }
 
     /// `Last-Event-ID` (sent by EventSource when it reconnects), else `?lastEventId=` (for a new EventSource

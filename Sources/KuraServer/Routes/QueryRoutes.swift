@@ -4,18 +4,21 @@ import KuraModel
 import KuraStore
 
 /// `POST /api/query` (`?explain=true`: which index answered and what it cost, admin only),
-/// `POST /api/query/count` and `POST /api/commit`.
+/// `POST /api/query/count` and `POST /api/commit`, for any caller (`CallerPolicy.anyone`; the security rules decide).
 struct QueryRoutes {
     let store: any DocumentStore
     let access: DataAccess
+    let callers: CallerResolution
     let pages: PageLimits
     /// Answers `explain`.
     let indexes: any CompositeIndexing
 
     func register(on router: Router<KuraContext>) {
-        router.post("/api/query") { request, context in
-            try access.withCaller(request, context.environment) { caller in
-                context.environment.offload {
+        router.post(
+            "/api/query",
+            callers.resolving(.anyone) { request, context in
+                let caller = context.caller
+                return try context.offload {
                     let query = try QueryDecoding.decode(try JSONValue.parse(request.body), limits: pages)
                     if request.query("explain") == "true" {
                         guard case .admin = caller else {
@@ -25,28 +28,29 @@ struct QueryRoutes {
                     }
                     return Self.resultResponse(try access.query(query, caller: caller))
                 }
-            }
-        }
-        router.post("/api/query/count") { request, context in
-            try access.withCaller(request, context.environment) { caller in
-                context.environment.offload {
+            })
+        router.post(
+            "/api/query/count",
+            callers.resolving(.anyone) { request, context in
+                let caller = context.caller
+                return try context.offload {
                     let query = try QueryDecoding.decode(
                         try JSONValue.parse(request.body), limits: pages, paged: false)
                     let count = try access.count(query, caller: caller)
                     return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
                 }
-            }
-        }
+            })
         let durable = DurableCommit(store: store)
-        router.post("/api/commit") { request, context in
-            try access.withCaller(request, context.environment) { caller in
-                durable.respond(to: request, context.environment, caller: caller, access: access) {
+        router.post(
+            "/api/commit",
+            callers.resolving(.anyone) { request, context in
+                let caller = context.caller
+                return durable.respond(to: request, context.environment, caller: caller, access: access) {
                     try Self.writes(request)
                 } respond: { results in
                     Self.commitResponse(results)
                 }
-            }
-        }
+            })
     }
 
     /// `{"writes":[…]}`: at most `CommitLimits.maxWrites`, all applied or none.

@@ -3,24 +3,26 @@ import KuraHTTP
 import KuraModel
 
 /// `/api/admin/rules`: the security rules in force (`GET`) and replacing them (`POST`). For the admin key or users
-/// with the `admin` claim.
+/// with the `admin` claim (`CallerPolicy.admin`).
 struct RulesRoutes {
     let rules: SecurityRules
-    let authenticator: Authenticator
+    let callers: CallerResolution
 
     func register(on router: Router<KuraContext>) {
-        router.get("/api/admin/rules") { request, context in
-            context.environment.offload {
-                try authenticator.requireAdmin(request)
-                return Self.sourceResponse(rules.current.source)
-            }
-        }
-        router.post("/api/admin/rules") { request, context in
-            context.environment.offload {
-                try authenticator.requireAdmin(request)
-                return Self.sourceResponse(try rules.replace(source: try Self.source(request)).source)
-            }
-        }
+        router.get(
+            "/api/admin/rules",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    return Self.sourceResponse(rules.current.source)
+                }
+            })
+        router.post(
+            "/api/admin/rules",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    return Self.sourceResponse(try rules.replace(source: try Self.source(request)).source)
+                }
+            })
     }
 
     /// The new rules: the body as UTF-8 text, or `{"source": "…"}` when the body is `application/json`.
