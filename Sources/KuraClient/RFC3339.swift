@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// The server's time format, `2026-11-29T15:59:28.039012Z` (UTC, microseconds), without `DateFormatter` (whose
 /// fractional-second support differs between platforms).

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Document and collection paths (`users/u1/todos/t9`): checked on the client with the server's rules, so a bad
 /// path fails with `.invalidPath` before anything is sent.
