@@ -54,8 +54,9 @@ let package = Package(
                 "KuraHosting", "CKuraWebSDK", "KuraSQLiteEngine",
             ]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
-        // The Swift SDK: Foundation and the SQLite shim (offline cache) only, so it also builds for Apple platforms.
-        .target(name: "KuraClient", dependencies: ["CSQLite"]),
+        // The Swift SDK: Foundation, the shared model (imported `internal`, so apps see only the SDK's names) and the
+        // SQLite shim (offline cache) only, so it also builds for Apple platforms.
+        .target(name: "KuraClient", dependencies: ["KuraModel", "CSQLite"]),
         .executableTarget(name: "kura-todo", dependencies: ["KuraClient"]),
 
         .testTarget(name: "KuraModelTests", dependencies: ["KuraModel"]),

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// The parts of a link from a verification or password-reset mail
 /// (`<publicURL>/auth/action?mode=verifyEmail|resetPassword&code=…`), as Firebase's `ActionCodeURL`: an app that

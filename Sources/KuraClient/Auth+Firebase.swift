@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Firebase Auth's callback forms and the calls the seed apps use, beside the `async` ones. Completion handlers
 /// run on `Kura.Settings.dispatchQueue` (the main queue by default), as Firebase's do.

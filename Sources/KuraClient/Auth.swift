@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Accounts, with Firebase Auth's shapes: `createUser(withEmail:password:)`, `signIn`, `signOut`, `currentUser`,
 /// `authStateChanges`. The session persists (`Kura.Settings.session`) and its ID token is refreshed before it

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// A caller's closure carried to the callback queue. Completion handlers and listener callbacks are not required
 /// to be `@Sendable` (Firebase's are not, and UIKit code captures view controllers in them): the SDK only ever

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 extension DatabaseReference {
     /// Calls `block` on the callback queue for each `eventType` event here: `.value` with the whole node now and

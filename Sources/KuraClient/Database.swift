@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// A thin Realtime Database facade over Kura's documents, for code like Firebase's RTDB tutorials
 /// (`Database.database().reference().child("users").child(uid).child("items").childByAutoId()`). Kura has no tree

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// `JSONEncoder` writes a `Double` or `Float` with an integral value as `2`, not `2.0`, so the document data made
 /// from it would hold the integer 2: a value of another type than the Swift property. `DoublePaths` walks the same

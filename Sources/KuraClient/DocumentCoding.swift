@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// `Codable` ⇄ document data: through JSON, with dates as the RFC 3339 strings the server uses for its own times
 /// (so a `Date` field can hold a `FieldValue.serverTimestamp()`).

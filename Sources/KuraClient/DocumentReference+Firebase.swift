@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Firestore's shapes for documents, beside the typed `async` calls: writes that take `[String: Any]` (variables
 /// of plain Swift types, nested dictionaries, `Date`/`Timestamp`; a value JSON cannot hold throws

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// A document's location (`users/u1/todos/t9`); it may or may not exist. Cheap to make: nothing is sent until
 /// you read or write. A malformed path fails those calls with `.invalidPath`.

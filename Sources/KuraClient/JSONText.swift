@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// JSON bytes ⇄ `KuraValue`, keeping integers apart from doubles (the server writes doubles with a `.` or an
 /// exponent, and `JSONSerialization` would blur the two). Objects are written with sorted keys, so equal values

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Firestore's entry point spelled the Firebase way, so `var database: Firestore!` and `Firestore.firestore()`
 /// compile unchanged: a `Firestore` is a `Kura` client.

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// A connection to one Kura server: accounts (`auth`), documents (`collection(_:)`, `document(_:)`), batches,
 /// transactions and realtime listeners. Make one per server and share it; it is `Sendable`.

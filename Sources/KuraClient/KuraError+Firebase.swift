@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// `KuraError` as Foundation and Firebase code sees errors: `localizedDescription` is the message, and `_code`
 /// (`(error as NSError).code`) is the Firebase number of its `AuthErrorCode` or, for other errors, its

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// An error from Kura: the server's stable code and message, or a client-side failure (`.unavailable` when the
 /// server cannot be reached, `.notSignedIn`, `.invalidResponse`…).
@@ -49,23 +50,37 @@ public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A code this version of the SDK does not know, as the server spelled it.
         case unknown(String)
 
+        /// The server's codes come from the model's `ErrorCode` (one spelling for server and SDK); the last three
+        /// are the SDK's own.
         private static let table: [(Code, String)] = [
-            (.malformedRequest, "MALFORMED_REQUEST"), (.invalidArgument, "INVALID_ARGUMENT"),
-            (.invalidPath, "INVALID_PATH"), (.invalidQuery, "INVALID_QUERY"), (.emailExists, "EMAIL_EXISTS"),
-            (.invalidEmail, "INVALID_EMAIL"), (.weakPassword, "WEAK_PASSWORD"), (.missingPassword, "MISSING_PASSWORD"),
-            (.invalidLoginCredentials, "INVALID_LOGIN_CREDENTIALS"), (.invalidOOBCode, "INVALID_OOB_CODE"),
-            (.expiredOOBCode, "EXPIRED_OOB_CODE"), (.invalidRefreshToken, "INVALID_REFRESH_TOKEN"),
-            (.invalidClaims, "INVALID_CLAIMS"), (.unauthenticated, "UNAUTHENTICATED"),
-            (.invalidIDToken, "INVALID_ID_TOKEN"), (.tokenExpired, "TOKEN_EXPIRED"),
-            (.credentialTooOldLoginAgain, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"), (.emailNotVerified, "EMAIL_NOT_VERIFIED"),
-            (.userDisabled, "USER_DISABLED"), (.permissionDenied, "PERMISSION_DENIED"),
-            (.userNotFound, "USER_NOT_FOUND"), (.tooManyAttemptsTryLater, "TOO_MANY_ATTEMPTS_TRY_LATER"),
-            (.alreadyExists, "ALREADY_EXISTS"), (.failedPrecondition, "FAILED_PRECONDITION"),
-            (.documentTooLarge, "DOCUMENT_TOO_LARGE"), (.notFound, "NOT_FOUND"),
-            (.methodNotAllowed, "METHOD_NOT_ALLOWED"), (.requestTimeout, "REQUEST_TIMEOUT"),
-            (.payloadTooLarge, "PAYLOAD_TOO_LARGE"), (.expectationFailed, "EXPECTATION_FAILED"),
-            (.headersTooLarge, "HEADERS_TOO_LARGE"), (.httpVersionNotSupported, "HTTP_VERSION_NOT_SUPPORTED"),
-            (.internal, "INTERNAL"), (.unavailable, "UNAVAILABLE"), (.notSignedIn, "NOT_SIGNED_IN"),
+            (.malformedRequest, ErrorCode.malformedRequest.rawValue),
+            (.invalidArgument, ErrorCode.invalidArgument.rawValue),
+            (.invalidPath, ErrorCode.invalidPath.rawValue), (.invalidQuery, ErrorCode.invalidQuery.rawValue),
+            (.emailExists, ErrorCode.emailExists.rawValue),
+            (.invalidEmail, ErrorCode.invalidEmail.rawValue), (.weakPassword, ErrorCode.weakPassword.rawValue),
+            (.missingPassword, ErrorCode.missingPassword.rawValue),
+            (.invalidLoginCredentials, ErrorCode.invalidLoginCredentials.rawValue),
+            (.invalidOOBCode, ErrorCode.invalidOOBCode.rawValue),
+            (.expiredOOBCode, ErrorCode.expiredOOBCode.rawValue),
+            (.invalidRefreshToken, ErrorCode.invalidRefreshToken.rawValue),
+            (.invalidClaims, ErrorCode.invalidClaims.rawValue), (.unauthenticated, ErrorCode.unauthenticated.rawValue),
+            (.invalidIDToken, ErrorCode.invalidIDToken.rawValue), (.tokenExpired, ErrorCode.tokenExpired.rawValue),
+            (.credentialTooOldLoginAgain, ErrorCode.credentialTooOldLoginAgain.rawValue),
+            (.emailNotVerified, ErrorCode.emailNotVerified.rawValue),
+            (.userDisabled, ErrorCode.userDisabled.rawValue), (.permissionDenied, ErrorCode.permissionDenied.rawValue),
+            (.userNotFound, ErrorCode.userNotFound.rawValue),
+            (.tooManyAttemptsTryLater, ErrorCode.tooManyAttemptsTryLater.rawValue),
+            (.alreadyExists, ErrorCode.alreadyExists.rawValue),
+            (.failedPrecondition, ErrorCode.failedPrecondition.rawValue),
+            (.documentTooLarge, ErrorCode.documentTooLarge.rawValue), (.notFound, ErrorCode.notFound.rawValue),
+            (.methodNotAllowed, ErrorCode.methodNotAllowed.rawValue),
+            (.requestTimeout, ErrorCode.requestTimeout.rawValue),
+            (.payloadTooLarge, ErrorCode.payloadTooLarge.rawValue),
+            (.expectationFailed, ErrorCode.expectationFailed.rawValue),
+            (.headersTooLarge, ErrorCode.headersTooLarge.rawValue),
+            (.httpVersionNotSupported, ErrorCode.httpVersionNotSupported.rawValue),
+            (.internal, ErrorCode.`internal`.rawValue), (.unavailable, ErrorCode.unavailable.rawValue),
+            (.notSignedIn, "NOT_SIGNED_IN"),
             (.invalidResponse, "INVALID_RESPONSE"), (.cancelled, "CANCELLED"),
         ]
         private static let byName = Dictionary(uniqueKeysWithValues: table.map { ($0.1, $0.0) })

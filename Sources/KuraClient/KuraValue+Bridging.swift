@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Firebase's `[String: Any]` shapes ⇄ `KuraValue`: what `data()` and `get(_:)` return, and what the writes
 /// accept, so `data["name"] as? String`, `as? Int`, `as? Double`, `as? Bool`, `as? Timestamp`, `as? [String: Any]`

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// The fields of a document: field names to values. `["title": "milk", "done": false]` is one.
 public typealias DocumentData = [String: KuraValue]

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// What listeners see: the server's events applied to each target's view, with queued offline writes on top, and
 /// the changes between one delivery and the next.

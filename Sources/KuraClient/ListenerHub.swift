@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -286,7 +287,7 @@ final class ListenerHub: Sendable {
                 case "changes": receiveChanges(payload)
                 case "error":
                     let error = KuraError(
-                        .init(rawValue: payload["code"]?.stringValue ?? "INTERNAL"),
+                        .init(rawValue: payload["code"]?.stringValue ?? ErrorCode.internal.rawValue),
                         payload["message"]?.stringValue ?? "listener failed")
                     guard let target = payload["target"]?.stringValue else { return .refused(error) }
                     fail(target, error)

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 extension Queryable {
     /// The query's results now and after every change, as a stream of snapshots: the first holds every document

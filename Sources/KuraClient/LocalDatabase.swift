@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+internal import KuraModel
 
 /// The offline cache's SQLite file: one connection, used under a lock (the calls are short). Owns the handle and
 /// closes it in `deinit`; no raw pointers leave this file.

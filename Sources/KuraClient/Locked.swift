@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// A value shared between tasks and threads, guarded by a lock. (`Synchronization.Mutex` would do, but needs
 /// iOS 18 / macOS 15; this works everywhere Foundation does.)

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// The write queue: durable entries sent one at a time, in order, each with its receipt (see `OfflineStore`).
 extension OfflineStore {

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Reads with persistence: the server first, the cache when it cannot be reached, queued writes on top.
 extension OfflineStore {
@@ -59,7 +60,7 @@ extension OfflineStore {
             let (result, _) = overlay(write.path, on: known, pending: [write])
             if let result { documents[ByteKey(write.path)] = result }
         }
-        return LocalEvaluation.run(query, over: documents.values.compactMap { $0 })
+        return try LocalEvaluation.run(query, over: documents.values.compactMap { $0 })
     }
 
     /// After a whole collection was read: cached documents of it that the server no longer has are gone.

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// The offline cache and write queue (`Kura.Settings.persistence = .file(URL)`), in one SQLite file.
 ///

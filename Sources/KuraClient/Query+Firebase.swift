@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Firestore's `whereField` with `Any` values, so a variable of a plain Swift type works as in Firebase code
 /// (`whereField("owner", isEqualTo: uid)`). A value JSON cannot hold makes the query throw `.invalidArgument` when

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// A query over a collection or collection group: filters, order, limit and cursors, as `POST /api/query` takes
 /// them. Build it from a `CollectionReference` (`todos.whereField("done", isEqualTo: false)`); each call returns a

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Document and collection paths (`users/u1/todos/t9`): checked on the client with the server's rules, so a bad
 /// path fails with `.invalidPath` before anything is sent.
@@ -14,8 +15,9 @@ enum ResourcePath {
     /// Throws `.invalidPath` unless `segments` is a document path (`document: true`) or a collection path.
     static func validate(_ segments: [String], document: Bool) throws {
         let joined = segments.joined(separator: "/")
-        guard !segments.isEmpty, segments.count <= 100 else {
-            throw KuraError(.invalidPath, "'\(joined)' is not a valid path (1 to 100 segments)")
+        guard !segments.isEmpty, segments.count <= KuraModel.ResourcePath.maxSegments else {
+            let most = KuraModel.ResourcePath.maxSegments
+            throw KuraError(.invalidPath, "'\(joined)' is not a valid path (1 to \(most) segments)")
         }
         for id in segments { try validateID(id) }
         guard (segments.count % 2 == 0) == document else {
@@ -27,14 +29,12 @@ enum ResourcePath {
         }
     }
 
+    /// Throws `.invalidPath` unless `id` is a valid document or collection ID, by the server's own rule
+    /// (KuraModel's `ResourcePath.validateID`: by bytes, no `/`, not `.`/`..`, not `__…__`, at most 1500 bytes).
     static func validateID(_ id: String) throws {
-        // By bytes, as the server checks (`hasPrefix` and `count` work on `Character`s: `_` + a combining mark is
-        // not `_` to them).
-        let bytes = Array(id.utf8)
-        let underscores: [UInt8] = [UInt8(ascii: "_"), UInt8(ascii: "_")]
-        guard !bytes.isEmpty, bytes.count <= 1500, !bytes.contains(UInt8(ascii: "/")), id != ".", id != "..",
-            !(bytes.count >= 4 && bytes.starts(with: underscores) && bytes.reversed().starts(with: underscores))
-        else { throw KuraError(.invalidPath, "'\(id)' is not a valid ID") }
+        do { try KuraModel.ResourcePath.validateID(id) } catch let error as ValidationError {
+            throw KuraError(.invalidPath, "'\(id)' is not a valid ID: \(error.message)")
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// A document as the server answers it: `{"id","path","createTime","updateTime","version","data"}`.
 struct RemoteDocument: Sendable, Equatable {

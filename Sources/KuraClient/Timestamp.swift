@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// A point in time with microsecond precision, as Firestore's `Timestamp`: what `data()` and `get(_:)` give for
 /// a time field (one written with `FieldValue.serverTimestamp()`, a `Date` or a `Timestamp`). The server has no

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Reads and writes that succeed together: the documents read keep the versions they were read at, and the writes
 /// commit only if the documents they touch have not changed since (optimistic concurrency; see

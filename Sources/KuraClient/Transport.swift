@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// A signed-in account, as `kura.auth.currentUser` gives it. The properties are a snapshot: after `reload()`,
 /// read `kura.auth.currentUser` again (or use the value `reload()` returns).

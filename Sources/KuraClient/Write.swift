@@ -1,3 +1,5 @@
+internal import KuraModel
+
 /// One write of a commit, as `POST /api/commit` takes it. User data is split into plain data and the
 /// transforms its `FieldValue` sentinels ask for.
 struct Write: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+internal import KuraModel
 
 /// Writes that are applied together or not at all (`POST /api/commit`, up to 500 writes):
 /// ```swift

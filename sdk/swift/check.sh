@@ -3,7 +3,9 @@
 #  1. Sources/KuraClient imports nothing Linux-only: no Glibc/Musl, and FoundationNetworking only behind
 #     `#if canImport(FoundationNetworking)`;
 #  2. both manifests declare the Apple platforms the SDK needs;
-#  3. the SDK's own manifest (sdk/swift/Package.swift) builds alone: KuraClient without any server module.
+#  3. the SDK's own manifest (sdk/swift/Package.swift) builds alone: KuraClient and the shared KuraModel, without
+#     any server module; Sources/KuraModel imports Glibc only under `#if canImport(Glibc)` beside a Darwin branch;
+#  4. an app that writes `import KuraClient` sees only the SDK's names: the model's (`JSONValue`…) do not compile.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -23,6 +25,21 @@ for file in "$sources"/*.swift; do
     fi
 done
 
+model="$root/Sources/KuraModel"
+if grep -nE '^\s*import\s+(Musl|SwiftGlibc|Android|Foundation|FoundationNetworking)\b' "$model"/*.swift; then
+    echo "check.sh: KuraModel imports a platform module (above); it is pure Swift" >&2
+    status=1
+fi
+for file in "$model"/*.swift; do
+    # `import Glibc` only right under `#if canImport(Glibc)`, and then a Darwin branch in the same file.
+    if awk '/^[[:space:]]*import Glibc/ { if (previous !~ /#if canImport\(Glibc\)/) bad = 1 }
+            { previous = $0 } END { exit bad ? 0 : 1 }' "$file" \
+        || { grep -q 'import Glibc' "$file" && ! grep -q 'canImport(Darwin)' "$file"; }; then
+        echo "check.sh: $file imports Glibc without #if canImport(Glibc) ... #elseif canImport(Darwin)" >&2
+        status=1
+    fi
+done
+
 platforms='platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8)]'
 for manifest in "$root/Package.swift" "$here/Package.swift"; do
     if ! grep -qF "$platforms" "$manifest"; then
@@ -38,10 +55,10 @@ swift build --package-path "$here" --scratch-path "$scratch" >"$scratch/check-bu
     echo "check.sh: sdk/swift/Package.swift does not build alone" >&2
     status=1
 }
-# Only the SDK and its SQLite shim may have been compiled.
+# Only the SDK, the model and the SQLite shim may have been compiled.
 modules=$(find "$scratch" -name '*.swiftmodule' -path '*/Modules/*' -exec basename {} .swiftmodule \; | sort -u | tr '\n' ' ')
-if [ "$modules" != "KuraClient " ]; then
-    echo "check.sh: the SDK build compiled more than KuraClient: $modules" >&2
+if [ "$modules" != "KuraClient KuraModel " ]; then
+    echo "check.sh: the SDK build compiled more than KuraClient and KuraModel: $modules" >&2
     status=1
 fi
 # Firebase names the SDK does not offer fail to compile with a message that says what to write instead.
@@ -55,6 +72,19 @@ while IFS= read -r expected; do
         status=1
     fi
 done < <(sed -n 's|.*// expect: ||p' "$here/check-unavailable.swift")
+
+# `import KuraClient` alone must not show the model's names (KuraClient imports KuraModel `internal`).
+snippet="$scratch/check-model-hidden.swift"
+printf 'import KuraClient\nlet value: JSONValue = .null\nlet code = ErrorCode.notFound\n' >"$snippet"
+hidden=$(swiftc -typecheck -I "$modules_dir" -Xcc -fmodule-map-file="$root/Sources/CSQLite/module.modulemap" \
+    "$snippet" 2>&1 || true)
+for name in "cannot find type 'JSONValue' in scope" "cannot find 'ErrorCode' in scope"; do
+    if ! grep -qF "$name" <<<"$hidden"; then
+        echo "check.sh: 'import KuraClient' alone shows the model to an app (no \"$name\"):" >&2
+        echo "$hidden" >&2
+        status=1
+    fi
+done
 
 [ $status -eq 0 ] && echo "check.sh: the Swift SDK is portable as far as Linux can tell, and builds alone"
 exit $status

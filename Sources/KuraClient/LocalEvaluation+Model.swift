@@ -1,0 +1,91 @@
+import Foundation
+internal import KuraModel
+
+/// The SDK's values, queries and documents as the shared model's (KuraModel), so that offline results come from the
+/// very code the server runs: `ValueOrdering` for the order of values, `QueryMatcher` for which documents a query
+/// matches and in which order.
+extension KuraValue {
+    /// The model's JSON value. A `.transform` is never stored, so it has no stored value (`null`).
+    var model: JSONValue {
+        switch self {
+        case .null, .transform: .null
+        case .bool(let flag): .bool(flag)
+        case .integer(let number): .int(number)
+        case .double(let number): .double(number)
+        case .string(let text): .string(text)
+        case .array(let elements): .array(elements.map(\.model))
+        case .map(let members): .object(JSONObject(members.map { ($0.key, $0.value.model) }))
+        }
+    }
+}
+
+extension KuraError {
+    /// A model `ValidationError` (`INVALID_QUERY`, `INVALID_PATH`…) as the SDK's error, with the server's code.
+    init(_ error: ValidationError) {
+        self.init(Code(rawValue: error.code.rawValue), error.message)
+    }
+}
+
+extension Query {
+    /// This query in the model's terms, as `POST /api/query` would decode it.
+    func structured() throws -> StructuredQuery {
+        do {
+            let source: StructuredQuery.Source
+            switch self.source {
+            case .collection(let segments): source = .collection(try CollectionPath(segments.joined(separator: "/")))
+            case .collectionGroup(let id): source = .collectionGroup(id)
+            }
+            let filters = try filters.map { filter in
+                guard let op = KuraModel.Filter.Operator(rawValue: filter.op) else {
+                    throw ValidationError.invalidQuery("unknown operator \(filter.op)")
+                }
+                return KuraModel.Filter(try QueryField(filter.field), op, filter.value.model)
+            }
+            let orders = try orders.map { KuraModel.Order(try QueryField($0.field), descending: $0.descending) }
+            return StructuredQuery(
+                source, filters: filters, orderBy: orders, limit: limit,
+                start: start.map { KuraModel.Cursor(values: $0.values.map(\.model), inclusive: $0.inclusive) },
+                end: end.map { KuraModel.Cursor(values: $0.values.map(\.model), inclusive: $0.inclusive) })
+        } catch let error as ValidationError {
+            throw KuraError(error)
+        }
+    }
+}
+
+extension RemoteDocument {
+    /// The model's document, or `nil` for a path that names no document. A time that does not parse (a document
+    /// written offline before the server gave it times) counts as the epoch.
+    var modelDocument: KuraModel.Document? {
+        guard let path = try? DocumentPath(path) else { return nil }
+        return KuraModel.Document(
+            path: path, fields: JSONObject(data.map { ($0.key, $0.value.model) }),
+            createTime: KuraModel.RFC3339.parse(createTime) ?? 0, updateTime: KuraModel.RFC3339.parse(updateTime) ?? 0,
+            version: version)
+    }
+}
+
+extension LocalEvaluation {
+    /// The query run over `documents` with the server's rules (KuraModel's `QueryMatcher`): the matching ones, in
+    /// the query's order, limited. A query the server would refuse throws its error (`INVALID_QUERY`).
+    static func run(_ query: Query, over documents: some Sequence<RemoteDocument>) throws -> [RemoteDocument] {
+        let matcher: QueryMatcher
+        do { matcher = try QueryMatcher(try query.structured()) } catch let error as ValidationError {
+            throw KuraError(error)
+        }
+        var matched: [(model: KuraModel.Document, remote: RemoteDocument)] = documents.compactMap { remote in
+            guard let document = remote.modelDocument, matcher.matches(document) else { return nil }
+            return (document, remote)
+        }
+        matched.sort { matcher.precedes($0.model, $1.model) }
+        if let limit = query.limit, matched.count > limit { matched.removeLast(matched.count - limit) }
+        return matched.map(\.remote)
+    }
+
+    /// The rank of a value's type in the server's order (`ValueOrdering.typeRank`): numbers are 2.
+    static func rank(_ value: KuraValue) -> Int { ValueOrdering.typeRank(value.model) }
+
+    /// -1, 0 or 1, by the server's order of values (`ValueOrdering.compare`).
+    static func compare(_ lhs: KuraValue, _ rhs: KuraValue) -> Int { ValueOrdering.compare(lhs.model, rhs.model) }
+
+    static func equal(_ lhs: KuraValue, _ rhs: KuraValue) -> Bool { compare(lhs, rhs) == 0 }
+}
