@@ -58,7 +58,8 @@ public final class Kura: Sendable {
                 changeRetention: configuration.changeRetentionSeconds * 1_000_000,
                 maxScanRows: configuration.maxScanRows > 0 ? configuration.maxScanRows : nil,
                 autoCreateIndexes: configuration.autoCreateIndexes,
-                log: { $0.hasPrefix("missing index") ? logger.warn($0) : logger.info($0) }))
+                checkpointPages: configuration.checkpointPages, maxWALBytes: configuration.maxWALBytes,
+                log: { $0.hasPrefix("missing index") || $0.hasPrefix("store: slow") ? logger.warn($0) : logger.info($0) }))
         let indexDefinitions = try IndexDefinitions(
             dataDirectory: configuration.dataDirectory, store: database, logger: logger)
         // Every commit pokes the realtime change feed as soon as it is durable.

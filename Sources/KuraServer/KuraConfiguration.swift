@@ -26,6 +26,10 @@ public struct KuraConfiguration: Sendable {
     public var autoCreateIndexes = false
     /// Memory for hot documents served without touching the database (0 turns the cache off).
     public var cacheBytes = 64 << 20
+    /// WAL pages written between two checkpoints (run off the writer thread).
+    public var checkpointPages = 1000
+    /// The WAL's size bound in bytes (the writer waits for a checkpoint past it).
+    public var maxWALBytes = 64 << 20
     public var auth = AuthConfiguration()
     public var mail = MailConfiguration()
     /// Realtime listeners: heartbeats, queues and limits.
@@ -99,6 +103,12 @@ public struct KuraConfiguration: Sendable {
         },
         Setting(key: "store.cacheBytes", help: "memory for hot documents served from RAM (default 67108864)") {
             $0.cacheBytes = try integer($1, "store.cacheBytes", 0...(1 << 40))
+        },
+        Setting(key: "store.checkpointPages", help: "WAL pages between two checkpoints (default 1000)") {
+            $0.checkpointPages = try integer($1, "store.checkpointPages", 1...1_000_000)
+        },
+        Setting(key: "store.maxWALBytes", help: "bound on the WAL's size in bytes (default 67108864)") {
+            $0.maxWALBytes = try integer($1, "store.maxWALBytes", (1 << 20)...(1 << 40))
         },
         Setting(
             key: "docs.defaultPageSize", help: "documents per page when a list or query gives no limit (default 100)"

@@ -48,7 +48,9 @@ extension SQLiteDocumentStore {
         configuration.log?("index \(id) \(status.index): dropped")
         indexJobs.async { [self] in
             while !indexBuildsStopped.isSet {
-                let more = (try? writer.submit(size: 1) { try $0.dropCompositeEntries(id, batch: Self.dropBatch) })
+                let more = (try? writer.submit(size: 1, background: true) {
+                    try $0.dropCompositeEntries(id, batch: Self.dropBatch)
+                })
                 if more != true { break }
             }
         }
@@ -69,7 +71,8 @@ extension SQLiteDocumentStore {
             while !indexBuildsStopped.isSet, composites.status(id: iid) != nil {
                 do {
                     let size = Int(min(window, Int64(SQLiteWriter.maxBatchWrites)))
-                    let (step, seconds) = try writer.submit(size: size) { [window, position] transaction in
+                    let (step, seconds) = try writer.submit(size: size, background: true) {
+                        [window, position] transaction in
                         let began = Date()
                         let step = try transaction.buildCompositeIndex(
                             iid, status.index, from: position, window: window)

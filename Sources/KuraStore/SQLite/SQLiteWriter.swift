@@ -28,14 +28,21 @@ final class SQLiteWriter: @unchecked Sendable {
         let work: (SQLiteWriteTransaction) throws -> Any
         let size: Int
         let selfContained: Bool
+        /// A background job (an index build window): committed alone, and only after the writes queued before
+        /// it (see `SQLiteWriterQueue`).
+        let background: Bool
+        /// When it was submitted (uptime nanoseconds), for the slow-write log.
+        let queued = DispatchTime.now().uptimeNanoseconds
         var result: Result<Any, any Error> = .failure(KuraError.unavailable("the store is closed"))
         let finish: @Sendable (Result<Any, any Error>) -> Void
         init(
-            size: Int, selfContained: Bool, work: @escaping (SQLiteWriteTransaction) throws -> Any,
+            size: Int, selfContained: Bool, background: Bool = false,
+            work: @escaping (SQLiteWriteTransaction) throws -> Any,
             finish: @escaping @Sendable (Result<Any, any Error>) -> Void
         ) {
             self.size = size
             self.selfContained = selfContained
+            self.background = background
             self.work = work
             self.finish = finish
         }
@@ -48,17 +55,27 @@ final class SQLiteWriter: @unchecked Sendable {
     private let acknowledgements = DispatchQueue(label: "kura-store-acknowledge")
     private var queue: [Job] = []
     private var stopped = false
+    /// Whether the last batch was a background job (so the writes queued behind it go next).
+    private var lastBatchWasBackground = false
     private var thread: Thread?
     private let transaction: SQLiteWriteTransaction
     private let maintenance: (SQLiteWriteTransaction) -> Void
+    private let beforeTransaction: () -> Void
+    /// Where slow cycles are reported (`SQLiteWriterCycle`).
+    private let log: (@Sendable (String) -> Void)?
+    private var cycle = SQLiteWriterCycle()
 
-    /// Starts the writer thread on `connection`. `maintenance` runs between batches (change-log pruning).
+    /// Starts the writer thread on `connection`. `maintenance` runs between batches (change-log pruning);
+    /// `beforeTransaction` before each batch's BEGIN (waiting for the checkpointer when the WAL is too large).
     init(
         connection: SQLiteConnection, composites: CompositeIndexCatalog = CompositeIndexCatalog(),
+        beforeTransaction: @escaping () -> Void = {}, log: (@Sendable (String) -> Void)? = nil,
         maintenance: @escaping (SQLiteWriteTransaction) -> Void
     ) {
+        self.log = log
         self.transaction = SQLiteWriteTransaction(connection: connection, composites: composites)
         self.maintenance = maintenance
+        self.beforeTransaction = beforeTransaction
         let thread = Thread { [unowned self] in self.run() }
         thread.name = "kura-store-writer"
         self.thread = thread
@@ -68,11 +85,12 @@ final class SQLiteWriter: @unchecked Sendable {
     /// Runs `work` inside the next group-committed transaction and returns its result once that transaction is
     /// durable. If `work` throws, only its own changes are rolled back and the error is rethrown here.
     func submit<T>(
-        size: Int, selfContained: Bool = false, _ work: @escaping (SQLiteWriteTransaction) throws -> T
+        size: Int, selfContained: Bool = false, background: Bool = false,
+        _ work: @escaping (SQLiteWriteTransaction) throws -> T
     ) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let outcome = OutcomeBox()
-        submit(size: size, selfContained: selfContained, work) { result in
+        submit(size: size, selfContained: selfContained, background: background, work) { result in
             outcome.result = result.map { $0 as Any }
             done.signal()
         }
@@ -83,13 +101,16 @@ final class SQLiteWriter: @unchecked Sendable {
 
     /// Queues `work` for the next group-committed transaction; `completion` runs once that transaction is durable
     /// (or failed), on a serial queue that calls the completions in commit order. `selfContained`: see the type's
-    /// documentation.
+    /// documentation. `background`: a long job (an index build window) that runs in a transaction of its own
+    /// and lets the writes queued before it go first.
     func submit<T>(
-        size: Int, selfContained: Bool = false, _ work: @escaping (SQLiteWriteTransaction) throws -> T,
+        size: Int, selfContained: Bool = false, background: Bool = false,
+        _ work: @escaping (SQLiteWriteTransaction) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         // The job's closure returned a T, so the cast cannot fail.
-        let job = Job(size: size, selfContained: selfContained, work: { try work($0) }) { result in
+        let job = Job(size: size, selfContained: selfContained, background: background, work: { try work($0) }) {
+            result in
             completion(result.map { $0 as! T })
         }
         condition.lock()
@@ -119,7 +140,14 @@ final class SQLiteWriter: @unchecked Sendable {
 
     private func run() {
         while let batch = nextBatch() {
+            cycle = SQLiteWriterCycle(
+                jobs: batch.count, backgroundJobs: batch.count { $0.background },
+                oldestQueued: batch.map(\.queued).min() ?? 0)
+            beforeTransaction()
+            cycle.checkpointWaitDone()
             commit(batch)
+            cycle.finish()
+            if let log, cycle.longestWait >= SQLiteWriterCycle.slowSeconds { log(cycle.description) }
             maintenance(transaction)
         }
         acknowledgements.sync {}
@@ -130,14 +158,12 @@ final class SQLiteWriter: @unchecked Sendable {
         defer { condition.unlock() }
         while queue.isEmpty && !stopped { condition.wait() }
         if queue.isEmpty { return nil }
-        var size = 0
-        var taken = 0
-        while taken < queue.count && (taken == 0 || size + queue[taken].size <= Self.maxBatchWrites) {
-            size += queue[taken].size
-            taken += 1
-        }
-        let batch = Array(queue.prefix(taken))
-        queue.removeFirst(taken)
+        let taken = SQLiteWriterQueue.nextBatch(
+            queue.map { ($0.size, $0.background) }, maxWrites: Self.maxBatchWrites,
+            afterBackground: lastBatchWasBackground)
+        let batch = taken.map { queue[$0] }
+        for index in taken.reversed() { queue.remove(at: index) }
+        lastBatchWasBackground = batch.first?.background ?? false
         return batch
     }
 
@@ -177,6 +203,7 @@ final class SQLiteWriter: @unchecked Sendable {
                 job.result = .failure(error)
             }
         }
+        cycle.workDone()
         do {
             try transaction.commit()
         } catch {
