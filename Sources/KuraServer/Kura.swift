@@ -59,7 +59,10 @@ public final class Kura: Sendable {
                 maxScanRows: configuration.maxScanRows > 0 ? configuration.maxScanRows : nil,
                 autoCreateIndexes: configuration.autoCreateIndexes,
                 checkpointPages: configuration.checkpointPages, maxWALBytes: configuration.maxWALBytes,
-                log: { $0.hasPrefix("missing index") || $0.hasPrefix("store: slow") ? logger.warn($0) : logger.info($0) }))
+                mmapBytes: configuration.mmapBytes,
+                log: {
+                    $0.hasPrefix("missing index") || $0.hasPrefix("store: slow") ? logger.warn($0) : logger.info($0)
+                }))
         let indexDefinitions = try IndexDefinitions(
             dataDirectory: configuration.dataDirectory, store: database, logger: logger)
         // Every commit pokes the realtime change feed as soon as it is durable.

@@ -30,6 +30,8 @@ public struct KuraConfiguration: Sendable {
     public var checkpointPages = 1000
     /// The WAL's size bound in bytes (the writer waits for a checkpoint past it).
     public var maxWALBytes = 64 << 20
+    /// Bytes of the database file each read connection maps into memory (0: read with `pread`).
+    public var mmapBytes = 256 << 20
     public var auth = AuthConfiguration()
     public var mail = MailConfiguration()
     /// Realtime listeners: heartbeats, queues and limits.
@@ -108,7 +110,10 @@ public struct KuraConfiguration: Sendable {
             $0.checkpointPages = try integer($1, "store.checkpointPages", 1...1_000_000)
         },
         Setting(key: "store.maxWALBytes", help: "bound on the WAL's size in bytes (default 67108864)") {
-            $0.maxWALBytes = try integer($1, "store.maxWALBytes", (1 << 20)...(1 << 40))
+            $0.maxWALBytes = try integer($1, "store.maxWALBytes", 4096...(1 << 40))
+        },
+        Setting(key: "store.mmapBytes", help: "database bytes readers map into memory; 0: none (default 268435456)") {
+            $0.mmapBytes = try integer($1, "store.mmapBytes", 0...(1 << 40))
         },
         Setting(
             key: "docs.defaultPageSize", help: "documents per page when a list or query gives no limit (default 100)"

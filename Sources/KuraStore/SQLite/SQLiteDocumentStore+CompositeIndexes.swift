@@ -48,9 +48,10 @@ extension SQLiteDocumentStore {
         configuration.log?("index \(id) \(status.index): dropped")
         indexJobs.async { [self] in
             while !indexBuildsStopped.isSet {
-                let more = (try? writer.submit(size: 1, background: true) {
-                    try $0.dropCompositeEntries(id, batch: Self.dropBatch)
-                })
+                let more =
+                    (try? writer.submit(size: 1, background: true) {
+                        try $0.dropCompositeEntries(id, batch: Self.dropBatch)
+                    })
                 if more != true { break }
             }
         }
