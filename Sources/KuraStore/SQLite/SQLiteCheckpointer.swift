@@ -95,6 +95,15 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// A snapshot of the statistics.
     var current: Statistics { condition.withLock { statistics } }
 
+    /// The statistics in words, for the log.
+    var summary: String {
+        let s = current
+        let seconds = String(format: "%.1f", s.seconds)
+        return "checkpoints so far: \(s.checkpoints) (\(seconds) s, \(s.partialCheckpoints) partial),"
+            + " WAL restarted \(s.restarts) times, largest \(s.largestWALPages) pages,"
+            + " writer waited for the checkpointer \(s.writerWaits) times"
+    }
+
     /// Called on the writer thread after each commit (SQLite's WAL hook): notes the size, wakes the checkpointer
     /// every `checkpointPages` pages. No I/O here.
     private func committed(walPages pages: Int) {

@@ -91,12 +91,16 @@ extension SQLiteDocumentStore {
                     let scanned = composites.status(id: iid)?.documentsScanned ?? 0
                     if step.done {
                         let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
-                        configuration.log?("index \(iid) \(status.index): READY (\(scanned) documents, \(seconds) s)")
+                        configuration.log?(
+                            "index \(iid) \(status.index): READY (\(scanned) documents, \(seconds) s); store: "
+                                + checkpointer.summary)
                         return
                     }
                     if Date().timeIntervalSince(lastReport) >= 5 {
                         lastReport = Date()
-                        configuration.log?("index \(iid) \(status.index): CREATING, \(scanned) documents so far")
+                        configuration.log?(
+                            "index \(iid) \(status.index): CREATING, \(scanned) documents so far; store: "
+                                + checkpointer.summary)
                     }
                 } catch {
                     if indexBuildsStopped.isSet { return }
