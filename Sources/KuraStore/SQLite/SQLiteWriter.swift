@@ -162,7 +162,11 @@ final class SQLiteWriter: @unchecked Sendable {
             queue.map { ($0.size, $0.background) }, maxWrites: Self.maxBatchWrites,
             afterBackground: lastBatchWasBackground)
         let batch = taken.map { queue[$0] }
-        for index in taken.reversed() { queue.remove(at: index) }
+        if taken.last == taken.count - 1 {
+            queue.removeFirst(taken.count)  // a prefix, the usual case: one move, not one per job
+        } else {
+            for index in taken.reversed() { queue.remove(at: index) }
+        }
         lastBatchWasBackground = batch.first?.background ?? false
         return batch
     }
