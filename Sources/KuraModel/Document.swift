@@ -43,6 +43,12 @@ public struct Document: Sendable, Equatable {
     public var jsonBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(160)
+        appendJSON(to: &out)
+        return out
+    }
+
+    /// Appends `jsonBytes` to `out` (a query's answer writes its documents one after another).
+    public func appendJSON(to out: inout [UInt8]) {
         out.append(contentsOf: #"{"id":"#.utf8)
         appendJSONString(id, to: &out)
         out.append(contentsOf: #","path":"#.utf8)
@@ -56,7 +62,6 @@ public struct Document: Sendable, Equatable {
         out.append(contentsOf: #","data":"#.utf8)
         JSONValue.object(fields).appendJSON(to: &out)
         out.append(UInt8(ascii: "}"))
-        return out
     }
 
     /// A copy holding only the fields at `paths` (nested paths keep their enclosing objects).

@@ -34,8 +34,9 @@ public final class SQLiteReaderPool: @unchecked Sendable {
     /// Runs `body` inside one read transaction, so every statement sees the same snapshot.
     public func withSnapshot<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try withConnection { connection in
-            try connection.execute("BEGIN")
-            defer { try? connection.execute("COMMIT") }
+            // Prepared once per connection: `execute` would parse the statement again on every query.
+            try connection.run("BEGIN")
+            defer { try? connection.run("COMMIT") }
             return try body(connection)
         }
     }

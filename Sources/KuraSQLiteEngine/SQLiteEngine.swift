@@ -28,7 +28,9 @@ public struct SQLiteEngine: StoreEngine {
             .init(
                 path: documentsPath, changeRetention: configuration.changeRetentionSeconds * 1_000_000,
                 maxScanRows: configuration.maxScanRows > 0 ? configuration.maxScanRows : nil,
-                autoCreateIndexes: configuration.autoCreateIndexes, log: log))
+                autoCreateIndexes: configuration.autoCreateIndexes,
+                checkpointPages: configuration.sqlite.checkpointPages, maxWALBytes: configuration.sqlite.maxWALBytes,
+                mmapBytes: configuration.sqlite.mmapBytes, log: log))
     }
 
     public func backupDocuments(to file: String) throws {

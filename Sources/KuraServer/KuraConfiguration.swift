@@ -98,6 +98,15 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "store.cacheBytes", help: "memory for hot documents served from RAM (default 67108864)") {
             $0.store.cacheBytes = try integer($1, "store.cacheBytes", 0...(1 << 40))
         },
+        Setting(key: "store.checkpointPages", help: "WAL pages between two checkpoints (default 1000)") {
+            $0.store.sqlite.checkpointPages = try integer($1, "store.checkpointPages", 1...1_000_000)
+        },
+        Setting(key: "store.maxWALBytes", help: "bound on the WAL's size in bytes (default 67108864)") {
+            $0.store.sqlite.maxWALBytes = try integer($1, "store.maxWALBytes", 4096...(1 << 40))
+        },
+        Setting(key: "store.mmapBytes", help: "database bytes readers map into memory; 0: none (default 268435456)") {
+            $0.store.sqlite.mmapBytes = try integer($1, "store.mmapBytes", 0...(1 << 40))
+        },
         Setting(
             key: "docs.defaultPageSize", help: "documents per page when a list or query gives no limit (default 100)"
         ) {

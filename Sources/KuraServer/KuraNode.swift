@@ -61,7 +61,7 @@ public final class KuraNode: Sendable {
         adminKey = key
         if created { logger.info("created admin API key at \(key.path) (mode 0600)") }
         let database = try engine.openDocuments(log: {
-            $0.hasPrefix("missing index") ? logger.warn($0) : logger.info($0)
+            $0.hasPrefix("missing index") || $0.hasPrefix("store: slow") ? logger.warn($0) : logger.info($0)
         })
         documents = database
         let indexDefinitions = try IndexDefinitions(

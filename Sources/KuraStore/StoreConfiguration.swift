@@ -12,6 +12,21 @@ public struct StoreConfiguration: Sendable {
     public var maxScanRows = 10_000
     /// Create the composite index such a query needs instead of failing it (development).
     public var autoCreateIndexes = false
+    /// The SQLite engine's own knobs (`store.checkpointPages`, `store.maxWALBytes`, `store.mmapBytes`).
+    public var sqlite = SQLiteSettings()
+
+    /// Settings only the SQLite engine reads.
+    public struct SQLiteSettings: Sendable {
+        /// WAL pages written between two checkpoints (run off the writer thread).
+        public var checkpointPages = 1000
+        /// The WAL's size bound in bytes (the writer waits for a checkpoint past it).
+        public var maxWALBytes = 64 << 20
+        /// Bytes of the database file each read connection maps into memory (0: read with `pread`).
+        public var mmapBytes = 256 << 20
+
+        /// The defaults.
+        public init() {}
+    }
 
     /// The defaults.
     public init() {}

@@ -50,7 +50,10 @@ extension SQLiteDocumentStore {
         configuration.log?("index \(id) \(status.index): dropped")
         indexJobs.async { [self] in
             while !indexBuildsStopped.isSet {
-                let more = (try? writer.submit(size: 1) { try $0.dropCompositeEntries(id, batch: Self.dropBatch) })
+                let more =
+                    (try? writer.submit(size: 1, background: true) {
+                        try $0.dropCompositeEntries(id, batch: Self.dropBatch)
+                    })
                 if more != true { break }
             }
         }
@@ -71,7 +74,8 @@ extension SQLiteDocumentStore {
             while !indexBuildsStopped.isSet, composites.status(id: iid) != nil {
                 do {
                     let size = Int(min(window, Int64(SQLiteWriter.maxBatchWrites)))
-                    let (step, seconds) = try writer.submit(size: size) { [window, position] transaction in
+                    let (step, seconds) = try writer.submit(size: size, background: true) {
+                        [window, position] transaction in
                         let began = MonotonicClock.seconds()
                         let step = try transaction.buildCompositeIndex(
                             iid, status.index, from: position, window: window)
@@ -89,12 +93,16 @@ extension SQLiteDocumentStore {
                     let scanned = composites.status(id: iid)?.documentsScanned ?? 0
                     if step.done {
                         let seconds = String(format: "%.1f", MonotonicClock.seconds() - started)
-                        configuration.log?("index \(iid) \(status.index): READY (\(scanned) documents, \(seconds) s)")
+                        configuration.log?(
+                            "index \(iid) \(status.index): READY (\(scanned) documents, \(seconds) s); store: "
+                                + checkpointer.summary)
                         return
                     }
                     if MonotonicClock.seconds() - lastReport >= 5 {
                         lastReport = MonotonicClock.seconds()
-                        configuration.log?("index \(iid) \(status.index): CREATING, \(scanned) documents so far")
+                        configuration.log?(
+                            "index \(iid) \(status.index): CREATING, \(scanned) documents so far; store: "
+                                + checkpointer.summary)
                     }
                 } catch {
                     if indexBuildsStopped.isSet { return }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import KuraCore
 import KuraModel
@@ -30,13 +31,26 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
         public var autoCreateIndexes: Bool
         /// Where index builds and missing indexes are reported (the server's log).
         public var log: (@Sendable (String) -> Void)?
+        /// WAL pages (4 KiB each) written between two checkpoints, which run on a thread of their own
+        /// (`SQLiteCheckpointer`).
+        public var checkpointPages: Int
+        /// The WAL's size bound in bytes: past it the writer waits for a checkpoint before its next transaction,
+        /// and the WAL file is truncated to it when it starts over.
+        public var maxWALBytes: Int
+        /// Bytes of the database file each read connection maps into memory (`PRAGMA mmap_size`): pages are then
+        /// read from the OS page cache in place instead of copied by a `pread` per page (0: no mapping).
+        public var mmapBytes: Int
 
         /// Creates a configuration.
         public init(
             path: String, changeRetention: Int64 = 86_400_000_000, pruneInterval: Int64 = 60_000_000,
-            maxScanRows: Int? = nil, autoCreateIndexes: Bool = false, log: (@Sendable (String) -> Void)? = nil
+            maxScanRows: Int? = nil, autoCreateIndexes: Bool = false, checkpointPages: Int = 1000,
+            maxWALBytes: Int = 64 << 20, mmapBytes: Int = 256 << 20, log: (@Sendable (String) -> Void)? = nil
         ) {
             self.path = path
+            self.mmapBytes = mmapBytes
+            self.checkpointPages = checkpointPages
+            self.maxWALBytes = maxWALBytes
             self.changeRetention = changeRetention
             self.pruneInterval = pruneInterval
             self.maxScanRows = maxScanRows
@@ -51,6 +65,8 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
     let indexBuildsStopped = StopFlag()
     let readers: SQLiteReaderPool
     let writer: SQLiteWriter
+    /// Copies the WAL into the database file, off the writer thread.
+    let checkpointer: SQLiteCheckpointer
     /// The composite indexes and their states (`SQLiteDocumentStore+CompositeIndexes`).
     let composites = CompositeIndexCatalog()
     /// Runs index builds and drops, one at a time, in the background.
@@ -64,14 +80,27 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
         let connection = try SQLiteConnection(path: configuration.path, configure: SQLiteFunctions.register(on:))
         try connection.execute("PRAGMA journal_mode = WAL")
         try connection.execute("PRAGMA synchronous = FULL")
-        // A checkpoint fsyncs the database file on the writer thread; every 8000 WAL pages (32 MB) instead of
-        // SQLite's 1000 measured ~10 % more durable creates (bench/docs.sh) for a larger WAL between checkpoints.
-        try connection.execute("PRAGMA wal_autocheckpoint = 8000")
         try SQLiteSchema.create(on: connection)
         let unfinished = try Self.loadCompositeIndexes(connection, into: composites)
-        readers = SQLiteReaderPool(path: configuration.path, configure: SQLiteFunctions.register(on:))
+        // Checkpoints (copying the WAL into the database file and fsyncing it) run on their own thread, never in
+        // the writer's COMMIT, where they held every queued write for seconds during index builds.
+        let pageSize = Int(try connection.rows("PRAGMA page_size").first?[0].int ?? 4096)
+        let checkpointer = try SQLiteCheckpointer(
+            path: configuration.path, checkpointPages: configuration.checkpointPages,
+            maxWALPages: configuration.maxWALBytes / pageSize, log: configuration.log)
+        try checkpointer.attach(to: connection)
+        self.checkpointer = checkpointer
+        let mmapBytes = max(0, configuration.mmapBytes)
+        readers = SQLiteReaderPool(path: configuration.path) { db in
+            try SQLiteFunctions.register(on: db)
+            // A query reads its documents at random places in the file; mapped, each page costs no system call.
+            sqlite3_exec(db, "PRAGMA mmap_size = \(mmapBytes)", nil, nil, nil)
+        }
         let pruner = ChangeLogPruner(retention: configuration.changeRetention, interval: configuration.pruneInterval)
-        writer = SQLiteWriter(connection: connection, composites: composites) { pruner.run($0) }
+        writer = SQLiteWriter(
+            connection: connection, composites: composites,
+            beforeTransaction: { checkpointer.beforeTransaction() }, log: configuration.log
+        ) { pruner.run($0) }
         for (iid, position) in unfinished { startBuild(iid, from: position) }
     }
 
@@ -88,6 +117,7 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
         // Index jobs stop at their next step, which may wait for the writer: before the writer stops.
         indexJobs.stop()
         writer.stop()
+        checkpointer.stop()
         readers.close()
     }
 

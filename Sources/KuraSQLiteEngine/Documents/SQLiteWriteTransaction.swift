@@ -31,7 +31,13 @@ final class SQLiteWriteTransaction {
 
     // MARK: Transaction control (prepared once: `execute` would parse the SQL on every job)
 
-    func begin() throws { try connection.run("BEGIN IMMEDIATE") }
+    /// Transactions begun so far (tests tell batches apart by it).
+    private(set) var transactions = 0
+
+    func begin() throws {
+        try connection.run("BEGIN IMMEDIATE")
+        transactions += 1
+    }
     func savepoint() throws {
         savepointCids = [:]
         try connection.run("SAVEPOINT job")

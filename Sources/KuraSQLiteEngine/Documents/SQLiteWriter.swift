@@ -30,9 +30,15 @@ final class SQLiteWriter: @unchecked Sendable {
     private class Job: @unchecked Sendable {
         let size: Int
         let selfContained: Bool
-        init(size: Int, selfContained: Bool) {
+        /// A background job (an index build window): committed alone, and only after the writes queued before
+        /// it (see `SQLiteWriterQueue`).
+        let background: Bool
+        /// When it was submitted (monotonic nanoseconds), for the slow-write log.
+        let queued = MonotonicClock.nanoseconds()
+        init(size: Int, selfContained: Bool, background: Bool) {
             self.size = size
             self.selfContained = selfContained
+            self.background = background
         }
         /// Runs the work in `transaction` and keeps its value as the outcome; throws what the work throws.
         func run(_ transaction: SQLiteWriteTransaction) throws { fatalError("abstract") }
@@ -49,12 +55,12 @@ final class SQLiteWriter: @unchecked Sendable {
         var result: Result<T, any Error> = .failure(APIError.unavailable("the store is closed"))
         let completion: @Sendable (Result<T, any Error>) -> Void
         init(
-            size: Int, selfContained: Bool, work: @escaping (SQLiteWriteTransaction) throws -> T,
+            size: Int, selfContained: Bool, background: Bool, work: @escaping (SQLiteWriteTransaction) throws -> T,
             completion: @escaping @Sendable (Result<T, any Error>) -> Void
         ) {
             self.work = work
             self.completion = completion
-            super.init(size: size, selfContained: selfContained)
+            super.init(size: size, selfContained: selfContained, background: background)
         }
         override func run(_ transaction: SQLiteWriteTransaction) throws { result = .success(try work(transaction)) }
         override func fail(_ error: any Error) { result = .failure(error) }
@@ -72,27 +78,38 @@ final class SQLiteWriter: @unchecked Sendable {
     private let acknowledgements = SerialQueue(name: "kura-write-acks")
     private var queue: [Job] = []
     private var stopped = false
+    /// Whether the last batch was a background job (so the writes queued behind it go next).
+    private var lastBatchWasBackground = false
     private let thread = ServiceThread(name: "kura-writer")
     private let transaction: SQLiteWriteTransaction
     private let maintenance: (SQLiteWriteTransaction) -> Void
+    private let beforeTransaction: () -> Void
+    /// Where slow cycles are reported (`SQLiteWriterCycle`).
+    private let log: (@Sendable (String) -> Void)?
+    private var cycle = SQLiteWriterCycle()
 
-    /// Starts the writer thread on `connection`. `maintenance` runs between batches (change-log pruning).
+    /// Starts the writer thread on `connection`. `maintenance` runs between batches (change-log pruning);
+    /// `beforeTransaction` before each batch's BEGIN (waiting for the checkpointer when the WAL is too large).
     init(
         connection: SQLiteConnection, composites: CompositeIndexCatalog = CompositeIndexCatalog(),
+        beforeTransaction: @escaping () -> Void = {}, log: (@Sendable (String) -> Void)? = nil,
         maintenance: @escaping (SQLiteWriteTransaction) -> Void
     ) {
+        self.log = log
         self.transaction = SQLiteWriteTransaction(connection: connection, composites: composites)
         self.maintenance = maintenance
+        self.beforeTransaction = beforeTransaction
         thread.start { [unowned self] in self.run() }
     }
 
     /// Runs `work` inside the next group-committed transaction and returns its result once that transaction is
     /// durable. If `work` throws, only its own changes are rolled back and the error is rethrown here.
     func submit<T>(
-        size: Int, selfContained: Bool = false, _ work: @escaping (SQLiteWriteTransaction) throws -> T
+        size: Int, selfContained: Bool = false, background: Bool = false,
+        _ work: @escaping (SQLiteWriteTransaction) throws -> T
     ) throws -> T {
         let outcome = Outcome<T>()
-        submit(size: size, selfContained: selfContained, work) { result in
+        submit(size: size, selfContained: selfContained, background: background, work) { result in
             outcome.result = result
             outcome.done.raise()
         }
@@ -102,12 +119,15 @@ final class SQLiteWriter: @unchecked Sendable {
 
     /// Queues `work` for the next group-committed transaction; `completion` runs once that transaction is durable
     /// (or failed), on a serial queue that calls the completions in commit order. `selfContained`: see the type's
-    /// documentation.
+    /// documentation. `background`: a long job (an index build window) that runs in a transaction of its own
+    /// and lets the writes queued before it go first.
     func submit<T>(
-        size: Int, selfContained: Bool = false, _ work: @escaping (SQLiteWriteTransaction) throws -> T,
+        size: Int, selfContained: Bool = false, background: Bool = false,
+        _ work: @escaping (SQLiteWriteTransaction) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        let job = TypedJob(size: size, selfContained: selfContained, work: work, completion: completion)
+        let job = TypedJob(
+            size: size, selfContained: selfContained, background: background, work: work, completion: completion)
         condition.lock()
         guard !stopped else {
             condition.unlock()
@@ -138,7 +158,14 @@ final class SQLiteWriter: @unchecked Sendable {
 
     private func run() {
         while let batch = nextBatch() {
+            cycle = SQLiteWriterCycle(
+                jobs: batch.count, backgroundJobs: batch.count { $0.background },
+                oldestQueued: batch.map(\.queued).min() ?? 0)
+            beforeTransaction()
+            cycle.checkpointWaitDone()
             commit(batch)
+            cycle.finish()
+            if let log, cycle.longestWait >= SQLiteWriterCycle.slowSeconds { log(cycle.description) }
             maintenance(transaction)
         }
         acknowledgements.sync {}
@@ -149,14 +176,16 @@ final class SQLiteWriter: @unchecked Sendable {
         defer { condition.unlock() }
         while queue.isEmpty && !stopped { condition.wait() }
         if queue.isEmpty { return nil }
-        var size = 0
-        var taken = 0
-        while taken < queue.count && (taken == 0 || size + queue[taken].size <= Self.maxBatchWrites) {
-            size += queue[taken].size
-            taken += 1
+        let taken = SQLiteWriterQueue.nextBatch(
+            queue.map { ($0.size, $0.background) }, maxWrites: Self.maxBatchWrites,
+            afterBackground: lastBatchWasBackground)
+        let batch = taken.map { queue[$0] }
+        if taken.last == taken.count - 1 {
+            queue.removeFirst(taken.count)  // a prefix, the usual case: one move, not one per job
+        } else {
+            for index in taken.reversed() { queue.remove(at: index) }
         }
-        let batch = Array(queue.prefix(taken))
-        queue.removeFirst(taken)
+        lastBatchWasBackground = batch.first?.background ?? false
         return batch
     }
 
@@ -195,6 +224,7 @@ final class SQLiteWriter: @unchecked Sendable {
                 job.fail(error)
             }
         }
+        cycle.workDone()
         do {
             try transaction.commit()
         } catch {

@@ -78,12 +78,29 @@ struct QueryRoutes {
         return .json(JSONValue.object(["writeResults": .array(items), "commitTime": commitTime]).jsonBytes)
     }
 
-    /// `{"documents":[…],"nextPageToken":…}`.
+    /// `{"documents":[…],"nextPageToken":…}`, written directly: building the `JSONValue` tree of every document
+    /// first (an object per document, its timestamps as strings) took a third of the encoding's time.
     static func resultResponse(_ result: QueryPage) -> Response {
-        let body: JSONValue = .object([
-            "documents": .array(result.documents.map(\.json)),
-            "nextPageToken": result.nextPageToken.map(JSONValue.string) ?? .null,
-        ])
-        return .json(body.jsonBytes)
+        .json(resultBody(result))
+    }
+
+    /// The bytes of `resultResponse`'s body; the same as encoding `{"documents": [each document's json],
+    /// "nextPageToken": …}`.
+    static func resultBody(_ result: QueryPage) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + 256 * result.documents.count)
+        out.append(contentsOf: #"{"documents":["#.utf8)
+        for (index, document) in result.documents.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            document.appendJSON(to: &out)
+        }
+        out.append(contentsOf: #"],"nextPageToken":"#.utf8)
+        if let token = result.nextPageToken {
+            appendJSONString(token, to: &out)
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 }
