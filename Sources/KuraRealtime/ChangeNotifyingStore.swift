@@ -1,6 +1,6 @@
 import Foundation
-import KuraModel
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// Wakes the change feed: poked after every local commit, waited on by the feed's thread with a timeout (the poll

@@ -1,7 +1,7 @@
 import KuraAuth
 import KuraCore
-import KuraModel
 import KuraHTTP
+import KuraModel
 
 /// Which callers an endpoint serves. Every route that reads `Authorization` is registered with one
 /// (`CallerResolution.resolving`); its caller is then resolved once, before the handler runs, into

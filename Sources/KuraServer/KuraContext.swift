@@ -1,7 +1,7 @@
 import KuraAuth
 import KuraCore
-import KuraModel
 import KuraHTTP
+import KuraModel
 
 /// Kura's per-request context: the engine's facilities and who is calling.
 public struct KuraContext: RequestContext {

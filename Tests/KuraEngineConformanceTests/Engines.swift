@@ -1,8 +1,8 @@
 import Foundation
 import KuraAuth
 import KuraCore
-import KuraModel
 import KuraMail
+import KuraModel
 import KuraSQLiteEngine
 
 /// One engine under test. Every suite in this target runs once per entry of `Engine.all`; the PostgreSQL engine

@@ -1,6 +1,6 @@
 import KuraCore
-import KuraModel
 import KuraMail
+import KuraModel
 import Synchronization
 import Testing
 

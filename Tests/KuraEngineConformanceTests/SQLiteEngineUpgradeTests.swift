@@ -1,7 +1,7 @@
 import Foundation
 import KuraCore
-import KuraModel
 import KuraMail
+import KuraModel
 import KuraSQLite
 import KuraSQLiteEngine
 import Testing

@@ -1,8 +1,8 @@
 import Foundation
 import KuraAuth
 import KuraCore
-import KuraModel
 import KuraHTTP
+import KuraModel
 import KuraServer
 import Testing
 

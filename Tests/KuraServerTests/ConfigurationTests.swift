@@ -71,7 +71,9 @@ import Testing
         // Set in code, past the parser: the server refuses to start, before it creates the data directory.
         configuration.store.engine = "mongodb"
         configuration.dataDirectory = NSTemporaryDirectory() + "kura-engine-" + UUID().uuidString
-        let startError = try #require(throws: ConfigurationError.self) { _ = try KuraNode(configuration: configuration) }
+        let startError = try #require(throws: ConfigurationError.self) {
+            _ = try KuraNode(configuration: configuration)
+        }
         #expect(startError.message.contains("the engines are: sqlite"))
         #expect(!FileManager.default.fileExists(atPath: configuration.dataDirectory))
     }

@@ -1,6 +1,6 @@
 import KuraCore
-import KuraModel
 import KuraMail
+import KuraModel
 
 extension Mailer {
     /// Opens (creating if needed) the SQLite engine's outbox in `directory` (`mail.db`) and starts the mailer on it
