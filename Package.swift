@@ -51,21 +51,37 @@ let package = Package(
         .target(name: "KuraClient", dependencies: ["CSQLite"]),
         .executableTarget(name: "kura-todo", dependencies: ["KuraClient"]),
 
-        .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
-        .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore"]),
+        // The test kit (docs/architecture.md, "Tests"): plain targets under Tests/ that every test target shares.
+        // KuraTestSupport: raw HTTP and SSE clients, the KuraHTTP harnesses (live on port 0, and the router with no
+        // socket), temporary directories, the SMTP sink, free ports. KuraServerTestSupport: a Kura node in this
+        // process on port 0 (`TestKura`) with users and tokens; apart, so KuraHTTPTests does not pull the server in.
+        .target(name: "KuraTestSupport", dependencies: ["KuraCore", "KuraHTTP"], path: "Tests/KuraTestSupport"),
+        .target(
+            name: "KuraServerTestSupport", dependencies: ["KuraTestSupport", "KuraServer", "KuraStore"],
+            path: "Tests/KuraServerTestSupport"),
+
+        .testTarget(name: "KuraCoreTests", dependencies: ["KuraCore", "KuraTestSupport"]),
+        .testTarget(name: "KuraSQLiteTests", dependencies: ["KuraSQLite", "CSQLite", "KuraTestSupport"]),
+        .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP", "KuraTestSupport"]),
+        .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore", "KuraTestSupport"]),
         // Starts its own PostgreSQL 15 (Tests/Support/postgres_server.sh) unless KURA_TEST_POSTGRES_URL is set.
-        .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres"]),
-        .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth"]),
-        .testTarget(name: "KuraMailTests", dependencies: ["KuraMail"]),
-        .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules"]),
-        .testTarget(name: "KuraRealtimeTests", dependencies: ["KuraRealtime", "KuraStore"]),
+        .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres", "KuraTestSupport"]),
+        .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth", "KuraTestSupport"]),
+        .testTarget(name: "KuraMailTests", dependencies: ["KuraMail", "KuraTestSupport"]),
+        .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules", "KuraTestSupport"]),
+        .testTarget(name: "KuraRealtimeTests", dependencies: ["KuraRealtime", "KuraStore", "KuraTestSupport"]),
         .testTarget(
             name: "KuraServerTests",
-            dependencies: ["KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime", "KuraHosting"]),
+            dependencies: [
+                "KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime", "KuraHosting", "KuraTestSupport",
+                "KuraServerTestSupport",
+            ]),
         // The SDK and `kura-todo` against an in-process server.
-        .testTarget(name: "KuraClientTests", dependencies: ["KuraClient", "KuraServer", "KuraAuth"]),
+        .testTarget(
+            name: "KuraClientTests",
+            dependencies: ["KuraClient", "KuraServer", "KuraAuth", "KuraTestSupport", "KuraServerTestSupport"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
-        .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore"]),
+        .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore", "KuraTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraTestSupport
 import Synchronization
 import Testing
 
@@ -21,8 +22,7 @@ final class Fixture {
     let auth: AuthService
 
     init(_ configure: (inout AuthConfiguration) -> Void = { _ in }) throws {
-        directory = NSTemporaryDirectory() + "kura-auth-\(SecureRandom.hex(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory("auth").path
         var configuration = AuthConfiguration.lowCostForTesting
         configure(&configuration)
         auth = try AuthService(directory: directory, configuration: configuration, clock: clock.authClock)

@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraHTTP
+import KuraTestSupport
 import Testing
 
 /// An error that is not a `KuraError`, to check that its details stay out of the response.
@@ -31,21 +32,21 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 @Suite struct ServerProtocolTests {
     @Test("handlers see the client's IP address")
     func remoteAddress() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let response = try server.get("/whoami")
-            #expect(response.text == "127.0.0.1")
+            #expect(response.body == "127.0.0.1")
         }
     }
 
     @Test("several requests share one keep-alive connection")
     func keepAlive() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             for i in 0..<5 {
                 try client.send("GET /item/\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
                 let response = try client.readResponse()
                 #expect(response.status == 200)
-                #expect(response.text == "item \(i)")
+                #expect(response.body == "item \(i)")
                 #expect(response.header("Connection") == nil)
             }
             #expect(!client.closes(within: .milliseconds(50)))
@@ -54,7 +55,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("pipelined requests are answered in order, even when the first one is answered last")
     func pipelining() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send(
                 "GET /later/300 HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -62,26 +63,26 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
                     + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nping"
                     + "GET /later/0 HTTP/1.1\r\nHost: t\r\n\r\n"
                     + "GET /item/b HTTP/1.1\r\nHost: t\r\n\r\n")
-            let bodies = try (0..<5).map { _ in try client.readResponse().text }
+            let bodies = try (0..<5).map { _ in try client.readResponse().body }
             #expect(bodies == ["later 300", "item a", "ping", "later 0", "item b"])
         }
     }
 
     @Test("an HTTP/1.0 request without keep-alive is answered and the connection closed")
     func http10() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send("GET /hello HTTP/1.0\r\n\r\n")
             let response = try client.readResponse()
-            #expect(response.version == "HTTP/1.0")
-            #expect(response.text == "hello world")
+            #expect(response.httpVersion == "HTTP/1.0")
+            #expect(response.body == "hello world")
             #expect(client.closes(within: .seconds(2)))
         }
     }
 
     @Test("Connection: close is honoured after the response")
     func connectionClose() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
             let response = try client.readResponse()
@@ -93,21 +94,21 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("a chunked request body reaches the handler whole")
     func chunkedEcho() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
             try client.send("4\r\nKura\r\n")
             try client.send("1\r\n \r\nb\r\nchunk body!\r\n0\r\n\r\n")
             let response = try client.readResponse()
             #expect(response.status == 200)
-            #expect(response.text == "Kura chunk body!")
+            #expect(response.body == "Kura chunk body!")
             #expect(response.header("Content-Length") == "16")
         }
     }
 
     @Test("HEAD gets GET's headers and Content-Length but no body")
     func head() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             // The GET right behind would be misread if any body byte followed the HEAD response.
             try client.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\nGET /item/after HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -117,13 +118,13 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
             #expect(head.header("Content-Type") == "text/plain; charset=utf-8")
             #expect(client.pending.isEmpty || client.pending.starts(with: Array("HTTP/1.1 200".utf8)))
             let next = try client.readResponse()
-            #expect(next.text == "item after")
+            #expect(next.body == "item after")
         }
     }
 
     @Test("Expect: 100-continue gets an interim 100 before the body is sent")
     func expectContinue() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
             let interim = try client.readResponse()
@@ -131,13 +132,13 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
             try client.send("fives")
             let final = try client.readResponse()
             #expect(final.status == 200)
-            #expect(final.text == "fives")
+            #expect(final.body == "fives")
         }
     }
 
     @Test("Expect: 100-continue with a body over the limit gets 413 and no 100")
     func expectContinueTooLarge() throws {
-        try withTestServer({ $0.limits.maxBodyBytes = 100 }, routes: protocolRoutes) { server in
+        try withTestHTTPServer({ $0.limits.maxBodyBytes = 100 }, routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n")
             let response = try client.readResponse()
@@ -148,7 +149,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("every response carries Date and a generated X-Request-Id")
     func standardHeaders() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             var ids: [String] = []
             for path in ["/hello", "/missing"] {
@@ -180,7 +181,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
             ("ünicode", false),
         ])
     func requestIDEcho(id: String, echoed: Bool) throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let response = try server.get("/hello", headers: "X-Request-Id: \(id)\r\n")
             #expect(response.status == 200)
             let sent = try #require(response.header("X-Request-Id"))
@@ -191,7 +192,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("unknown routes are 404 NOT_FOUND; known paths with another method 405 with Allow")
     func routingErrors() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let missing = try server.get("/nothing/here")
             #expect(missing.status == 404)
             #expect(missing.errorCode == "NOT_FOUND")
@@ -210,7 +211,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("a thrown KuraError keeps its status, code and message")
     func kuraError() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let response = try server.get("/teapot")
             #expect(response.status == 418)
             #expect(response.errorCode == "TEAPOT")
@@ -220,14 +221,14 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("any other thrown error is an opaque 500 INTERNAL naming only the request id")
     func internalError() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let response = try server.get("/boom", headers: "X-Request-Id: boom-1\r\n")
             #expect(response.status == 500)
             #expect(response.errorCode == "INTERNAL")
             let message = try #require(response.errorMessage)
             #expect(message.contains("boom-1"))
-            #expect(!response.text.contains("hunter2"))
-            #expect(!response.text.contains("SecretFailure"))
+            #expect(!response.body.contains("hunter2"))
+            #expect(!response.body.contains("SecretFailure"))
 
             // With a generated id, the message names that one.
             let generated = try server.get("/boom")

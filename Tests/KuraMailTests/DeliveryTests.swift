@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraTestSupport
 import Testing
 
 @testable import KuraMail
@@ -32,7 +33,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
 
 @Suite struct DeliveryTests {
     @Test func enqueuedMailIsDeliveredAndParsesBack() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let port = try TestEnvironment.freePort()
         let sink = try SMTPSink(port: port, directory: directory + "/sink")
         defer { sink.stop() }
@@ -75,7 +76,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
     }
 
     @Test func relayDownThenUpDeliversExactlyOnce() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let port = try TestEnvironment.freePort()
         let mailer = try Mailer(directory: directory, configuration: fastConfiguration(port: port), logger: quietLogger)
         defer { mailer.shutdown() }
@@ -102,7 +103,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
     }
 
     @Test func restartBeforeDeliveryStillDelivers() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let port = try TestEnvironment.freePort()
         var ids: [MailID] = []
         do {
@@ -135,7 +136,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
     }
 
     @Test func authenticatesWithUsernameAndPassword() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let port = try TestEnvironment.freePort()
         let sink = try SMTPSink(port: port, directory: directory + "/sink", user: "kura", password: "s3cret")
         defer { sink.stop() }
@@ -148,7 +149,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
     }
 
     @Test func givesUpAfterMaxAttempts() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let port = try TestEnvironment.freePort()
         let mailer = try Mailer(
             directory: directory, configuration: fastConfiguration(port: port, maxAttempts: 2), logger: quietLogger)

@@ -1,12 +1,13 @@
 import Foundation
 import KuraCore
+import KuraTestSupport
 import Testing
 
 @testable import KuraMail
 
 @Suite struct HeldModeTests {
     @Test func withoutSMTPMailsAreHeldListedAndTheirLinksLogged() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let logPath = directory + "/log.txt"
         let fd = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         try #require(fd >= 0)
@@ -50,7 +51,7 @@ import Testing
     }
 
     @Test func finishedMailsAreDeletedAfterTheRetentionAndPendingOnesStay() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         var configuration = MailConfiguration.held
         configuration.retention = .seconds(3600)
         let mailer = try Mailer(directory: directory, configuration: configuration, logger: Logger(level: .error))
@@ -84,7 +85,7 @@ import Testing
     }
 
     @Test func invalidRecipientIsRejectedBeforeStoring() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let mailer = try Mailer(directory: directory, logger: Logger(level: .error))
         defer { mailer.shutdown() }
         #expect(throws: KuraError.self) {
@@ -94,7 +95,7 @@ import Testing
     }
 
     @Test func invalidConfigurationIsRejected() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         #expect(throws: KuraError.self) {
             try Mailer(directory: directory, configuration: MailConfiguration(from: "not an address"), logger: Logger())
         }

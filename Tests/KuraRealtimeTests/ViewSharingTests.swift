@@ -1,5 +1,6 @@
 import KuraCore
 import KuraStore
+import KuraTestSupport
 import Testing
 
 @testable import KuraRealtime

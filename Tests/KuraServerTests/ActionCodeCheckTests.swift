@@ -1,6 +1,8 @@
 import Foundation
 import KuraCore
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `POST /api/auth/action-code/check`: what a mailed code is for, without spending it.

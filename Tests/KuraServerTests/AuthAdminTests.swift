@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraServer
+import KuraServerTestSupport
 import Testing
 
 /// `/api/admin/users` and `/api/admin/outbox`: who may call them, and what they do.

@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraServer
+import KuraServerTestSupport
 import Testing
 
 /// Claims that grant power are the account's as it is now, not as the ID token was issued: a claims change

@@ -1,6 +1,8 @@
 import Foundation
 import KuraCore
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Sign-in throttling counts failures, and a stranger's failures cannot lock the owner out: a correct password

@@ -2,6 +2,8 @@ import Foundation
 import KuraAuth
 import KuraCore
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `GET /api/auth/me` answers from memory when the token and the account are cached: every change must show at

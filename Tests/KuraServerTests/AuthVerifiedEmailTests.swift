@@ -1,6 +1,8 @@
 import Foundation
 import KuraCore
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `auth.requireVerifiedEmail = true`: an unverified account reaches no data on any path. Sign-up creates the

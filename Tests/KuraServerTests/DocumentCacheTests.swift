@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Synchronization
 import Testing
 
@@ -254,7 +256,7 @@ import Testing
                     headers: [("Authorization", "Bearer \(server.adminKey)")], body: JSON.encode(["data": ["i": k]]))
                 let get = HTTPConnection.encode(
                     "GET", "/api/docs/pipe/doc", headers: [("Authorization", "Bearer \(server.adminKey)")])
-                try client.connection.write(put + get)
+                try client.connection.send(put + get)
                 let written = try client.connection.readResponse()
                 let read = try client.connection.readResponse()
                 try #require(written.status == 200 && read.status == 200, "\(written) / \(read)")

@@ -1,4 +1,5 @@
 import Foundation
+import KuraServerTestSupport
 import Testing
 
 /// `POST /api/commit`: results, atomicity, preconditions, limits and field transforms.

@@ -1,4 +1,5 @@
 import Foundation
+import KuraServerTestSupport
 import Testing
 
 /// Listing collections (`GET /api/docs/{collection}`), `POST /api/query` and `POST /api/query/count`.

@@ -1,6 +1,7 @@
 import Foundation
 import KuraHosting
 import KuraServer
+import KuraServerTestSupport
 import Testing
 
 /// Static hosting (`hosting.*`) over real sockets: files, validators, gzip, directories, the SPA fallback, the

@@ -1,4 +1,5 @@
 import Foundation
+import KuraServerTestSupport
 import Testing
 
 /// Composite indexes over HTTP: the missing-index error, `kura.indexes.json`, `/api/admin/indexes` and

@@ -2,11 +2,13 @@ import Foundation
 import KuraCore
 import KuraHTTP
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// A fresh data directory under /tmp, removed when the test ends.
 private func withDataDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    let path = NSTemporaryDirectory() + "kura-test-" + UUID().uuidString
+    let path = TemporaryDirectory.uniquePath("test")
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try body(path)
 }

@@ -2,7 +2,9 @@ import Foundation
 import KuraCore
 import KuraRealtime
 import KuraServer
+import KuraServerTestSupport
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// Dropped connections: a client cut off at random bytes reconnects with its last event id, and what it received

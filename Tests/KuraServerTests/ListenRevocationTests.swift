@@ -1,6 +1,8 @@
 import Foundation
 import KuraCore
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Revocation is immediate on listen streams: whatever withdraws a user's access in this process ends the

@@ -1,6 +1,8 @@
 import Foundation
 import KuraServer
+import KuraServerTestSupport
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// `GET /api/listen` and `POST /api/listen/{id}`: snapshots, then changes, for documents and queries.

@@ -1,4 +1,5 @@
 import Foundation
+import KuraServerTestSupport
 import Testing
 
 /// The default rules for callers without a token, with bad tokens, and for the public `quizzes`.

@@ -1,4 +1,5 @@
 import Foundation
+import KuraServerTestSupport
 import Testing
 
 /// The default rules enforced between two users: `users/{uid}/…` belongs to `uid`, through every data endpoint.

@@ -1,5 +1,6 @@
 import Foundation
 import KuraServer
+import KuraServerTestSupport
 import Testing
 
 /// `/sdk/…`: the browser SDK carried inside the binary.

@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// `maxScanRows`: a query a composite index would serve, examining too many rows it does not return, fails with
@@ -17,7 +18,7 @@ import Testing
     /// store refusing more than 50 wasted rows. `cat == 7` is too common for the `==` driver, so `cat == 7 order
     /// by n desc` walks the `n` index from the top through 2000 other documents first.
     static func store(autoCreate: Bool = false, log: Lines) throws -> (SQLiteDocumentStore, TemporaryDirectory) {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try SQLiteDocumentStore(
             .init(
                 path: directory.path + "/kura.db", maxScanRows: 50, autoCreateIndexes: autoCreate,
@@ -149,7 +150,7 @@ import Testing
     }
 
     @Test func indexesSurviveARestartAndResumeTheirBuild() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let path = directory.path + "/kura.db"
         let query = try Self.query()

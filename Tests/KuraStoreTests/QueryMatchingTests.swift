@@ -1,5 +1,6 @@
 import KuraCore
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// `QueryMatcher` (in-memory evaluation) against the SQLite engine: the same documents, the same answers.
@@ -63,7 +64,7 @@ import Testing
 
     @Test("random queries: the matcher agrees with the SQLite engine on membership and order")
     func agreesWithEngine() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }
@@ -109,7 +110,7 @@ import Testing
 
     @Test("array-contains on the first orderBy field matches elements, not the whole value (was an engine bug)")
     func engineArrayContainsOnOrderField() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }

@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// A store under test plus whatever it needs cleaned up afterwards.
@@ -24,7 +25,7 @@ struct StoreEngine: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     static let sqlite = StoreEngine(name: "SQLite") {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         return StoreHarness(store: store) {
             store.close()
@@ -34,18 +35,6 @@ struct StoreEngine: Sendable, CustomTestStringConvertible {
 
     /// Every engine the conformance suite covers.
     static let all: [StoreEngine] = [.sqlite]
-}
-
-/// A fresh directory under the system temp directory.
-struct TemporaryDirectory: Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "kura-store-" + SecureRandom.hex(8)
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// Helpers shared by the conformance tests.

@@ -1,0 +1,32 @@
+import Foundation
+import KuraTestSupport
+
+extension TestKura {
+    /// Opens `GET /api/listen` (with `query`, e.g. `?doc=…`) authenticated as `auth`.
+    public func listen(
+        _ query: String = "", auth: Auth = .admin, headers: [(String, String)] = [], receiveBuffer: Int32? = nil
+    ) throws -> SSEClient {
+        var all = headers
+        switch auth {
+        case .admin: all.append(("Authorization", "Bearer \(adminKey)"))
+        case .none: break
+        case .header(let value): all.append(("Authorization", value))
+        }
+        return try SSEClient(port: port, path: "/api/listen" + query, headers: all, receiveBuffer: receiveBuffer)
+    }
+
+    /// `POST /api/listen/{connection}`.
+    public func listenPost(_ connection: String, _ body: [String: Any], auth: Auth = .admin) throws -> HTTPResponse {
+        try request("POST", "/api/listen/\(connection)", json: body, auth: auth)
+    }
+}
+
+/// Percent-encodes a query parameter value.
+public func urlEncode(_ text: String) -> String {
+    text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+}
+
+/// `?query=…` for a query body.
+public func queryParameter(_ query: [String: Any]) -> String {
+    urlEncode(String(decoding: JSON.encode(query), as: UTF8.self))
+}
