@@ -6,12 +6,7 @@ extension TestKura {
     public func listen(
         _ query: String = "", auth: Auth = .admin, headers: [(String, String)] = [], receiveBuffer: Int32? = nil
     ) throws -> SSEClient {
-        var all = headers
-        switch auth {
-        case .admin: all.append(("Authorization", "Bearer \(adminKey)"))
-        case .none: break
-        case .header(let value): all.append(("Authorization", value))
-        }
+        let all = APIRequest("GET", json: nil, body: nil, headers: headers, auth: auth, adminKey: adminKey).headers
         return try SSEClient(port: port, path: "/api/listen" + query, headers: all, receiveBuffer: receiveBuffer)
     }
 
