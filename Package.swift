@@ -59,29 +59,52 @@ let package = Package(
         .target(name: "KuraClient", dependencies: ["KuraModel", "CSQLite"]),
         .executableTarget(name: "kura-todo", dependencies: ["KuraClient"]),
 
+        // The test kit (docs/architecture.md, "Tests"): plain targets under Tests/ that every test target shares.
+        // KuraTestSupport: raw HTTP and SSE clients, the KuraHTTP harnesses (live on port 0, and the router with no
+        // socket), temporary directories, the SMTP sink, free ports. KuraServerTestSupport: a Kura node in this
+        // process on port 0 (`TestKura`) with users and tokens; apart, so KuraHTTPTests does not pull the server in.
+        .target(
+            name: "KuraTestSupport", dependencies: ["KuraModel", "KuraCore", "KuraHTTP"], path: "Tests/KuraTestSupport"),
+        .target(
+            name: "KuraServerTestSupport",
+            dependencies: ["KuraTestSupport", "KuraModel", "KuraServer", "KuraStore", "KuraAuth"],
+            path: "Tests/KuraServerTestSupport"),
+
         .testTarget(name: "KuraModelTests", dependencies: ["KuraModel"]),
-        .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP"]),
+        .testTarget(name: "KuraCoreTests", dependencies: ["KuraModel", "KuraCore", "KuraTestSupport"]),
+        .testTarget(name: "KuraSQLiteTests", dependencies: ["KuraSQLite", "CSQLite", "KuraTestSupport"]),
+        .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP", "KuraTestSupport"]),
         // The document-store conformance suite, run against every engine (StoreEngines.swift).
-        .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore", "KuraSQLiteEngine"]),
+        .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore", "KuraSQLiteEngine", "KuraTestSupport"]),
         // What only the SQLite engine has: its writer, schema, query plans, backup.
-        .testTarget(name: "KuraSQLiteEngineTests", dependencies: ["KuraSQLiteEngine", "KuraStore", "KuraSQLite"]),
+        .testTarget(
+            name: "KuraSQLiteEngineTests",
+            dependencies: ["KuraSQLiteEngine", "KuraStore", "KuraSQLite", "KuraTestSupport"]),
         // Starts its own PostgreSQL 15 (Tests/Support/postgres_server.sh) unless KURA_TEST_POSTGRES_URL is set.
-        .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres"]),
-        .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth", "KuraSQLiteEngine"]),
-        .testTarget(name: "KuraMailTests", dependencies: ["KuraMail", "KuraSQLiteEngine"]),
+        .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres", "KuraTestSupport"]),
+        .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth", "KuraSQLiteEngine", "KuraTestSupport"]),
+        .testTarget(name: "KuraMailTests", dependencies: ["KuraMail", "KuraSQLiteEngine", "KuraTestSupport"]),
         // One suite per store seam (accounts and sessions, signing keys, mail outbox), run against every engine.
         .testTarget(
             name: "KuraEngineConformanceTests",
-            dependencies: ["KuraAuth", "KuraMail", "KuraSQLiteEngine", "KuraSQLite", "KuraCore"]),
-        .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules"]),
-        .testTarget(name: "KuraRealtimeTests", dependencies: ["KuraRealtime", "KuraStore", "KuraSQLiteEngine"]),
+            dependencies: ["KuraAuth", "KuraMail", "KuraSQLiteEngine", "KuraSQLite", "KuraCore", "KuraTestSupport"]),
+        .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules", "KuraTestSupport"]),
+        .testTarget(
+            name: "KuraRealtimeTests",
+            dependencies: ["KuraRealtime", "KuraStore", "KuraSQLiteEngine", "KuraTestSupport"]
+        ),
         .testTarget(
             name: "KuraServerTests",
-            dependencies: ["KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime", "KuraHosting", "KuraSQLiteEngine"]),
+            dependencies: [
+                "KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime", "KuraHosting", "KuraSQLiteEngine",
+                "KuraTestSupport", "KuraServerTestSupport",
+            ]),
         // The SDK and `kura-todo` against an in-process server.
-        .testTarget(name: "KuraClientTests", dependencies: ["KuraClient", "KuraServer", "KuraAuth"]),
+        .testTarget(
+            name: "KuraClientTests",
+            dependencies: ["KuraClient", "KuraServer", "KuraAuth", "KuraTestSupport", "KuraServerTestSupport"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
-        .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore"]),
+        .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore", "KuraTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,7 +19,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Random per-process prefix of generated request ids.
     let instanceID = SecureRandom.hex(3)
 
-    private let responder: any HTTPResponder
+    let responder: any HTTPResponder
     private var loops: [HTTPLoop] = []
     private let openConnections = Atomic<Int>(0)
     private let state = Mutex<State>(.idle)

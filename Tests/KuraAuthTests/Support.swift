@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraModel
+import KuraTestSupport
 import Synchronization
 import Testing
 
@@ -23,8 +24,7 @@ final class Fixture {
     let auth: AuthService
 
     init(_ configure: (inout AuthConfiguration) -> Void = { _ in }) throws {
-        directory = NSTemporaryDirectory() + "kura-auth-\(SecureRandom.hex(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory("auth").path
         var configuration = AuthConfiguration.lowCostForTesting
         configure(&configuration)
         auth = try AuthService(directory: directory, configuration: configuration, clock: clock.authClock)

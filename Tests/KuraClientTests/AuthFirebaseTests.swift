@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 @testable import KuraClient

@@ -1,5 +1,7 @@
 import Foundation
 import KuraClient
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -226,7 +228,7 @@ import Testing
 }
 
 /// `GET /api/auth/me` with `token`: the status.
-func me(_ server: TestServer, token: String) async throws -> Int {
+func me(_ server: TestKura, token: String) async throws -> Int {
     var request = URLRequest(url: server.url.appendingPathComponent("api/auth/me"))
     request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
     let (_, response) = try await URLSession.shared.data(for: request)

@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 @testable import KuraClient

@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test func unreachableServerIsUnavailable() async throws {
-        let server = try TestServer()
+        let server = try testServer()
         let kura = makeClient(server)
         server.shutdown()
         let error = await #expect(throws: KuraError.self) { try await kura.document("a/b").getDocument() }

@@ -1,11 +1,13 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 @testable import KuraClient
 
 /// Offline persistence: the cache, the durable write queue, exactly-once delivery.
 @Suite struct OfflineTests {
-    func offlineClient(_ server: TestServer, cache: URL) async throws -> (Kura, String) {
+    func offlineClient(_ server: TestKura, cache: URL) async throws -> (Kura, String) {
         try await signedInClient(server, settings: .init(persistence: .file(cache), session: .memory))
     }
 

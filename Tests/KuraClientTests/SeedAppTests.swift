@@ -1,5 +1,6 @@
 import Foundation
 import KuraClient
+import KuraTestSupport
 import Testing
 
 /// The seed apps' Firebase code (SeedMemoApp.swift, SeedTodoApp.swift), compiled against `KuraClient` and run
@@ -27,7 +28,7 @@ import Testing
     }
 
     @MainActor @Test func memoApp() async throws {
-        let server = try TestServer(rules: Self.memoRules)
+        let server = try testServer(rules: Self.memoRules)
         defer { server.shutdown() }
         do {
             Kura.configure(url: server.url, settings: .init(session: .memory))
@@ -111,7 +112,7 @@ import Testing
     }
 
     @MainActor @Test func todoApp() async throws {
-        let server = try TestServer()
+        let server = try testServer()
         defer { server.shutdown() }
         do {
             Kura.configure(url: server.url, settings: .init(session: .memory))

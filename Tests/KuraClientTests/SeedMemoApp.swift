@@ -1,5 +1,6 @@
 import Foundation
 import KuraClient
+import KuraServerTestSupport
 
 // The memo ("備忘録") app of seed article 000 (Firebase Auth + Firestore), its Firebase code kept as written and
 // only the imports changed: `import Firebase`, `FirebaseAuth`, `FirebaseFirestore` → `import KuraClient`. UIKit is

@@ -1,5 +1,6 @@
 import Foundation
 import KuraClient
+import KuraServerTestSupport
 
 // The to-do app of seed article 003 (Firebase Auth + Realtime Database), its Firebase code kept as written and
 // only the imports changed (`FirebaseAuth`, `FirebaseDatabase`, `Firebase` → `KuraClient`). UIKit is replaced by

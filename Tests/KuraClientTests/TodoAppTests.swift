@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `kura-todo` end to end: the built executable against an in-process server, two processes at once.
@@ -18,7 +20,7 @@ import Testing
         private let exit = Shared<Int32?>(nil)
         let arguments: [String]
 
-        init(_ arguments: [String], server: TestServer, session: URL) throws {
+        init(_ arguments: [String], server: TestKura, session: URL) throws {
             self.arguments = arguments
             let argv =
                 [TodoAppTests.executable.path, "--server", server.url.absoluteString, "--session", session.path]
@@ -96,7 +98,7 @@ import Testing
         return String(output[start.upperBound..<end])
     }
 
-    func run(_ arguments: [String], _ server: TestServer, _ session: URL) async throws -> (Int32, String) {
+    func run(_ arguments: [String], _ server: TestKura, _ session: URL) async throws -> (Int32, String) {
         try await TodoProcess(arguments, server: server, session: session).finish()
     }
 

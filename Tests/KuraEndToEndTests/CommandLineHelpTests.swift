@@ -1,4 +1,5 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -77,7 +78,7 @@ import Testing
 
     @Test("kura serve --dev prints held mails, lifts auth rate limits and explains nothing it should not")
     func devMode() throws {
-        let root = CommandLineTests.temporaryDirectory()
+        let root = try TemporaryDirectory("cli").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let log = root + "/kura.log"
         let server = try ServerProcess(dataDirectory: root + "/data", logFile: log, arguments: ["--dev"])

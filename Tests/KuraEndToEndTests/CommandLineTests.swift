@@ -1,4 +1,5 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -21,15 +22,9 @@ import Testing
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
-    static func temporaryDirectory() -> String {
-        let path = NSTemporaryDirectory() + "kura-cli-\(UUID().uuidString)"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     @Test("kura backup copies every acknowledged document while the server keeps writing")
     func backupWhileServing() throws {
-        let root = Self.temporaryDirectory()
+        let root = try TemporaryDirectory("cli").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let server = try ServerProcess(dataDirectory: root + "/data", logFile: root + "/kura.log")
         defer { server.stop() }
@@ -78,7 +73,7 @@ import Testing
 
     @Test("kura admin create-user makes an account that signs in and carries the admin claim")
     func createAdmin() throws {
-        let root = Self.temporaryDirectory()
+        let root = try TemporaryDirectory("cli").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let data = root + "/data"
         let created = try Self.kura(["admin", "create-user", "--email", "Ops@Example.com", "--admin", "--data", data])
@@ -100,7 +95,7 @@ import Testing
 
     @Test("SIGTERM stops kura serve cleanly, even when the parent blocked the signal")
     func sigtermStops() throws {
-        let root = Self.temporaryDirectory()
+        let root = try TemporaryDirectory("cli").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let server = try ServerProcess(dataDirectory: root + "/data", logFile: root + "/kura.log")
         // Exit status 0 is the path through graceful shutdown; a signal death or a hang would fail here.
@@ -110,7 +105,7 @@ import Testing
     @Test(
         "kura rules test passes the shipped table, fails a wrong expectation, and reports rule errors with a position")
     func rulesTest() throws {
-        let root = Self.temporaryDirectory()
+        let root = try TemporaryDirectory("cli").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../docs/examples").standardized.path
@@ -138,7 +133,7 @@ import Testing
 
     @Test("kura admin rotate-keys: the new key signs after a restart, tokens signed before still verify")
     func rotateKeys() throws {
-        let root = Self.temporaryDirectory()
+        let root = try TemporaryDirectory("cli").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let data = root + "/data"
         let first = try ServerProcess(dataDirectory: data, logFile: root + "/kura.log")

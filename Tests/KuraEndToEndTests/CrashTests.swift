@@ -1,4 +1,5 @@
 import Foundation
+import KuraTestSupport
 import Synchronization
 import Testing
 
@@ -87,10 +88,9 @@ import Testing
 
     @Test("kill -9 under load loses no acknowledged write (3 rounds)")
     func killNineKeepsAcknowledgedWrites() throws {
-        let root = NSTemporaryDirectory() + "kura-crash-" + UUID().uuidString
+        let root = try TemporaryDirectory("crash").path
         let data = root + "/data"
         let log = root + "/kura.log"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let ledger = Ledger()
         let writers = 4

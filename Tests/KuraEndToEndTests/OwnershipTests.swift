@@ -1,4 +1,5 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ import Testing
         let process = Process()
         process.executableURL = KuraBinary.url
         process.arguments = arguments
-        let log = CommandLineTests.temporaryDirectory() + "/output.log"
+        let log = try TemporaryDirectory("cli").path + "/output.log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = handle
@@ -33,12 +34,12 @@ import Testing
 
     @Test("a second kura serve on the same data directory (another port) is refused, naming the owner's PID")
     func sameDataDirectory() throws {
-        let root = CommandLineTests.temporaryDirectory()
+        let root = try TemporaryDirectory("cli").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let data = root + "/data"
         let first = try ServerProcess(dataDirectory: data, logFile: root + "/first.log")
         defer { first.stop() }
-        let port = try ServerProcess.freePort()
+        let port = try TestEnvironment.freePort()
         let second = try Self.kuraExiting(["serve", "--port", "\(port)", "--data", data, "--log-level", "warn"])
         let refused = try #require(second, "the second server started on the same data directory")
         #expect(refused.status != 0)
@@ -62,7 +63,7 @@ import Testing
 
     @Test("a second kura serve on the same port (another data directory) is refused")
     func samePort() throws {
-        let root = CommandLineTests.temporaryDirectory()
+        let root = try TemporaryDirectory("cli").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let first = try ServerProcess(dataDirectory: root + "/one", logFile: root + "/first.log")
         defer { first.stop() }
@@ -77,9 +78,9 @@ import Testing
 
     @Test("kura serve refuses a port that another program listens on with SO_REUSEPORT")
     func foreignReusePortListener() throws {
-        let root = CommandLineTests.temporaryDirectory()
+        let root = try TemporaryDirectory("cli").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let port = try ServerProcess.freePort()
+        let port = try TestEnvironment.freePort()
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
         defer { close(fd) }

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraHTTP
 import KuraModel
+import KuraTestSupport
 import Testing
 
 private func corsRoutes(_ router: Router<BasicRequestContext>) {
@@ -16,7 +17,7 @@ private func narrowed(_ configuration: inout HTTPServerConfiguration) {
 @Suite struct CORSTests {
     @Test("with the default policy every response allows any origin and exposes the request id")
     func anyOrigin() throws {
-        try withTestServer(routes: corsRoutes) { server in
+        try withTestHTTPServer(routes: corsRoutes) { server in
             for path in ["/api/health", "/missing", "/later", "/no-such-route"] {
                 let response = try server.get(path, headers: "Origin: https://elsewhere.example\r\n")
                 #expect(response.header("Access-Control-Allow-Origin") == "*", "\(path)")
@@ -28,7 +29,7 @@ private func narrowed(_ configuration: inout HTTPServerConfiguration) {
 
     @Test("a preflight is answered 204 by the engine, for any path, with methods, headers and max age")
     func preflight() throws {
-        try withTestServer({ $0.cors.maxAgeSeconds = 1234 }, routes: corsRoutes) { server in
+        try withTestHTTPServer({ $0.cors.maxAgeSeconds = 1234 }, routes: corsRoutes) { server in
             let response = try server.exchange(
                 "OPTIONS /items/7 HTTP/1.1\r\nHost: t\r\nOrigin: https://elsewhere.example\r\n"
                     + "Access-Control-Request-Method: PUT\r\n"
@@ -46,7 +47,7 @@ private func narrowed(_ configuration: inout HTTPServerConfiguration) {
 
     @Test("an OPTIONS request that is not a preflight is routed as usual")
     func plainOptions() throws {
-        try withTestServer(routes: corsRoutes) { server in
+        try withTestHTTPServer(routes: corsRoutes) { server in
             let response = try server.exchange("OPTIONS /items/7 HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(response.status == 405)
         }
@@ -54,7 +55,7 @@ private func narrowed(_ configuration: inout HTTPServerConfiguration) {
 
     @Test("a narrowed policy echoes a listed origin with Vary: Origin and gives others no CORS headers")
     func narrowedOrigins() throws {
-        try withTestServer(narrowed, routes: corsRoutes) { server in
+        try withTestHTTPServer(narrowed, routes: corsRoutes) { server in
             let allowed = try server.get("/missing", headers: "Origin: https://app.example\r\n")
             #expect(allowed.status == 404)
             #expect(allowed.header("Access-Control-Allow-Origin") == "https://app.example")
@@ -71,7 +72,7 @@ private func narrowed(_ configuration: inout HTTPServerConfiguration) {
 
     @Test("a narrowed policy refuses the preflight of an unlisted origin without CORS headers")
     func refusedPreflight() throws {
-        try withTestServer(narrowed, routes: corsRoutes) { server in
+        try withTestHTTPServer(narrowed, routes: corsRoutes) { server in
             let preflight = { (origin: String) in
                 try server.exchange(
                     "OPTIONS /items/7 HTTP/1.1\r\nHost: t\r\nOrigin: \(origin)\r\n"
@@ -92,7 +93,7 @@ private func narrowed(_ configuration: inout HTTPServerConfiguration) {
 
     @Test("requests the engine refuses itself carry the CORS headers too")
     func engineRefusals() throws {
-        try withTestServer({ $0.limits.maxHeaderBytes = 256 }, routes: corsRoutes) { server in
+        try withTestHTTPServer({ $0.limits.maxHeaderBytes = 256 }, routes: corsRoutes) { server in
             let padding = String(repeating: "x", count: 400)
             let response = try server.get("/api/health", headers: "Origin: https://a.example\r\nX-Pad: \(padding)\r\n")
             #expect(response.status == 431)

@@ -1,4 +1,5 @@
 import KuraHTTP
+import KuraTestSupport
 import Testing
 
 /// One hostile or broken input and what the server must do with it.
@@ -130,7 +131,7 @@ private let post = "POST /sink HTTP/1.1\r\nHost: t\r\n"
 
     @Test("malformed input is refused with a JSON error, and the server keeps serving", arguments: corpus)
     func refused(_ input: MalformedCase) throws {
-        try withTestServer(
+        try withTestHTTPServer(
             { $0.requestTimeoutMs = 300 },
             routes: { router in
                 router.post("/sink") { _, _ in .noContent }
@@ -144,9 +145,9 @@ private let post = "POST /sink HTTP/1.1\r\nHost: t\r\n"
             switch input.expect {
             case .reject(let status, let code):
                 let response = try client.readResponse()
-                try #require((400..<500).contains(response.status), "accepted: \(response.status) \(response.text)")
+                try #require((400..<500).contains(response.status), "accepted: \(response.status) \(response.body)")
                 #expect(response.status == status)
-                #expect(response.errorCode == code, "body: \(response.text)")
+                #expect(response.errorCode == code, "body: \(response.body)")
                 #expect(response.header("Connection") == "close")
                 #expect(client.closes(within: .seconds(3)))
                 #expect(client.pending.isEmpty, "nothing may follow the error response")
@@ -160,7 +161,7 @@ private let post = "POST /sink HTTP/1.1\r\nHost: t\r\n"
 
     @Test("an Upgrade request (unsupported) is answered and the connection then serves or closes, not hangs")
     func upgradeDoesNotHang() throws {
-        try withTestServer { server in
+        try withTestHTTPServer { server in
             let client = try server.connect()
             try client.send("GET /api/health HTTP/1.1\r\nHost: t\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n")
             #expect(try client.readResponse().status == 200)

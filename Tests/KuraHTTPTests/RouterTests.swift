@@ -1,36 +1,42 @@
 import KuraCore
 import KuraHTTP
 import KuraModel
+import KuraTestSupport
 import Testing
 
-/// A context that can be made without a server. `RequestEnvironment` has no public initialiser, so the router's
-/// handlers are called with this instead; none of them touches the environment.
-private struct ProbeContext: RequestContext {
-    init(environment: RequestEnvironment) {}
-    init() {}
-    var environment: RequestEnvironment { fatalError("router unit tests have no environment") }
-}
-
-/// Route matching as a plain value: no sockets, no server.
+/// Route matching as a plain value, and routing through `RouterHarness`: requests handed to the router on an
+/// event loop, no socket, no server.
 @Suite struct RouterTests {
-    /// A router whose handlers answer with the pattern they were registered under.
-    private static func router(_ routes: [(HTTPMethod, String)]) -> Router<ProbeContext> {
-        let router = Router<ProbeContext>()
+    /// A router whose handlers answer with the pattern they were registered under, and the parameters they were
+    /// given in `X-Parameters` (`name=value` pairs, sorted, `&`-joined).
+    private static func router(_ routes: [(HTTPMethod, String)]) -> Router<BasicRequestContext> {
+        let router = Router<BasicRequestContext>()
         for (method, pattern) in routes {
-            router.on(method, pattern) { _, _ in .text(pattern) }
+            router.on(method, pattern) { request, _ in
+                var response = Response.text(pattern)
+                let pairs = request.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                response.headers.set("X-Parameters", pairs.joined(separator: "&"))
+                return response
+            }
         }
         return router
     }
 
-    /// The pattern that answers `method path`, and the captured parameters; nil if nothing was found.
+    /// The pattern that answers `method path` through the router, and the parameters its handler got; nil if it
+    /// answered anything but 200.
     private static func resolve(
-        _ router: Router<ProbeContext>, _ method: HTTPMethod, _ path: String
-    ) -> (pattern: String, parameters: [String: String])? {
-        guard case .found(let handler, let parameters) = router.match(method, path: path[...]) else { return nil }
-        guard let response = try? handler(Request(method: method, target: path), ProbeContext()),
-            case .bytes(let body) = response.body
-        else { return nil }
-        return (String(decoding: body, as: UTF8.self), parameters)
+        _ router: Router<BasicRequestContext>, _ method: HTTPMethod, _ path: String
+    ) throws -> (pattern: String, parameters: [String: String])? {
+        let harness = RouterHarness(responder: router)
+        defer { harness.shutdown() }
+        let response = try harness.request(method.description, path)
+        guard response.status == 200 else { return nil }
+        var parameters: [String: String] = [:]
+        for pair in (response.header("X-Parameters") ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            parameters[String(parts[0])] = String(parts[1])
+        }
+        return (response.body, parameters)
     }
 
     private static let table = router([
@@ -57,7 +63,7 @@ private struct ProbeContext: RequestContext {
             ("/", "/", [:]),
         ] as [(String, String, [String: String])])
     func precedence(path: String, pattern: String, parameters: [String: String]) throws {
-        let found = try #require(Self.resolve(Self.table, .GET, path))
+        let found = try #require(try Self.resolve(Self.table, .GET, path))
         #expect(found.pattern == pattern)
         #expect(found.parameters == parameters)
     }
@@ -89,14 +95,14 @@ private struct ProbeContext: RequestContext {
             ("/api/docs/plus+stays", "plus+stays"),
         ])
     func percentDecoding(path: String, value: String) throws {
-        let found = try #require(Self.resolve(Self.table, .GET, path))
+        let found = try #require(try Self.resolve(Self.table, .GET, path))
         #expect(found.pattern == "/api/docs/:id")
         #expect(found.parameters["id"] == value)
     }
 
     @Test("the wildcard capture is percent-decoded too")
     func wildcardDecoding() throws {
-        let found = try #require(Self.resolve(Self.table, .GET, "/files/dir%20one/f%41.txt"))
+        let found = try #require(try Self.resolve(Self.table, .GET, "/files/dir%20one/f%41.txt"))
         #expect(found.parameters["path"] == "dir one/fA.txt")
     }
 
@@ -122,12 +128,19 @@ private struct ProbeContext: RequestContext {
     }
 
     @Test("a known path with another method is 405 with Allow, HEAD included when GET exists")
-    func methodNotAllowed() {
+    func methodNotAllowed() throws {
         guard case .methodNotAllowed(let allow) = Self.table.match(.DELETE, path: "/api/docs/x") else {
             Issue.record("DELETE on a known path should be 405")
             return
         }
         #expect(allow == ["GET", "HEAD", "POST"])
+        // And the answer the router makes of it: status, `Allow`, and the JSON error body.
+        let harness = RouterHarness(responder: Self.table)
+        defer { harness.shutdown() }
+        let response = try harness.request("DELETE", "/api/docs/x")
+        #expect(response.status == 405)
+        #expect(response.header("Allow") == "GET, HEAD, POST")
+        #expect(response.errorCode == "METHOD_NOT_ALLOWED")
 
         let postOnly = Self.router([(.POST, "/submit")])
         guard case .methodNotAllowed(let allowPost) = postOnly.match(.GET, path: "/submit") else {
@@ -139,14 +152,14 @@ private struct ProbeContext: RequestContext {
 
     @Test("HEAD falls back to GET, but an explicit HEAD route wins")
     func headFallback() throws {
-        let found = try #require(Self.resolve(Self.table, .HEAD, "/api/docs/x"))
+        let found = try #require(try Self.resolve(Self.table, .HEAD, "/api/docs/x"))
         #expect(found.pattern == "/api/docs/:id")
         #expect(found.parameters == ["id": "x"])
 
-        let router = Router<ProbeContext>()
+        let router = Router<BasicRequestContext>()
         router.get("/r") { _, _ in .text("get") }
         router.on(.HEAD, "/r") { _, _ in .text("head") }
-        let head = try #require(Self.resolve(router, .HEAD, "/r"))
+        let head = try #require(try Self.resolve(router, .HEAD, "/r"))
         #expect(head.pattern == "head")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KuraHTTP
+import KuraTestSupport
 import Synchronization
 import Testing
 
@@ -34,7 +35,7 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
     @Test("blocking work on the worker pool does not hold up other requests on the same loop")
     func workerPoolHandOff() throws {
         let log = ThreadLog()
-        try withTestServer({ $0.eventLoops = 1 }, routes: poolRoutes(log)) { server in
+        try withTestHTTPServer({ $0.eventLoops = 1 }, routes: poolRoutes(log)) { server in
             let slow = try server.connect()
             let slowStart = ContinuousClock.now
             try slow.send("GET /slow/500 HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -45,14 +46,14 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
             try fast.send("GET /fast HTTP/1.1\r\nHost: t\r\n\r\n")
             let quick = try fast.readResponse()
             let fastElapsed = ContinuousClock.now - fastStart
-            #expect(quick.text == "fast")
+            #expect(quick.body == "fast")
             #expect(fastElapsed < .milliseconds(200), "/fast took \(fastElapsed) while /slow was running")
             #expect(ContinuousClock.now - slowStart < .milliseconds(500), "/slow had already finished")
             #expect(slow.pending.isEmpty)
 
             let slept = try slow.readResponse()
             #expect(slept.status == 200)
-            #expect(slept.text == "slept 500")
+            #expect(slept.body == "slept 500")
             #expect(ContinuousClock.now - slowStart >= .milliseconds(450))
 
             let loopThread = log.handler.load(ordering: .relaxed)
@@ -66,7 +67,7 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
     @Test("a full worker queue answers 503 UNAVAILABLE, and accepts work again once it drains")
     func workerQueueFull() throws {
         let log = ThreadLog()
-        try withTestServer(
+        try withTestHTTPServer(
             {
                 $0.eventLoops = 1; $0.workerQueueLimit = 1
             }, routes: poolRoutes(log)
@@ -84,7 +85,7 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
             #expect(ContinuousClock.now - start < .milliseconds(300), "the 503 should not wait for the pool")
 
             #expect(try first.readResponse().status == 200)
-            #expect(eventually { server.server.workers.pending == 0 })
+            #expect(waitUntil(timeout: 3) { server.server.workers.pending == 0 })
             try second.send("GET /slow/10 HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try second.readResponse().status == 200)
         }
@@ -93,7 +94,7 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
     @Test("shutdown lets an in-flight request finish, closes idle connections and refuses new ones")
     func gracefulShutdown() throws {
         let log = ThreadLog()
-        try withTestServer(routes: poolRoutes(log)) { server in
+        try withTestHTTPServer(routes: poolRoutes(log)) { server in
             let idle = try server.connect()
             try idle.send("GET /fast HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try idle.readResponse().status == 200)
@@ -109,7 +110,7 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
             #expect(idle.closes(within: .seconds(1)), "an idle connection should close at once")
             let response = try busy.readResponse()
             #expect(response.status == 200)
-            #expect(response.text == "slept 500")
+            #expect(response.body == "slept 500")
             #expect(response.header("Connection") == "close")
             #expect(busy.closes(within: .seconds(2)))
             // A client closes its end after `Connection: close`; until it does, the server lingers (up to 2 s)
@@ -118,11 +119,11 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
             idle.close()
 
             #expect(
-                eventually(within: .seconds(1)) {
+                waitUntil(timeout: 1) {
                     do {
-                        _ = try RawClient(port: server.port)
+                        _ = try HTTPConnection(port: server.port)
                         return false
-                    } catch RawClientError.system("connect", let code) {
+                    } catch HTTPClientError.system("connect", let code) {
                         return code == ECONNREFUSED
                     } catch {
                         return false
@@ -139,7 +140,7 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
     func streaming() throws {
         let proceed = Signal()
         let closed = Signal()
-        try withTestServer(routes: { router in
+        try withTestHTTPServer(routes: { router in
             router.get("/events") { _, _ in
                 .stream(headers: ["Content-Type": "text/event-stream"]) { stream in
                     stream.onClose { closed.raise() }
@@ -167,7 +168,7 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
             #expect(response.header("Transfer-Encoding") == "chunked")
             #expect(response.header("Content-Length") == nil)
             #expect(response.header("X-Request-Id") != nil)
-            #expect(response.text == "data: one\n\ndata: two\n\ndata: three\n\n")
+            #expect(response.body == "data: one\n\ndata: two\n\ndata: three\n\n")
             #expect(closed.wait())
 
             // The connection serves the next request after the stream.
@@ -179,7 +180,7 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
     @Test("a stream learns through onClose that its client went away")
     func streamClientGone() throws {
         let closed = Signal()
-        try withTestServer(routes: { router in
+        try withTestHTTPServer(routes: { router in
             router.get("/events") { _, _ in
                 .stream(headers: ["Content-Type": "text/event-stream"]) { stream in
                     stream.onClose { closed.raise() }
@@ -205,7 +206,7 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
     @Test("a silent stream ends as soon as its client closes the connection")
     func silentStreamClientGone() throws {
         let closed = Signal()
-        try withTestServer(routes: { router in
+        try withTestHTTPServer(routes: { router in
             router.get("/events") { _, _ in
                 .stream(headers: ["Content-Type": "text/event-stream"]) { stream in
                     stream.onClose { closed.raise() }

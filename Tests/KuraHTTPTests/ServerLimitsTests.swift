@@ -1,5 +1,6 @@
 import Foundation
 import KuraHTTP
+import KuraTestSupport
 import Testing
 
 /// One request that breaks a limit, and what the server must answer.
@@ -47,7 +48,7 @@ private let kilobyteChunk = "400\r\n" + String(repeating: "c", count: 1024) + "\
 
     @Test("each limit is answered with its status and JSON code, then the connection closes", arguments: cases)
     func limit(_ limit: LimitCase) throws {
-        try withTestServer({ $0.limits.maxBodyBytes = 1024 }, routes: { $0.post("/sink") { _, _ in .noContent } }) {
+        try withTestHTTPServer({ $0.limits.maxBodyBytes = 1024 }, routes: { $0.post("/sink") { _, _ in .noContent } }) {
             server in
             let client = try server.connect()
             try client.send(limit.request)
@@ -64,7 +65,7 @@ private let kilobyteChunk = "400\r\n" + String(repeating: "c", count: 1024) + "\
 
     @Test("a slowloris client sending headers byte by byte gets 408 and is disconnected")
     func slowloris() throws {
-        try withTestServer({ $0.requestTimeoutMs = 300 }) { server in
+        try withTestHTTPServer({ $0.requestTimeoutMs = 300 }) { server in
             let client = try server.connect()
             let drip = Array(
                 "GET /api/health HTTP/1.1\r\nHost: t\r\nX-Slow: \(String(repeating: "s", count: 200))".utf8)
@@ -88,7 +89,7 @@ private let kilobyteChunk = "400\r\n" + String(repeating: "c", count: 1024) + "\
 
     @Test("an idle keep-alive connection is closed after idleTimeoutMs, and not before")
     func idleTimeout() throws {
-        try withTestServer({ $0.idleTimeoutMs = 200 }) { server in
+        try withTestHTTPServer({ $0.idleTimeoutMs = 200 }) { server in
             let client = try server.connect()
             try client.send("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try client.readResponse().status == 200)
@@ -103,7 +104,7 @@ private let kilobyteChunk = "400\r\n" + String(repeating: "c", count: 1024) + "\
 
     @Test("a slow response is not cut off by the idle timeout")
     func busyIsNotIdle() throws {
-        try withTestServer(
+        try withTestHTTPServer(
             { $0.idleTimeoutMs = 150 },
             routes: { router in
                 router.get("/slow") { _, context in
@@ -118,14 +119,14 @@ private let kilobyteChunk = "400\r\n" + String(repeating: "c", count: 1024) + "\
             try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
             let response = try client.readResponse()
             #expect(response.status == 200)
-            #expect(response.text == "done")
+            #expect(response.body == "done")
         }
     }
 
     @Test("connections over maxConnections get 503 UNAVAILABLE and are closed")
     func maxConnections() throws {
-        try withTestServer({ $0.maxConnections = 3 }) { server in
-            var open: [RawClient] = []
+        try withTestHTTPServer({ $0.maxConnections = 3 }) { server in
+            var open: [HTTPConnection] = []
             for _ in 0..<3 {
                 let client = try server.connect()
                 try client.send("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -144,7 +145,7 @@ private let kilobyteChunk = "400\r\n" + String(repeating: "c", count: 1024) + "\
             try open[1].send("GET /api/health HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try open[1].readResponse().status == 200)
             open.removeFirst().close()
-            #expect(eventually { server.stillServes() })
+            #expect(waitUntil(timeout: 3) { server.stillServes() })
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraHTTP
 import KuraModel
+import KuraTestSupport
 import Testing
 
 /// An error that is not a `APIError`, to check that its details stay out of the response.
@@ -34,21 +35,21 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 @Suite struct ServerProtocolTests {
     @Test("handlers see the client's IP address")
     func remoteAddress() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let response = try server.get("/whoami")
-            #expect(response.text == "127.0.0.1")
+            #expect(response.body == "127.0.0.1")
         }
     }
 
     @Test("several requests share one keep-alive connection")
     func keepAlive() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             for i in 0..<5 {
                 try client.send("GET /item/\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
                 let response = try client.readResponse()
                 #expect(response.status == 200)
-                #expect(response.text == "item \(i)")
+                #expect(response.body == "item \(i)")
                 #expect(response.header("Connection") == nil)
             }
             #expect(!client.closes(within: .milliseconds(50)))
@@ -57,7 +58,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("pipelined requests are answered in order, even when the first one is answered last")
     func pipelining() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send(
                 "GET /later/300 HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -65,26 +66,26 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
                     + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nping"
                     + "GET /later/0 HTTP/1.1\r\nHost: t\r\n\r\n"
                     + "GET /item/b HTTP/1.1\r\nHost: t\r\n\r\n")
-            let bodies = try (0..<5).map { _ in try client.readResponse().text }
+            let bodies = try (0..<5).map { _ in try client.readResponse().body }
             #expect(bodies == ["later 300", "item a", "ping", "later 0", "item b"])
         }
     }
 
     @Test("an HTTP/1.0 request without keep-alive is answered and the connection closed")
     func http10() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send("GET /hello HTTP/1.0\r\n\r\n")
             let response = try client.readResponse()
-            #expect(response.version == "HTTP/1.0")
-            #expect(response.text == "hello world")
+            #expect(response.httpVersion == "HTTP/1.0")
+            #expect(response.body == "hello world")
             #expect(client.closes(within: .seconds(2)))
         }
     }
 
     @Test("Connection: close is honoured after the response")
     func connectionClose() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
             let response = try client.readResponse()
@@ -96,21 +97,21 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("a chunked request body reaches the handler whole")
     func chunkedEcho() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
             try client.send("4\r\nKura\r\n")
             try client.send("1\r\n \r\nb\r\nchunk body!\r\n0\r\n\r\n")
             let response = try client.readResponse()
             #expect(response.status == 200)
-            #expect(response.text == "Kura chunk body!")
+            #expect(response.body == "Kura chunk body!")
             #expect(response.header("Content-Length") == "16")
         }
     }
 
     @Test("HEAD gets GET's headers and Content-Length but no body")
     func head() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             // The GET right behind would be misread if any body byte followed the HEAD response.
             try client.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\nGET /item/after HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -120,13 +121,13 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
             #expect(head.header("Content-Type") == "text/plain; charset=utf-8")
             #expect(client.pending.isEmpty || client.pending.starts(with: Array("HTTP/1.1 200".utf8)))
             let next = try client.readResponse()
-            #expect(next.text == "item after")
+            #expect(next.body == "item after")
         }
     }
 
     @Test("Expect: 100-continue gets an interim 100 before the body is sent")
     func expectContinue() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
             let interim = try client.readResponse()
@@ -134,13 +135,13 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
             try client.send("fives")
             let final = try client.readResponse()
             #expect(final.status == 200)
-            #expect(final.text == "fives")
+            #expect(final.body == "fives")
         }
     }
 
     @Test("Expect: 100-continue with a body over the limit gets 413 and no 100")
     func expectContinueTooLarge() throws {
-        try withTestServer({ $0.limits.maxBodyBytes = 100 }, routes: protocolRoutes) { server in
+        try withTestHTTPServer({ $0.limits.maxBodyBytes = 100 }, routes: protocolRoutes) { server in
             let client = try server.connect()
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n")
             let response = try client.readResponse()
@@ -151,7 +152,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("every response carries Date and a generated X-Request-Id")
     func standardHeaders() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let client = try server.connect()
             var ids: [String] = []
             for path in ["/hello", "/missing"] {
@@ -183,7 +184,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
             ("ünicode", false),
         ])
     func requestIDEcho(id: String, echoed: Bool) throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let response = try server.get("/hello", headers: "X-Request-Id: \(id)\r\n")
             #expect(response.status == 200)
             let sent = try #require(response.header("X-Request-Id"))
@@ -194,7 +195,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("unknown routes are 404 NOT_FOUND; known paths with another method 405 with Allow")
     func routingErrors() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let missing = try server.get("/nothing/here")
             #expect(missing.status == 404)
             #expect(missing.errorCode == "NOT_FOUND")
@@ -213,7 +214,7 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("a thrown APIError keeps its status, code and message")
     func kuraError() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let response = try server.get("/teapot")
             #expect(response.status == 418)
             #expect(response.errorCode == "TEAPOT")
@@ -223,14 +224,14 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
 
     @Test("any other thrown error is an opaque 500 INTERNAL naming only the request id")
     func internalError() throws {
-        try withTestServer(routes: protocolRoutes) { server in
+        try withTestHTTPServer(routes: protocolRoutes) { server in
             let response = try server.get("/boom", headers: "X-Request-Id: boom-1\r\n")
             #expect(response.status == 500)
             #expect(response.errorCode == "INTERNAL")
             let message = try #require(response.errorMessage)
             #expect(message.contains("boom-1"))
-            #expect(!response.text.contains("hunter2"))
-            #expect(!response.text.contains("SecretFailure"))
+            #expect(!response.body.contains("hunter2"))
+            #expect(!response.body.contains("SecretFailure"))
 
             // With a generated id, the message names that one.
             let generated = try server.get("/boom")

@@ -1,5 +1,6 @@
 import Foundation
 import KuraHTTP
+import KuraTestSupport
 import Synchronization
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
     @Test("idle and request timeouts do not close an open stream")
     func timeoutsSpareStreams() throws {
         let stream = Mutex<ResponseStream?>(nil)
-        try withTestServer(
+        try withTestHTTPServer(
             {
                 $0.idleTimeoutMs = 50
                 $0.requestTimeoutMs = 50
@@ -35,7 +36,7 @@ import Testing
 
     @Test("finish(closingConnection:) sends the end of the stream and closes the connection")
     func closesAfterFinishing() throws {
-        try withTestServer(routes: { router in
+        try withTestHTTPServer(routes: { router in
             router.get("/events") { _, _ in
                 .stream(headers: ["Content-Type": "text/event-stream"]) { writer in
                     writer.write(Array("event: overflow\ndata: {}\n\n".utf8))
@@ -46,7 +47,7 @@ import Testing
             let client = try server.connect()
             try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
             let response = try client.readResponse()
-            #expect(response.text == "event: overflow\ndata: {}\n\n")
+            #expect(response.body == "event: overflow\ndata: {}\n\n")
             #expect(client.closes(within: .seconds(3)))
         }
     }
@@ -54,7 +55,7 @@ import Testing
     @Test("a client that reads nothing is closed anyway, soon after the stream finishes")
     func closesStuckClient() throws {
         let finished = Signal()
-        try withTestServer(routes: { router in
+        try withTestHTTPServer(routes: { router in
             router.get("/events") { _, _ in
                 .stream(headers: ["Content-Type": "text/event-stream"]) { writer in
                     // Far more than the socket buffers hold: most of it stays queued in the server.
@@ -68,7 +69,7 @@ import Testing
             let client = try server.connect()
             try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(finished.wait())
-            #expect(eventually(within: .seconds(8)) { server.server.connectionCount == 0 })
+            #expect(waitUntil(timeout: 8) { server.server.connectionCount == 0 })
             #expect(server.stillServes())
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraSQLiteEngine
+import KuraTestSupport
 import Testing
 
 @testable import KuraMail
@@ -34,7 +35,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
 
 @Suite struct DeliveryTests {
     @Test func enqueuedMailIsDeliveredAndParsesBack() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let port = try TestEnvironment.freePort()
         let sink = try SMTPSink(port: port, directory: directory + "/sink")
         defer { sink.stop() }
@@ -77,7 +78,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
     }
 
     @Test func relayDownThenUpDeliversExactlyOnce() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let port = try TestEnvironment.freePort()
         let mailer = try Mailer(directory: directory, configuration: fastConfiguration(port: port), logger: quietLogger)
         defer { mailer.shutdown() }
@@ -104,7 +105,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
     }
 
     @Test func restartBeforeDeliveryStillDelivers() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let port = try TestEnvironment.freePort()
         var ids: [MailID] = []
         do {
@@ -137,7 +138,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
     }
 
     @Test func authenticatesWithUsernameAndPassword() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let port = try TestEnvironment.freePort()
         let sink = try SMTPSink(port: port, directory: directory + "/sink", user: "kura", password: "s3cret")
         defer { sink.stop() }
@@ -150,7 +151,7 @@ private func waitForStatus(_ mailer: Mailer, _ id: MailID, _ status: OutboxStatu
     }
 
     @Test func givesUpAfterMaxAttempts() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let port = try TestEnvironment.freePort()
         let mailer = try Mailer(
             directory: directory, configuration: fastConfiguration(port: port, maxAttempts: 2), logger: quietLogger)

@@ -2,13 +2,14 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraSQLiteEngine
+import KuraTestSupport
 import Testing
 
 @testable import KuraMail
 
 @Suite struct HeldModeTests {
     @Test func withoutSMTPMailsAreHeldListedAndTheirLinksLogged() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let logPath = directory + "/log.txt"
         let fd = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         try #require(fd >= 0)
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test func finishedMailsAreDeletedAfterTheRetentionAndPendingOnesStay() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         var configuration = MailConfiguration.held
         configuration.retention = .seconds(3600)
         let mailer = try Mailer(directory: directory, configuration: configuration, logger: Logger(level: .error))
@@ -96,7 +97,7 @@ import Testing
     }
 
     @Test func invalidRecipientIsRejectedBeforeStoring() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         let mailer = try Mailer(directory: directory, logger: Logger(level: .error))
         defer { mailer.shutdown() }
         #expect(throws: APIError.self) {
@@ -106,7 +107,7 @@ import Testing
     }
 
     @Test func invalidConfigurationIsRejected() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         #expect(throws: APIError.self) {
             try Mailer(directory: directory, configuration: MailConfiguration(from: "not an address"), logger: Logger())
         }

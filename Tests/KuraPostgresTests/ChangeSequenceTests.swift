@@ -1,5 +1,6 @@
 import Foundation
 import KuraPostgres
+import KuraTestSupport
 import Testing
 
 /// What a change-log follower saw, batch by batch, checked against the contract: a number, once seen, has no
@@ -84,7 +85,7 @@ struct ChangeSequenceTests {
                 return numbers
             }
         }
-        let waiting = try waitUntil(timeout: .seconds(30)) {
+        let waiting = try waitUntil(timeout: 30) {
             try follower.query(
                 "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", [.int(Int64(secondProcess))]
             ).bool(0, 0) == true

@@ -1,5 +1,6 @@
 import Foundation
 import KuraPostgres
+import KuraTestSupport
 import Testing
 
 @Suite(TestPostgres.available)
@@ -128,6 +129,6 @@ func unusedPort() throws -> Int {
             bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
         }
     }
-    guard bound else { throw TestPostgresFailure("could not bind a loopback port") }
+    guard bound else { throw TestFailure("could not bind a loopback port") }
     return Int(UInt16(bigEndian: address.sin_port))
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KuraPostgres
+import KuraTestSupport
 import Testing
 
 /// Multi-host URLs as a node uses them to follow a promoted standby: libpq skips hosts that are down and, with
@@ -24,7 +25,7 @@ struct FailoverTests {
             with: database)
 
         // Reload is asynchronous: wait until new sessions on the standby see the setting.
-        let readOnly = try waitUntil(timeout: .seconds(30)) {
+        let readOnly = try waitUntil(timeout: 30) {
             try PostgresConnection(url: TestPostgres.replacingDatabase(in: standby.url, with: database))
                 .query("SHOW transaction_read_only").string(0, 0) == "on"
         }

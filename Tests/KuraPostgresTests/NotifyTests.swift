@@ -1,5 +1,6 @@
 import Foundation
 import KuraPostgres
+import KuraTestSupport
 import Testing
 
 @Suite(TestPostgres.available)
@@ -24,7 +25,7 @@ struct NotifyTests {
         }
         var received: [PostgresNotification] = []
         #expect(
-            waitUntil(timeout: .seconds(10)) {
+            waitUntil(timeout: 10) {
                 received += (try? listener.notifications()) ?? []; return received.count >= 2
             })
         #expect(received.map(\.payload) == ["1", "2"])

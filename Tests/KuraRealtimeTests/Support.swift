@@ -2,15 +2,9 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraTestSupport
 
 @testable import KuraRealtime
-
-/// A fresh directory under the system temp directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let path = NSTemporaryDirectory() + "kura-realtime-" + SecureRandom.hex(8)
-    init() { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// The documents of a collection as plain values, written like a store would (versions, times).
 struct Model {

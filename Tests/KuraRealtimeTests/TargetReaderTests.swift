@@ -2,6 +2,7 @@ import KuraCore
 import KuraModel
 import KuraSQLiteEngine
 import KuraStore
+import KuraTestSupport
 import Testing
 
 @testable import KuraRealtime
@@ -13,7 +14,7 @@ import Testing
 
     @Test("reads at past sequences equal the model at that sequence, with and without limits")
     func pastStates() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("realtime")
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }
@@ -78,7 +79,7 @@ import Testing
 
     @Test("a sequence the log no longer reaches, or one in the future, is refused")
     func outOfRange() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("realtime")
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraTestSupport
 import Testing
 
 @testable import KuraRealtime

@@ -1,3 +1,4 @@
+import KuraTestSupport
 import Testing
 
 @testable import KuraRules

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraTestSupport
 import Testing
 
 @testable import KuraSQLiteEngine
@@ -20,7 +21,7 @@ import Testing
     /// store refusing more than 50 wasted rows. `cat == 7` is too common for the `==` driver, so `cat == 7 order
     /// by n desc` walks the `n` index from the top through 2000 other documents first.
     static func store(autoCreate: Bool = false, log: Lines) throws -> (SQLiteDocumentStore, TemporaryDirectory) {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try SQLiteDocumentStore(
             .init(
                 path: directory.path + "/kura.db", maxScanRows: 50, autoCreateIndexes: autoCreate,
@@ -153,7 +154,7 @@ import Testing
     }
 
     @Test func indexesSurviveARestartAndResumeTheirBuild() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let path = directory.path + "/kura.db"
         let query = try Self.query()

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraTestSupport
 import Synchronization
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
     /// SQLite's own word on it: a connection whose WAL hook is not the auto-checkpoint reports
     /// `wal_autocheckpoint` 0, so the committing connection never copies the WAL into the database file.
     @Test func theWriterConnectionNeverCheckpoints() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }
@@ -31,7 +32,7 @@ import Testing
     /// A long write load writes many times the bound through the WAL; the checkpointer copies it out and the WAL
     /// starts over again and again, never exceeding the bound by more than one commit's pages.
     @Test func theCheckpointerKeepsTheWALBelowItsBoundDuringALongWriteLoad() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let file = directory.path + "/kura.db"
         let maxPages = 100
@@ -57,7 +58,7 @@ import Testing
     /// queued behind a window wait for that window only (old: all four in one transaction, so `write2` waited for
     /// two windows).
     @Test func aWriteQueuedBehindABuildWindowWaitsForThatWindowOnly() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let connection = try SQLiteConnection(path: directory.path + "/writer.db")
         try connection.execute("PRAGMA journal_mode = WAL")

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraTestSupport
 import Testing
 
 @testable import KuraSQLiteEngine
@@ -10,7 +11,7 @@ import Testing
 /// Tests specific to the SQLite engine: reopening, index use, pruning, backup.
 @Suite struct SQLiteEngineTests {
     @Test func opensADatabaseWhoseChangeLogPredatesDocumentStates() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let file = directory.path + "/old.db"
         // A recent time: the writer prunes entries older than the retention right after its first batch.
@@ -35,7 +36,7 @@ import Testing
 
     @Test("a REAL column reads back as the double it holds, never truncated to an integer")
     func realColumnsStayDoubles() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let connection = try SQLiteConnection(path: directory.path + "/real.db")
         try connection.run("CREATE TABLE t (x)")
@@ -46,7 +47,7 @@ import Testing
     }
 
     @Test func reopenSeesEveryCommittedWrite() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let file = directory.path + "/kura.db"
         var expected: [String: JSONValue] = [:]
@@ -71,7 +72,7 @@ import Testing
     }
 
     @Test func equalityOrderByLimitDoesNotScan() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }
@@ -114,7 +115,7 @@ import Testing
     /// counts the value's matches first (index-only, capped) and drives by them when they are few.
     @Test(arguments: [("rare", 30), ("absent", 0)])
     func rareEqualityValueDoesNotScan(value: String, expected: Int) throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }
@@ -149,7 +150,7 @@ import Testing
     }
 
     @Test func pruningKeepsSequencesIncreasing() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }
@@ -164,7 +165,7 @@ import Testing
     }
 
     @Test func backupIsAConsistentCopy() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
         defer { store.close() }

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraTestSupport
 import Synchronization
 import Testing
 
@@ -13,11 +14,12 @@ import Testing
 @Suite struct SQLiteWriterTests {
     /// A writer on a fresh database with a table `t(name TEXT UNIQUE)`.
     private final class Harness: Sendable {
-        let directory = TemporaryDirectory()
+        let directory: TemporaryDirectory
         let writer: SQLiteWriter
         let path: String
 
         init() throws {
+            directory = try TemporaryDirectory("store")
             path = directory.path + "/writer.db"
             let connection = try SQLiteConnection(path: path)
             try connection.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(name TEXT UNIQUE)")

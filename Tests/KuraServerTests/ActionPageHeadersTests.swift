@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `/auth/action` carries a one-time code and a password form: it must not be cached, framed, leaked through the

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
 import Testing
 
 /// `/api/admin/users` and `/api/admin/outbox`: who may call them, and what they do.

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
 import Testing
 
 /// Claims that grant power are the account's as it is now, not as the ID token was issued: a claims change

@@ -2,6 +2,8 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Sign-up, sign-in, tokens, the current account, verification and password reset over real HTTP, with mail held
@@ -48,9 +50,11 @@ import Testing
         }
     }
 
-    @Test("sign-up errors: EMAIL_EXISTS, INVALID_EMAIL, WEAK_PASSWORD, MISSING_PASSWORD")
-    func signUpErrors() throws {
-        try withAuthKura { kura in
+    @Test(
+        "sign-up errors: EMAIL_EXISTS, INVALID_EMAIL, WEAK_PASSWORD, MISSING_PASSWORD",
+        arguments: TestKura.Mode.allCases)
+    func signUpErrors(mode: TestKura.Mode) throws {
+        try withAuthKura(mode: mode) { kura in
             try kura.signUp("ann@example.com")
             func signUp(_ body: [String: Any]) throws -> HTTPResponse {
                 try kura.request("POST", "/api/auth/signup", json: body, auth: .none)
@@ -72,9 +76,11 @@ import Testing
         }
     }
 
-    @Test("sign-in: tokens on success; INVALID_LOGIN_CREDENTIALS alike for a wrong password and an unknown address")
-    func signIn() throws {
-        try withAuthKura { kura in
+    @Test(
+        "sign-in: tokens on success; INVALID_LOGIN_CREDENTIALS alike for a wrong password and an unknown address",
+        arguments: TestKura.Mode.allCases)
+    func signIn(mode: TestKura.Mode) throws {
+        try withAuthKura(mode: mode) { kura in
             let first = try kura.signUp("ann@example.com", "secret-pw")
             let session = try kura.signIn("ANN@example.com", "secret-pw")
             #expect(session.uid == first.uid)

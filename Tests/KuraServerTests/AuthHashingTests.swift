@@ -2,6 +2,8 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 @testable import KuraAuth
@@ -26,7 +28,7 @@ import Testing
             let signInStatus = Shared(0)
             let signIn = Thread {
                 let body = JSON.encode(["email": "ann@example.com", "password": "secret-pw"])
-                let response = try? HTTPConnection(port: port, timeout: 60).send(
+                let response = try? HTTPConnection(port: port, timeout: .seconds(60)).send(
                     "POST", "/api/auth/signin", headers: [("Content-Type", "application/json")], body: body)
                 signInStatus.withLock { $0 = response?.status ?? -1 }
             }
@@ -36,7 +38,7 @@ import Testing
             for _ in 0..<3000 where log.count == before { usleep(1000) }
             try #require(log.count == before + 1, "the sign-in never reached its password verification")
             // The loop is free: health answers while the verification is held.
-            let health = try HTTPConnection(port: port, timeout: 10).send("GET", "/api/health")
+            let health = try HTTPConnection(port: port, timeout: .seconds(10)).send("GET", "/api/health")
             #expect(health.status == 200)
             #expect(signInStatus.current == 0, "the sign-in must still be held")
             log.release()

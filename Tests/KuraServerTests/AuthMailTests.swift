@@ -2,6 +2,8 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Account mail end to end: a real SMTP server (aiosmtpd, Tests/Support/smtp_sink.py), the links in the mails, and
@@ -22,7 +24,7 @@ import Testing
 
     @Test("memo-app flow: verification mail over SMTP, link page, form, then sign-in; reset through the page")
     func memoAppFlow() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let smtpPort = try TestEnvironment.freePort()
         let sink = try SMTPSink(port: smtpPort, directory: directory + "/sink")
@@ -125,7 +127,7 @@ import Testing
 
     @Test("relay down, then up: the mail waits with attempts and lastError, then is delivered exactly once")
     func relayDownThenUp() throws {
-        let directory = try TestEnvironment.temporaryDirectory()
+        let directory = try TemporaryDirectory("mail").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let smtpPort = try TestEnvironment.freePort()
         try withAuthKura(configure: { $0.mail = fastMail(port: smtpPort) }) { kura in

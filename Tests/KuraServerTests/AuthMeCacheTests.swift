@@ -3,6 +3,8 @@ import KuraAuth
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `GET /api/auth/me` answers from memory when the token and the account are cached: every change must show at

@@ -2,6 +2,8 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Password-reset requests for known and unknown addresses take the same path before the answer: both are

@@ -2,6 +2,8 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Rate limits on the public account endpoints (default limits: per IP a burst of 20, per account a burst of 5).

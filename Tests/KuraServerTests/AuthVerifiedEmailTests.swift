@@ -2,6 +2,8 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `auth.requireVerifiedEmail = true`: an unverified account reaches no data on any path. Sign-up creates the

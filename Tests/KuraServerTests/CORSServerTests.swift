@@ -1,5 +1,7 @@
 import Foundation
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// CORS through the whole server: the API, its errors and the listen stream, with `cors.*` settings.

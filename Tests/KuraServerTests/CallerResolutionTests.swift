@@ -4,6 +4,8 @@ import KuraCore
 import KuraHTTP
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// One answer per `Authorization` input on every endpoint (docs/api.md, "Who is calling"): every route the router

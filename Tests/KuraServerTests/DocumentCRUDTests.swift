@@ -1,11 +1,15 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `/api/docs/{path}`: create, get, set, merge, update, delete, preconditions, ETags and the error codes.
 @Suite struct DocumentCRUDTests {
-    @Test("POST creates a document with a 20-character base62 ID: 201, ETag, the document as stored")
-    func create() throws {
-        try withTestKura { server in
+    @Test(
+        "POST creates a document with a 20-character base62 ID: 201, ETag, the document as stored",
+        arguments: TestKura.Mode.allCases)
+    func create(mode: TestKura.Mode) throws {
+        try withTestKura(mode: mode) { server in
             let created = try server.request("POST", "/api/docs/users", json: ["data": ["name": "Ada", "age": 36]])
             try #require(created.status == 201, "\(created)")
             let id = try #require(created.json["id"] as? String)
@@ -31,9 +35,9 @@ import Testing
         }
     }
 
-    @Test("GET of a missing document is 404 NOT_FOUND")
-    func getMissing() throws {
-        try withTestKura { server in
+    @Test("GET of a missing document is 404 NOT_FOUND", arguments: TestKura.Mode.allCases)
+    func getMissing(mode: TestKura.Mode) throws {
+        try withTestKura(mode: mode) { server in
             let response = try server.request("GET", "/api/docs/users/nobody")
             #expect(response.status == 404)
             #expect(response.errorCode == "NOT_FOUND")
@@ -41,9 +45,10 @@ import Testing
         }
     }
 
-    @Test("PUT creates, then replaces; the version counts writes and createTime stays")
-    func setReplaces() throws {
-        try withTestKura { server in
+    @Test(
+        "PUT creates, then replaces; the version counts writes and createTime stays", arguments: TestKura.Mode.allCases)
+    func setReplaces(mode: TestKura.Mode) throws {
+        try withTestKura(mode: mode) { server in
             let first = try server.put("users/u1", ["a": 1, "nested": ["x": 1, "y": 2]])
             #expect(first.version == 1)
             #expect(first.header("ETag") == "\"1\"")

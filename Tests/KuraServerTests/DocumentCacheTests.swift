@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Synchronization
 import Testing
 
@@ -132,20 +134,6 @@ import Testing
         var checks: Int { state.withLock { $0.checks } }
     }
 
-    /// Runs `body(index)` on `count` threads and waits for all of them.
-    static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        let group = DispatchGroup()
-        for index in 0..<count {
-            group.enter()
-            let thread = Thread {
-                body(index)
-                group.leave()
-            }
-            thread.start()
-        }
-        group.wait()
-    }
-
     @Test(
         "concurrent writers never read an older version than the one just acknowledged",
         arguments: [64 << 20, 4096])
@@ -157,7 +145,7 @@ import Testing
             let hardStop = ContinuousClock.now + .seconds(30)
             let paths = (0..<writers).map { "race/w\($0)" }
             for path in paths { try server.put(path, ["i": 0]) }
-            Self.onThreads(writers + 2) { index in
+            onThreads(writers + 2) { index in
                 do {
                     let client = try server.client()
                     if index >= writers {
@@ -202,7 +190,7 @@ import Testing
             let hardStop = ContinuousClock.now + .seconds(30)
             let paths = ["shared/a", "shared/b"]
             for path in paths { try server.put(path, ["i": 0]) }
-            Self.onThreads(6) { index in
+            onThreads(6) { index in
                 do {
                     let client = try server.client()
                     var k = 0
@@ -254,7 +242,7 @@ import Testing
                     headers: [("Authorization", "Bearer \(server.adminKey)")], body: JSON.encode(["data": ["i": k]]))
                 let get = HTTPConnection.encode(
                     "GET", "/api/docs/pipe/doc", headers: [("Authorization", "Bearer \(server.adminKey)")])
-                try client.connection.write(put + get)
+                try client.connection.send(put + get)
                 let written = try client.connection.readResponse()
                 let read = try client.connection.readResponse()
                 try #require(written.status == 200 && read.status == 200, "\(written) / \(read)")

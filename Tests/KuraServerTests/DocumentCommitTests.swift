@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `POST /api/commit`: results, atomicity, preconditions, limits and field transforms.

@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Listing collections (`GET /api/docs/{collection}`), `POST /api/query` and `POST /api/query/count`.

@@ -1,6 +1,8 @@
 import Foundation
 import KuraHosting
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Static hosting (`hosting.*`) over real sockets: files, validators, gzip, directories, the SPA fallback, the

@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Identity is the UTF-8 bytes (docs/api.md, "Identity"): canonically equivalent but byte-different IDs, field

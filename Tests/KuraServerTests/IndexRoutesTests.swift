@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Composite indexes over HTTP: the missing-index error, `kura.indexes.json`, `/api/admin/indexes` and

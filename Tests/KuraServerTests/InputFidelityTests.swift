@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Input is kept exactly as sent or refused with a clear error, never changed on the way in.

@@ -3,11 +3,13 @@ import KuraCore
 import KuraHTTP
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// A fresh data directory under /tmp, removed when the test ends.
 private func withDataDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    let path = NSTemporaryDirectory() + "kura-test-" + UUID().uuidString
+    let path = TemporaryDirectory.uniquePath("test")
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try body(path)
 }

@@ -2,6 +2,8 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -90,7 +92,7 @@ import Testing
 
     @Test("the access log never prints a token given in the URL")
     func accessLogRedacts() throws {
-        let logPath = NSTemporaryDirectory() + "kura-listen-log-" + UUID().uuidString
+        let logPath = TemporaryDirectory.uniquePath("listen-log")
         let fd = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         #expect(fd >= 0)
         defer {

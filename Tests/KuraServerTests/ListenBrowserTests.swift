@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// A real browser: headless Chromium's EventSource, driven by Selenium (Tests/Support/listen_browser.py), receives

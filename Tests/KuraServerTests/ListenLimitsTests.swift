@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Heartbeats, timeouts, bounded queues and limits of listen streams.

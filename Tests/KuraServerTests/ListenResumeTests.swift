@@ -4,7 +4,9 @@ import KuraModel
 import KuraRealtime
 import KuraSQLiteEngine
 import KuraServer
+import KuraServerTestSupport
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// Dropped connections: a client cut off at random bytes reconnects with its last event id, and what it received

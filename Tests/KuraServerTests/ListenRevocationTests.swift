@@ -2,6 +2,8 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Revocation is immediate on listen streams: whatever withdraws a user's access in this process ends the

@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Listeners under the security rules: data is set up with the admin key, users listen with their ID tokens.

@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Listeners of different callers on one query share the change feed's work when the rules let every one of them

@@ -1,7 +1,9 @@
 import Foundation
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// `GET /api/listen` and `POST /api/listen/{id}`: snapshots, then changes, for documents and queries.

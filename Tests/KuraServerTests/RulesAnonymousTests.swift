@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// The default rules for callers without a token, with bad tokens, and for the public `quizzes`.

@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// The default rules enforced between two users: `users/{uid}/…` belongs to `uid`, through every data endpoint.

@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `list` rules that depend on each document: queries, lists and counts return exactly the documents the caller

@@ -1,4 +1,5 @@
 import Foundation
+import KuraServerTestSupport
 import Testing
 
 /// `matches()` in rules, over HTTP: the input is user data, so the engine must be linear-time (RE2).

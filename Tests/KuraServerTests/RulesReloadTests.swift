@@ -2,7 +2,9 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraServer
+import KuraServerTestSupport
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// Loading, hot-reloading and replacing the rules (`<data>/kura.rules`, `/api/admin/rules`), and the `DataAccess`
@@ -90,7 +92,7 @@ import Testing
 
     @Test("editing kura.rules takes effect within the poll interval; a broken edit is logged and the old rules stay")
     func hotReload() throws {
-        let logPath = NSTemporaryDirectory() + "kura-rules-log-" + UUID().uuidString
+        let logPath = TemporaryDirectory.uniquePath("rules-log")
         let fd = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         defer {
             close(fd)
@@ -106,10 +108,10 @@ import Testing
         expectDenied(try server.request("GET", "/api/docs/open/o", as: nil))
 
         try server.writeRulesFile(Self.openRules)
-        #expect(try eventually { try server.request("GET", "/api/docs/open/o", as: nil).status == 200 })
+        #expect(try waitUntil(timeout: 5) { try server.request("GET", "/api/docs/open/o", as: nil).status == 200 })
 
         try server.writeRulesFile(Self.brokenRules)
-        let logged = eventually {
+        let logged = waitUntil(timeout: 5) {
             let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             return log.contains(rulesPath(server.dataDirectory) + ":3:") && log.contains("ERROR")
         }
@@ -118,14 +120,13 @@ import Testing
         #expect(try server.request("GET", "/api/admin/rules").json["source"] as? String == Self.openRules)
 
         try server.writeRulesFile("rules_version = '1';\n")
-        #expect(try eventually { try server.request("GET", "/api/docs/open/o", as: nil).status == 403 })
+        #expect(try waitUntil(timeout: 5) { try server.request("GET", "/api/docs/open/o", as: nil).status == 403 })
     }
 
     @Test("a server whose kura.rules does not compile fails to start with path:line:col: message")
     func startupFailure() throws {
-        let data = NSTemporaryDirectory() + "kura-rules-start-" + UUID().uuidString
+        let data = try TemporaryDirectory("rules-start").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         try Self.brokenRules.write(toFile: rulesPath(data), atomically: true, encoding: .utf8)
         var configuration = KuraConfiguration()
         configuration.dataDirectory = data
@@ -140,7 +141,7 @@ import Testing
 
     @Test("kura.rules missing from a data directory that holds a database is a start-up error, not the defaults")
     func missingRulesFile() throws {
-        let data = NSTemporaryDirectory() + "kura-rules-missing-" + UUID().uuidString
+        let data = TemporaryDirectory.uniquePath("rules-missing")
         defer { try? FileManager.default.removeItem(atPath: data) }
         var configuration = KuraConfiguration()
         configuration.dataDirectory = data

@@ -1,5 +1,7 @@
 import Foundation
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Reads answered on an event loop remember the caller (`LoopCallerCache`) and, where the rules allow it, the

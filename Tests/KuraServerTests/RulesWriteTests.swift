@@ -1,4 +1,6 @@
 import Foundation
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// Write rules: `create`/`update`/`delete` chosen by what is stored, `request.resource` as the write leaves the

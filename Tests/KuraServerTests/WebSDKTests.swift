@@ -1,5 +1,7 @@
 import Foundation
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 import Testing
 
 /// `/sdk/…`: the browser SDK carried inside the binary.

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// Conformance: the change-log contract (`DocumentStore`'s documentation) under concurrent committers. A follower

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// `QueryMatcher` (in-memory evaluation) against every engine: the same documents, the same answers.

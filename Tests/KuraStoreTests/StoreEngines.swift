@@ -3,6 +3,7 @@ import KuraCore
 import KuraModel
 import KuraSQLiteEngine
 import KuraStore
+import KuraTestSupport
 import Testing
 
 /// A store under test plus whatever it needs cleaned up afterwards.
@@ -26,7 +27,7 @@ struct EngineUnderTest: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     static let sqlite = EngineUnderTest(name: "SQLite") {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory("store")
         let store = try SQLiteEngine(configuration: StoreConfiguration(), dataDirectory: directory.path)
             .openDocuments(log: nil)
         return StoreHarness(store: store) {

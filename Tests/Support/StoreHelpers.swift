@@ -2,22 +2,11 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraTestSupport
 import Testing
 
 // Helpers of the document-store tests, shared by KuraStoreTests and KuraSQLiteEngineTests (symlinked into each
 // one's Support folder, as they cannot import each other).
-
-/// A fresh directory under the system temp directory.
-struct TemporaryDirectory: Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "kura-store-" + SecureRandom.hex(8)
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// Helpers shared by the conformance tests.
 func doc(_ path: String) throws -> DocumentPath { try DocumentPath(path) }

@@ -1,8 +1,10 @@
 import Foundation
 import KuraClient
+import KuraServerTestSupport
+import KuraTestSupport
 
 /// A client of `server` with nothing persisted.
-func makeClient(_ server: TestServer, settings: Kura.Settings = .init(session: .memory)) -> Kura {
+func makeClient(_ server: TestKura, settings: Kura.Settings = .init(session: .memory)) -> Kura {
     Kura(url: server.url, settings: settings)
 }
 
@@ -12,7 +14,7 @@ func uniqueEmail(_ name: String = "user") -> String {
 }
 
 /// A client signed in as a new account; returns the client and the uid.
-func signedInClient(_ server: TestServer, settings: Kura.Settings = .init(session: .memory)) async throws -> (
+func signedInClient(_ server: TestKura, settings: Kura.Settings = .init(session: .memory)) async throws -> (
     Kura, String
 ) {
     let kura = makeClient(server, settings: settings)
@@ -32,7 +34,7 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -
 
 /// A temporary file path (not created).
 func temporaryFile(_ name: String) -> URL {
-    URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("kura-client-\(UUID().uuidString)-\(name)")
+    URL(fileURLWithPath: TemporaryDirectory.uniquePath("client") + "-" + name)
 }
 
 /// Removes an SQLite database and its WAL files.

@@ -1,5 +1,6 @@
 import Foundation
 import KuraPostgres
+import KuraTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -72,7 +73,7 @@ enum TestPostgres {
     static func startServer() throws -> (url: String, directory: String) {
         let lines = try runScript("start --owner-pid \(getpid())").split(separator: "\n")
         guard let index = lines.firstIndex(where: { $0.hasPrefix("postgresql://") }), index + 1 < lines.count else {
-            throw TestPostgresFailure("postgres_server.sh start failed: \(lines.joined(separator: "\n"))")
+            throw TestFailure("postgres_server.sh start failed: \(lines.joined(separator: "\n"))")
         }
         return (String(lines[index]), String(lines[index + 1]))
     }
@@ -86,9 +87,9 @@ enum TestPostgres {
     /// Through `popen`: Foundation's `Process` hung here (its child reaped by nobody) when called from the static
     /// initializer above while other tests waited on it.
     private static func runScript(_ arguments: String) throws -> String {
-        let script = repositoryRoot + "/Tests/Support/postgres_server.sh"
+        let script = TestEnvironment.repositoryRoot + "/Tests/Support/postgres_server.sh"
         guard let pipe = popen("/bin/bash '\(script)' \(arguments) 2>&1", "r") else {
-            throw TestPostgresFailure("could not run \(script)")
+            throw TestFailure("could not run \(script)")
         }
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -100,28 +101,6 @@ enum TestPostgres {
         pclose(pipe)
         return String(decoding: output, as: UTF8.self)
     }
-
-    /// The repository checkout, found from this file's path.
-    static let repositoryRoot: String = {
-        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        components.removeLast(4)  // Tests/KuraPostgresTests/Support/TestPostgres.swift
-        return components.joined(separator: "/")
-    }()
-}
-
-struct TestPostgresFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Polls `condition` until it holds or `timeout` passes; true if it held.
-func waitUntil(timeout: Duration, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        usleep(10_000)
-    }
-    return try condition()
 }
 
 /// Runs `body` on a thread of its own (not Swift's cooperative pool, whose few threads blocking libpq calls would

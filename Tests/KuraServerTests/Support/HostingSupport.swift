@@ -1,5 +1,7 @@
 import Foundation
 import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
 
 /// A hosting root for one test, with a directory beside it that it must never reveal; removed by `remove()`.
 struct HostingFixture {
@@ -8,7 +10,7 @@ struct HostingFixture {
     var outside: String { base + "/outside" }
 
     init() throws {
-        base = NSTemporaryDirectory() + "kura-hosting-" + UUID().uuidString
+        base = try TemporaryDirectory("hosting").path
         let files = FileManager.default
         for directory in [root, root + "/assets", root + "/docs", root + "/.git", outside] {
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -63,11 +65,6 @@ func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
     try input.fileHandleForWriting.close()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw UnexpectedOutput("gzip -dc exited \(process.terminationStatus)") }
+    guard process.terminationStatus == 0 else { throw TestFailure("gzip -dc exited \(process.terminationStatus)") }
     return Array(data)
-}
-
-struct UnexpectedOutput: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
 }

@@ -5,43 +5,43 @@ import Foundation
 #endif
 
 /// One Server-Sent Event as a browser's EventSource dispatches it.
-struct SSEEvent: CustomStringConvertible {
+public struct SSEEvent: CustomStringConvertible {
     /// `event:` (default `message`).
-    var name: String
+    public var name: String
     /// The stream's last event id when the event was dispatched (EventSource's `lastEventId`).
-    var lastEventID: String
+    public var lastEventID: String
     /// Whether this event carried an `id:` line itself.
-    var hasID: Bool
-    var data: String
+    public var hasID: Bool
+    public var data: String
 
     /// `data` parsed as a JSON object.
-    var json: [String: Any] {
+    public var json: [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:]
     }
-    var target: String? { json["target"] as? String }
-    var description: String { "\(name) id=\(lastEventID) \(data.prefix(200))" }
+    public var target: String? { json["target"] as? String }
+    public var description: String { "\(name) id=\(lastEventID) \(data.prefix(200))" }
 }
 
 /// A listen stream over a raw socket: sends `GET /api/listen…`, decodes the chunked body and parses events the way
 /// the HTML standard says EventSource does (an event is dispatched only at its blank line; an `id:` line sets the
 /// last event id, also in a block without data). Can be cut at any byte to simulate a dropped connection.
-final class SSEClient {
+public final class SSEClient {
     private var fd: Int32 = -1
     private var raw: [UInt8] = []
     /// Decoded body bytes not yet parsed into lines.
     private var body: [UInt8] = []
     private var chunkRemaining = 0
     private var inChunkData = false
-    private(set) var ended = false
+    public private(set) var ended = false
     /// Response status and head.
-    private(set) var status = 0
-    private(set) var head = ""
+    public private(set) var status = 0
+    public private(set) var head = ""
     /// The EventSource `lastEventId`.
-    private(set) var lastEventID = ""
+    public private(set) var lastEventID = ""
     /// Heartbeat comments seen.
-    private(set) var comments = 0
+    public private(set) var comments = 0
     /// Bytes of the body received so far.
-    private(set) var bodyBytes = 0
+    public private(set) var bodyBytes = 0
     private var eventName = ""
     private var data: [String] = []
     private var idBuffer = ""
@@ -49,16 +49,16 @@ final class SSEClient {
     private var ready: [SSEEvent] = []
 
     /// Connects and sends the request; `headers` are added as given. Reads the response head.
-    init(port: Int, path: String, headers: [(String, String)] = [], receiveBuffer: Int32? = nil) throws {
+    public init(port: Int, path: String, headers: [(String, String)] = [], receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HTTPClientError("socket") }
+        guard fd >= 0 else { throw HTTPClientError.system("socket", errno) }
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         let code = connectToLoopback(fd, port: port)
         guard code == 0 else {
             close()
-            throw HTTPClientError("connect", code: code)
+            throw HTTPClientError.system("connect", code)
         }
         var text = "GET \(path) HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
@@ -68,7 +68,7 @@ final class SSEClient {
         let separator = Array("\r\n\r\n".utf8)
         let deadline = Date(timeIntervalSinceNow: 10)
         while raw.firstRange(of: separator) == nil {
-            guard try receive(until: deadline) else { throw HTTPClientError("no response head", code: ETIMEDOUT) }
+            guard try receive(until: deadline) else { throw HTTPClientError.timedOut(received: raw) }
         }
         let end = raw.firstRange(of: separator)!
         head = String(decoding: raw[..<end.lowerBound], as: UTF8.self)
@@ -79,14 +79,14 @@ final class SSEClient {
     deinit { close() }
 
     /// Closes the socket at once (a dropped connection from the server's point of view).
-    func close() {
+    public func close() {
         guard fd >= 0 else { return }
         Glibc.close(fd)
         fd = -1
     }
 
     /// The body of a non-stream answer (an error), read up to its `Content-Length`.
-    func errorBody() throws -> [String: Any] {
+    public func errorBody() throws -> [String: Any] {
         let length =
             head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
@@ -97,7 +97,7 @@ final class SSEClient {
 
     /// The next event, waiting up to `timeout` seconds; `nil` on timeout or when the stream ended.
     /// `maxRead` caps each read (to cut the stream at arbitrary bytes together with `cutAfter`).
-    func next(timeout: Double = 10, maxRead: Int = 65536) throws -> SSEEvent? {
+    public func next(timeout: Double = 10, maxRead: Int = 65536) throws -> SSEEvent? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while ready.isEmpty {
             if ended { return nil }
@@ -109,7 +109,7 @@ final class SSEClient {
     }
 
     /// The next event named `name` (others are skipped and returned in `skipped`).
-    func next(_ name: String, timeout: Double = 10, skipped: inout [SSEEvent]) throws -> SSEEvent? {
+    public func next(_ name: String, timeout: Double = 10, skipped: inout [SSEEvent]) throws -> SSEEvent? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while let event = try next(timeout: max(0, deadline.timeIntervalSinceNow)) {
             if event.name == name { return event }
@@ -119,16 +119,16 @@ final class SSEClient {
     }
 
     /// The next event named `name`, failing if another comes first.
-    func expect(_ name: String, timeout: Double = 10) throws -> SSEEvent {
+    public func expect(_ name: String, timeout: Double = 10) throws -> SSEEvent {
         guard let event = try next(timeout: timeout) else {
-            throw HTTPClientError("no '\(name)' event within \(timeout) s", code: ETIMEDOUT)
+            throw TestFailure("no '\(name)' event within \(timeout) s")
         }
         guard event.name == name else { throw UnexpectedEvent(expected: name, event: event) }
         return event
     }
 
     /// Events arriving within `seconds` (for checking that nothing comes).
-    func drain(for seconds: Double) throws -> [SSEEvent] {
+    public func drain(for seconds: Double) throws -> [SSEEvent] {
         var events: [SSEEvent] = []
         let deadline = Date(timeIntervalSinceNow: seconds)
         while let event = try next(timeout: max(0, deadline.timeIntervalSinceNow)) { events.append(event) }
@@ -220,38 +220,8 @@ final class SSEClient {
     }
 }
 
-struct UnexpectedEvent: Error, CustomStringConvertible {
-    let expected: String
-    let event: SSEEvent
-    var description: String { "expected '\(expected)', got \(event)" }
-}
-
-extension TestKura {
-    /// Opens `GET /api/listen` (with `query`, e.g. `?doc=…`) authenticated as `auth`.
-    func listen(
-        _ query: String = "", auth: Auth = .admin, headers: [(String, String)] = [], receiveBuffer: Int32? = nil
-    ) throws -> SSEClient {
-        var all = headers
-        switch auth {
-        case .admin: all.append(("Authorization", "Bearer \(adminKey)"))
-        case .none: break
-        case .header(let value): all.append(("Authorization", value))
-        }
-        return try SSEClient(port: port, path: "/api/listen" + query, headers: all, receiveBuffer: receiveBuffer)
-    }
-
-    /// `POST /api/listen/{connection}`.
-    func listenPost(_ connection: String, _ body: [String: Any], auth: Auth = .admin) throws -> HTTPResponse {
-        try request("POST", "/api/listen/\(connection)", json: body, auth: auth)
-    }
-}
-
-/// Percent-encodes a query parameter value.
-func urlEncode(_ text: String) -> String {
-    text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
-}
-
-/// `?query=…` for a query body.
-func queryParameter(_ query: [String: Any]) -> String {
-    urlEncode(String(decoding: JSON.encode(query), as: UTF8.self))
+public struct UnexpectedEvent: Error, CustomStringConvertible {
+    public let expected: String
+    public let event: SSEEvent
+    public var description: String { "expected '\(expected)', got \(event)" }
 }

@@ -1,0 +1,91 @@
+import Foundation
+import KuraServer
+import KuraServerTestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// The only file of this target that sees the server's modules: `Kura` and `KuraError` elsewhere in the tests are
+// the client's. The server itself is KuraServerTestSupport's `TestKura`.
+
+/// A server with cheap password hashing, no rate limits and four worker threads; `shutdown()` removes it.
+/// `idTokenLifetime` shortens ID tokens (seconds) for refresh tests; `rules` replaces the default security rules
+/// (the text of `kura.rules`).
+func testServer(
+    idTokenLifetime: Int64? = nil, rules: String? = nil, configure: (inout KuraConfiguration) -> Void = { _ in }
+) throws -> TestKura {
+    try TestKura(rules: rules) { configuration in
+        configuration.http.workerThreads = 4
+        configuration.logLevel = .error
+        configuration.auth = .lowCostForTesting
+        configuration.auth.rateLimits.enabled = false
+        if let idTokenLifetime { configuration.auth.idTokenLifetime = idTokenLifetime }
+        configure(&configuration)
+    }
+}
+
+/// Runs `body` against a fresh `testServer` and removes it afterwards.
+func withServer<T>(
+    idTokenLifetime: Int64? = nil, rules: String? = nil, configure: (inout KuraConfiguration) -> Void = { _ in },
+    _ body: (TestKura) async throws -> T
+) async throws -> T {
+    let server = try testServer(idTokenLifetime: idTokenLifetime, rules: rules, configure: configure)
+    defer { server.shutdown() }
+    return try await body(server)
+}
+
+extension TestKura {
+    /// Open listen streams on the server (0 while it is stopped).
+    var listenConnections: Int { isRunning ? kura.realtime.connectionCount : 0 }
+
+    /// An admin-key request through URLSession (the SDK's tests stay off blocking sockets), for setting up and
+    /// checking what the SDK did: the parsed JSON body (`nil` if empty) and the status.
+    func admin(_ method: String, _ path: String, json: Any? = nil) async throws -> (status: Int, body: Any?) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
+        if let json {
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        return (status, data.isEmpty ? nil : try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
+    }
+
+    /// The `data` of the document at `path` as the server has it (admin read), or `nil` when it does not exist.
+    func document(_ path: String) async throws -> [String: Any]? {
+        let (status, body) = try await admin("GET", "/api/docs/\(path)")
+        guard status == 200 else { return nil }
+        return (body as? [String: Any])?["data"] as? [String: Any]
+    }
+
+    /// The full document JSON (with `version`) at `path`, or `nil`.
+    func documentJSON(_ path: String) async throws -> [String: Any]? {
+        let (status, body) = try await admin("GET", "/api/docs/\(path)")
+        return status == 200 ? body as? [String: Any] : nil
+    }
+
+    /// The held mails to `address` (newest first): `subject` and `actionLink` of each.
+    func mails(to address: String) async throws -> [[String: Any]] {
+        let (_, body) = try await admin("GET", "/api/admin/outbox")
+        let mails = (body as? [String: Any])?["mails"] as? [[String: Any]] ?? []
+        return mails.filter { $0["to"] as? String == address }
+    }
+
+    /// The action code of the newest held mail to `address` with link mode `mode` (`verifyEmail`,
+    /// `resetPassword`), waiting up to 5 s for it: mails asked for by address are written after the answer.
+    func actionCode(to address: String, mode: String) async throws -> String? {
+        for _ in 0..<50 {
+            let (_, body) = try await admin("GET", "/api/admin/outbox")
+            let mails = (body as? [String: Any])?["mails"] as? [[String: Any]] ?? []
+            for mail in mails where mail["to"] as? String == address {
+                guard let link = mail["actionLink"] as? String, link.contains("mode=\(mode)") else { continue }
+                return URLComponents(string: link)?.queryItems?.first { $0.name == "code" }?.value
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+}

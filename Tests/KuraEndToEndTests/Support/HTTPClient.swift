@@ -1,1 +1,0 @@
-../../KuraServerTests/Support/HTTPClient.swift

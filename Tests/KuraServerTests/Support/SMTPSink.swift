@@ -1,1 +1,0 @@
-../../KuraMailTests/Support/SMTPSink.swift

@@ -1,0 +1,82 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A failure of a test's own expectations or of its harness, that is not an `#expect`.
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// What the tests find on the machine: the checkout, the test Python, free ports.
+public enum TestEnvironment {
+    /// The repository checkout, found from this file's path.
+    public static let repositoryRoot: String = {
+        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        components.removeLast(3)  // Tests/KuraTestSupport/TestEnvironment.swift
+        return components.joined(separator: "/")
+    }()
+
+    /// `KURA_TEST_PYTHON`, else `.venv-test/bin/python` in the checkout.
+    public static func python() throws -> String {
+        if let path = ProcessInfo.processInfo.environment["KURA_TEST_PYTHON"], !path.isEmpty,
+            FileManager.default.isExecutableFile(atPath: path)
+        {
+            return path
+        }
+        let venv = repositoryRoot + "/.venv-test/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: venv) else {
+            throw TestFailure(
+                "no Python with aiosmtpd: run `make deps-test` (creates .venv-test) or set KURA_TEST_PYTHON")
+        }
+        return venv
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's pick for port 0).
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else { throw TestFailure("bind failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds or `timeout` seconds pass; returns whether it held.
+@discardableResult
+public func waitUntil(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        usleep(10_000)
+    }
+    return try condition()
+}
+
+/// Runs `body` on `count` new threads (real ones: `concurrentPerform` would use only as many as there are cores)
+/// and waits for all of them.
+public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            body(index)
+            group.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    group.wait()
+}
