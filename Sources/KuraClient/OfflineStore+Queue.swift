@@ -200,7 +200,7 @@ extension OfflineStore {
                 try cacheAcknowledged(write, version: result?.versions[safe: index + offset], time: result?.commitTime)
             }
         }
-        state.current.afterDequeue?()
+        state.withLock { $0.afterDequeue }?()
         let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             state.failures = 0
             state.offline = false
