@@ -44,6 +44,10 @@ let package = Package(
         .target(
             name: "KuraSQLiteEngine",
             dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraAuth", "KuraMail", "KuraSQLite", "CSQLite"]),
+        // The PostgreSQL engine, shared by many nodes (docs/scaling.md): Documents/, Accounts/, Keys/, Outbox/, Cluster/.
+        .target(
+            name: "KuraPostgresEngine",
+            dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraAuth", "KuraMail", "KuraPostgres"]),
         .target(name: "KuraRules", dependencies: ["KuraCore", "CRE2"]),
         .target(name: "KuraRealtime", dependencies: ["KuraCore", "KuraHTTP", "KuraStore"]),
         .target(name: "KuraHosting", dependencies: ["KuraCore", "KuraHTTP", "CZlib"]),
@@ -51,7 +55,7 @@ let package = Package(
             name: "KuraServer",
             dependencies: [
                 "KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules", "KuraRealtime",
-                "KuraHosting", "CKuraWebSDK", "KuraSQLiteEngine",
+                "KuraHosting", "CKuraWebSDK", "KuraSQLiteEngine", "KuraPostgresEngine",
             ]),
         .executableTarget(name: "kura", dependencies: ["KuraServer"]),
         // The Swift SDK: Foundation, the shared model (imported `internal`, so apps see only the SDK's names) and the
@@ -64,7 +68,8 @@ let package = Package(
         // socket), temporary directories, the SMTP sink, free ports. KuraServerTestSupport: a Kura node in this
         // process on port 0 (`TestKura`) with users and tokens; apart, so KuraHTTPTests does not pull the server in.
         .target(
-            name: "KuraTestSupport", dependencies: ["KuraModel", "KuraCore", "KuraHTTP"], path: "Tests/KuraTestSupport"),
+            name: "KuraTestSupport", dependencies: ["KuraModel", "KuraCore", "KuraHTTP", "KuraPostgres"],
+            path: "Tests/KuraTestSupport"),
         .target(
             name: "KuraServerTestSupport",
             dependencies: ["KuraTestSupport", "KuraModel", "KuraServer", "KuraStore", "KuraAuth"],
@@ -75,19 +80,28 @@ let package = Package(
         .testTarget(name: "KuraSQLiteTests", dependencies: ["KuraSQLite", "CSQLite", "KuraTestSupport"]),
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP", "KuraTestSupport"]),
         // The document-store conformance suite, run against every engine (StoreEngines.swift).
-        .testTarget(name: "KuraStoreTests", dependencies: ["KuraStore", "KuraSQLiteEngine", "KuraTestSupport"]),
+        .testTarget(
+            name: "KuraStoreTests",
+            dependencies: ["KuraStore", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraTestSupport"]),
         // What only the SQLite engine has: its writer, schema, query plans, backup.
         .testTarget(
             name: "KuraSQLiteEngineTests",
             dependencies: ["KuraSQLiteEngine", "KuraStore", "KuraSQLite", "KuraTestSupport"]),
         // Starts its own PostgreSQL 15 (Tests/Support/postgres_server.sh) unless KURA_TEST_POSTGRES_URL is set.
         .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres", "KuraTestSupport"]),
+        // What only the PostgreSQL engine has (its schema, batching, notifications, several nodes on one database).
+        .testTarget(
+            name: "KuraPostgresEngineTests",
+            dependencies: ["KuraPostgresEngine", "KuraPostgres", "KuraStore", "KuraTestSupport"]),
         .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth", "KuraSQLiteEngine", "KuraTestSupport"]),
         .testTarget(name: "KuraMailTests", dependencies: ["KuraMail", "KuraSQLiteEngine", "KuraTestSupport"]),
         // One suite per store seam (accounts and sessions, signing keys, mail outbox), run against every engine.
         .testTarget(
             name: "KuraEngineConformanceTests",
-            dependencies: ["KuraAuth", "KuraMail", "KuraSQLiteEngine", "KuraSQLite", "KuraCore", "KuraTestSupport"]),
+            dependencies: [
+                "KuraAuth", "KuraMail", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraSQLite", "KuraCore",
+                "KuraTestSupport",
+            ]),
         .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules", "KuraTestSupport"]),
         .testTarget(
             name: "KuraRealtimeTests",

@@ -107,6 +107,12 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "store.mmapBytes", help: "database bytes readers map into memory; 0: none (default 268435456)") {
             $0.store.sqlite.mmapBytes = try integer($1, "store.mmapBytes", 0...(1 << 40))
         },
+        Setting(key: "store.url", help: "the PostgreSQL engine's libpq connection string (postgresql://…)") {
+            $0.store.postgres.url = $1.trimmingSpaces()
+        },
+        Setting(key: "store.poolSize", help: "connections a node keeps to PostgreSQL (default 8)") {
+            $0.store.postgres.poolSize = try integer($1, "store.poolSize", 1...1000)
+        },
         Setting(
             key: "docs.defaultPageSize", help: "documents per page when a list or query gives no limit (default 100)"
         ) {

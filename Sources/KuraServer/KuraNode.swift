@@ -22,9 +22,9 @@ public final class KuraNode: Sendable {
     public let store: CachedDocumentStore
     /// The engine's document database itself, closed when the server stops.
     private let documents: any EngineDocumentStore
-    /// Accounts, in `<data>/accounts.db` (signing keys beside it).
+    /// Accounts, sessions and signing keys, in the engine (`<data>/accounts.db` on SQLite).
     public let auth: AuthService
-    /// The mail outbox (`<data>/mail.db`) and its delivery worker.
+    /// The mail outbox (in the engine; `<data>/mail.db` on SQLite) and its delivery worker.
     public let mailer: Mailer
     /// The security rules in force (`<data>/kura.rules`, reloaded when it changes).
     public let rules: SecurityRules
@@ -86,8 +86,8 @@ public final class KuraNode: Sendable {
         if configuration.mail.smtp?.url.isEmpty == true {
             throw ConfigurationError("smtp.username/password/startTLS are set but smtp.url is not")
         }
-        auth = try AuthService(directory: configuration.dataDirectory, configuration: configuration.auth)
-        mailer = try Mailer(directory: configuration.dataDirectory, configuration: configuration.mail, logger: logger)
+        auth = try Self.openAuth(engine: engine, configuration: configuration)
+        mailer = try Mailer(outbox: engine.openOutbox(), configuration: configuration.mail, logger: logger)
         let publicURL = PublicURL(
             configured: configuration.publicURL, host: configuration.http.host, port: configuration.http.port)
         self.publicURL = publicURL
@@ -173,6 +173,14 @@ public final class KuraNode: Sendable {
         }
     }
 
+    /// The accounts (behind the in-memory account cache) and signing keys of `engine`.
+    static func openAuth(engine: any NodeEngine, configuration: KuraConfiguration) throws -> AuthService {
+        try AuthService(
+            store: CachedAccountStore(
+                base: engine.openAccounts(), capacity: configuration.auth.accountCacheCapacity),
+            keys: engine.openSigningKeys(), configuration: configuration.auth)
+    }
+
     /// `kura backup FILE`: a consistent copy of the document database, safe while a server is writing to it,
     /// through the engine `store.engine` names. Returns where the documents were copied from.
     @discardableResult
@@ -188,7 +196,7 @@ public final class KuraNode: Sendable {
         configuration: KuraConfiguration, email: String, password: String, admin: Bool
     ) throws -> AuthUser {
         try prepareDataDirectory(configuration.dataDirectory, logger: Logger(level: .warn))
-        let auth = try AuthService(directory: configuration.dataDirectory, configuration: configuration.auth)
+        let auth = try openAuth(engine: StoreEngines.engine(for: configuration), configuration: configuration)
         return try auth.createUser(email: email, password: password, admin: admin)
     }
 
@@ -196,7 +204,7 @@ public final class KuraNode: Sendable {
     /// stay in the JWKS and keep verifying the tokens they signed.
     public static func rotateSigningKey(configuration: KuraConfiguration) throws -> String {
         try prepareDataDirectory(configuration.dataDirectory, logger: Logger(level: .warn))
-        let auth = try AuthService(directory: configuration.dataDirectory, configuration: configuration.auth)
+        let auth = try openAuth(engine: StoreEngines.engine(for: configuration), configuration: configuration)
         try auth.rotateSigningKey()
         guard case .object(let jwks) = auth.jwks(), case .array(let keys) = jwks["keys"] ?? .null,
             case .object(let first) = keys.first ?? .null, case .string(let kid) = first["kid"] ?? .null

@@ -1,17 +1,32 @@
+import KuraAuth
+import KuraMail
+import KuraPostgresEngine
 import KuraSQLiteEngine
 import KuraStore
 
+/// What a node opens through its engine besides the document database: the accounts (sessions, action codes), the
+/// ID-token signing keys and the mail outbox. Every engine's stores pass the suites in
+/// Tests/KuraEngineConformanceTests; a second node on the same engine shares them.
+protocol NodeEngine: StoreEngine {
+    /// The accounts, sessions and action codes (not cached; the node puts `CachedAccountStore` in front).
+    func openAccounts() throws -> any AccountStore
+    /// The signing keys every node signs and verifies ID tokens with.
+    func openSigningKeys() throws -> any SigningKeyStore
+    /// The mail outbox every node's delivery worker takes mails from.
+    func openOutbox() throws -> any OutboxStore
+}
+
 /// The storage engines `store.engine` can name. A new engine is one more entry here (and its target in
-/// Package.swift); nothing else in the server names an engine's types.
+/// Package.swift, and its `NodeEngine` conformance below); nothing else in the server names an engine's types.
 enum StoreEngines {
     /// Every engine, the default first.
-    static let all: [any StoreEngine.Type] = [SQLiteEngine.self]
+    static let all: [any NodeEngine.Type] = [SQLiteEngine.self]
 
     /// The engines' names, for help and error messages (`sqlite`).
     static var names: String { all.map { $0.name }.joined(separator: ", ") }
 
     /// The engine called `name`; a configuration error naming the engines there are otherwise.
-    static func named(_ name: String) throws -> any StoreEngine.Type {
+    static func named(_ name: String) throws -> any NodeEngine.Type {
         guard let engine = all.first(where: { $0.name == name }) else {
             throw ConfigurationError("store.engine: unknown engine '\(name)'; the engines are: \(names)")
         }
@@ -19,8 +34,17 @@ enum StoreEngines {
     }
 
     /// The engine `configuration.store.engine` names, for `configuration.dataDirectory`.
-    static func engine(for configuration: KuraConfiguration) throws -> any StoreEngine {
+    static func engine(for configuration: KuraConfiguration) throws -> any NodeEngine {
         try named(configuration.store.engine).init(
             configuration: configuration.store, dataDirectory: configuration.dataDirectory)
     }
+}
+
+extension SQLiteEngine: NodeEngine {
+    /// `<data>/accounts.db`.
+    func openAccounts() throws -> any AccountStore { try SQLiteAccountStore(directory: dataDirectory) }
+    /// `<data>/auth-signing-keys.json`.
+    func openSigningKeys() throws -> any SigningKeyStore { SigningKeyFile(directory: dataDirectory) }
+    /// `<data>/mail.db`.
+    func openOutbox() throws -> any OutboxStore { try SQLiteOutboxStore(directory: dataDirectory) }
 }

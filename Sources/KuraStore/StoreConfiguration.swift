@@ -14,6 +14,8 @@ public struct StoreConfiguration: Sendable {
     public var autoCreateIndexes = false
     /// The SQLite engine's own knobs (`store.checkpointPages`, `store.maxWALBytes`, `store.mmapBytes`).
     public var sqlite = SQLiteSettings()
+    /// The PostgreSQL engine's own knobs (`store.url`, `store.poolSize`).
+    public var postgres = PostgresSettings()
 
     /// Settings only the SQLite engine reads.
     public struct SQLiteSettings: Sendable {
@@ -30,4 +32,18 @@ public struct StoreConfiguration: Sendable {
 
     /// The defaults.
     public init() {}
+}
+
+extension StoreConfiguration {
+    /// Settings only the PostgreSQL engine reads (docs/scaling.md).
+    public struct PostgresSettings: Sendable {
+        /// A libpq connection string: a `postgresql://` URL (multi-host with `target_session_attrs=read-write` to
+        /// follow a promoted standby) or `key=value` pairs.
+        public var url = ""
+        /// Connections this node keeps open to the database, shared by its worker threads.
+        public var poolSize = 8
+
+        /// The defaults.
+        public init() {}
+    }
 }

@@ -11,13 +11,13 @@ import Testing
 /// whose role may create databases), else one started once per test process by Tests/Support/postgres_server.sh,
 /// which stops it when this process exits. Each test takes a fresh database of its own (`freshDatabase()`), so
 /// tests run in parallel without seeing each other's tables or advisory locks.
-enum TestPostgres {
+public enum TestPostgres {
     /// Debian's PostgreSQL 15, or `PG_BIN` (which postgres_server.sh also reads).
-    static let binaries = ProcessInfo.processInfo.environment["PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
+    public static let binaries = ProcessInfo.processInfo.environment["PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
 
     /// Put on every suite that needs the server: skips it, saying why, only when there is neither a URL nor the
     /// binaries (`make test` installs Debian's `postgresql`, so in CI they are there).
-    static var available: ConditionTrait {
+    public static var available: ConditionTrait {
         .enabled(
             if: ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"] != nil || binariesInstalled,
             "no PostgreSQL binaries in \(binaries) (apt-get install postgresql) and KURA_TEST_POSTGRES_URL is not set")
@@ -25,17 +25,17 @@ enum TestPostgres {
 
     /// Put on suites that start servers of their own (`startServer`), which takes the binaries even when
     /// `KURA_TEST_POSTGRES_URL` is set.
-    static var canStartServers: ConditionTrait {
+    public static var canStartServers: ConditionTrait {
         .enabled(if: binariesInstalled, "no PostgreSQL binaries in \(binaries) (apt-get install postgresql)")
     }
 
     private static var binariesInstalled: Bool { FileManager.default.isExecutableFile(atPath: binaries + "/initdb") }
 
     /// The URL of the server's first database.
-    static func serverURL() throws -> String { try server.get() }
+    public static func serverURL() throws -> String { try server.get() }
 
     /// A new, empty database on the test server; returns its URL.
-    static func freshDatabase() throws -> String {
+    public static func freshDatabase() throws -> String {
         let url = try serverURL()
         let name = "kura_test_\(getpid())_\(counter.withLock { $0 += 1; return $0 })"
         try PostgresConnection(url: url).execute("CREATE DATABASE \(name)")
@@ -43,7 +43,7 @@ enum TestPostgres {
     }
 
     /// `url` with its database name (the path after the hosts) replaced.
-    static func replacingDatabase(in url: String, with name: String) -> String {
+    public static func replacingDatabase(in url: String, with name: String) -> String {
         let query = url.firstIndex(of: "?").map { String(url[$0...]) } ?? ""
         let base = query.isEmpty ? url : String(url[..<url.firstIndex(of: "?")!])
         guard let scheme = base.range(of: "://"), let slash = base[scheme.upperBound...].firstIndex(of: "/") else {
@@ -53,7 +53,7 @@ enum TestPostgres {
     }
 
     /// `url`'s host list (between `@` or `://` and the path), e.g. `127.0.0.1:5432`.
-    static func hostAndPort(of url: String) -> String {
+    public static func hostAndPort(of url: String) -> String {
         var rest = Substring(url)
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
         if let at = rest.firstIndex(of: "@") { rest = rest[rest.index(after: at)...] }
@@ -70,7 +70,7 @@ enum TestPostgres {
 
     /// A throwaway server of a test's own, apart from the shared one (stop it with `stopServer`); it also stops
     /// when this process exits.
-    static func startServer() throws -> (url: String, directory: String) {
+    public static func startServer() throws -> (url: String, directory: String) {
         let lines = try runScript("start --owner-pid \(getpid())").split(separator: "\n")
         guard let index = lines.firstIndex(where: { $0.hasPrefix("postgresql://") }), index + 1 < lines.count else {
             throw TestFailure("postgres_server.sh start failed: \(lines.joined(separator: "\n"))")
@@ -79,7 +79,7 @@ enum TestPostgres {
     }
 
     /// Stops a server that `startServer` started and removes its directory.
-    static func stopServer(_ directory: String) throws {
+    public static func stopServer(_ directory: String) throws {
         _ = try runScript("stop '\(directory)'")
     }
 
@@ -105,11 +105,11 @@ enum TestPostgres {
 
 /// Runs `body` on a thread of its own (not Swift's cooperative pool, whose few threads blocking libpq calls would
 /// starve); `join()` waits for it and returns its result.
-final class TestThread<Result: Sendable>: @unchecked Sendable {
+public final class TestThread<Result: Sendable>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var result: Swift.Result<Result, Error>?
 
-    init(_ body: @escaping @Sendable () throws -> Result) {
+    public init(_ body: @escaping @Sendable () throws -> Result) {
         let thread = Thread { [self] in
             result = Swift.Result { try body() }
             done.signal()
@@ -118,7 +118,7 @@ final class TestThread<Result: Sendable>: @unchecked Sendable {
     }
 
     /// Waits for the thread and returns what its body returned (or rethrows what it threw).
-    func join() throws -> Result {
+    public func join() throws -> Result {
         done.wait()
         return try result!.get()
     }

@@ -1,0 +1,37 @@
+import KuraCore
+import KuraModel
+import KuraPostgres
+import KuraStore
+
+/// The shared engine (`store.engine = postgres`): several stateless nodes on one PostgreSQL database
+/// (`store.url`), docs/scaling.md. Documents (Documents/), accounts and sessions (Accounts/), signing keys (Keys/),
+/// the mail outbox (Outbox/) and what nodes tell each other (Cluster/) live in the database; the data directory
+/// keeps nothing another node needs.
+public struct PostgresEngine: StoreEngine {
+    public static let name = "postgres"
+
+    /// The settings the engine was made with.
+    public let configuration: StoreConfiguration
+    /// This node's data directory (nothing shared lives there in this mode).
+    public let dataDirectory: String
+    /// The database: one connection pool per node, the schema migrated on first use.
+    public let database: PostgresDatabase
+
+    public init(configuration: StoreConfiguration, dataDirectory: String) {
+        self.configuration = configuration
+        self.dataDirectory = dataDirectory
+        database = PostgresDatabase(url: configuration.postgres.url, poolSize: configuration.postgres.poolSize)
+    }
+
+    public var documentsLocation: String { PostgresDatabase.redacted(configuration.postgres.url) }
+
+    public func holdsDocuments() throws -> Bool { try database.holdsDocuments() }
+
+    public func openDocuments(log: (@Sendable (String) -> Void)?) throws -> any EngineDocumentStore {
+        throw APIError.unavailable("the PostgreSQL document store is not built yet")
+    }
+
+    public func backupDocuments(to file: String) throws {
+        throw APIError.unavailable("kura backup on PostgreSQL: use pg_dump (docs/scaling.md)")
+    }
+}
