@@ -75,6 +75,11 @@ let package = Package(
             dependencies: ["KuraTestSupport", "KuraModel", "KuraServer", "KuraStore", "KuraAuth"],
             path: "Tests/KuraServerTestSupport"),
 
+        // Helpers of the document-store tests (paths, expected errors), shared by every engine's tests.
+        .target(
+            name: "KuraStoreTestSupport", dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraTestSupport"],
+            path: "Tests/KuraStoreTestSupport"),
+
         .testTarget(name: "KuraModelTests", dependencies: ["KuraModel"]),
         .testTarget(name: "KuraCoreTests", dependencies: ["KuraModel", "KuraCore", "KuraTestSupport"]),
         .testTarget(name: "KuraSQLiteTests", dependencies: ["KuraSQLite", "CSQLite", "KuraTestSupport"]),
@@ -82,17 +87,21 @@ let package = Package(
         // The document-store conformance suite, run against every engine (StoreEngines.swift).
         .testTarget(
             name: "KuraStoreTests",
-            dependencies: ["KuraStore", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraTestSupport"]),
+            dependencies: [
+                "KuraStore", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraTestSupport", "KuraStoreTestSupport",
+            ]),
         // What only the SQLite engine has: its writer, schema, query plans, backup.
         .testTarget(
             name: "KuraSQLiteEngineTests",
-            dependencies: ["KuraSQLiteEngine", "KuraStore", "KuraSQLite", "KuraTestSupport"]),
+            dependencies: ["KuraSQLiteEngine", "KuraStore", "KuraSQLite", "KuraTestSupport", "KuraStoreTestSupport"]),
         // Starts its own PostgreSQL 15 (Tests/Support/postgres_server.sh) unless KURA_TEST_POSTGRES_URL is set.
         .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres", "KuraTestSupport"]),
         // What only the PostgreSQL engine has (its schema, batching, notifications, several nodes on one database).
         .testTarget(
             name: "KuraPostgresEngineTests",
-            dependencies: ["KuraPostgresEngine", "KuraPostgres", "KuraStore", "KuraTestSupport"]),
+            dependencies: [
+                "KuraPostgresEngine", "KuraPostgres", "KuraStore", "KuraTestSupport", "KuraStoreTestSupport",
+            ]),
         .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth", "KuraSQLiteEngine", "KuraTestSupport"]),
         .testTarget(name: "KuraMailTests", dependencies: ["KuraMail", "KuraSQLiteEngine", "KuraTestSupport"]),
         // One suite per store seam (accounts and sessions, signing keys, mail outbox), run against every engine.

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraStoreTestSupport
 import KuraTestSupport
 import Testing
 

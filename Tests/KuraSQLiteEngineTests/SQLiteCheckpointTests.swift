@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraSQLite
+import KuraStoreTestSupport
 import KuraTestSupport
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraStoreTestSupport
 import Testing
 
 /// Paths, field names and strings have byte identity (docs/api.md, "Identity"): canonically equivalent but

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraStoreTestSupport
 import Testing
 
 /// Conformance: single-document operations, preconditions, limits. Runs against every engine.

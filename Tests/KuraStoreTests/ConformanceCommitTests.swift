@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraStoreTestSupport
 import Testing
 
 /// Conformance: batched commits, transforms, atomicity, and the change log.

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraStoreTestSupport
 import Testing
 
 /// Conformance: composite indexes give exactly the results of the unindexed path, for every query shape, walked

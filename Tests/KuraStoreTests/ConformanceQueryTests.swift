@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraStoreTestSupport
 import Testing
 
 /// Conformance: queries — operators, ordering, cursors, pagination, projection, count.

@@ -1,6 +1,7 @@
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraStoreTestSupport
 import KuraTestSupport
 import Testing
 

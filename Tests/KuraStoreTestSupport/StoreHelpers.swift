@@ -5,17 +5,17 @@ import KuraStore
 import KuraTestSupport
 import Testing
 
-// Helpers of the document-store tests, shared by KuraStoreTests and KuraSQLiteEngineTests (symlinked into each
-// one's Support folder, as they cannot import each other).
+// Helpers of the document-store tests, shared by every engine's test target (KuraStoreTests, KuraSQLiteEngineTests,
+// KuraPostgresEngineTests).
 
 /// Helpers shared by the conformance tests.
-func doc(_ path: String) throws -> DocumentPath { try DocumentPath(path) }
-func col(_ path: String) throws -> CollectionPath { try CollectionPath(path) }
-func field(_ path: String) throws -> FieldPath { try FieldPath(path) }
-func object(_ value: JSONValue) -> JSONObject { value.objectValue ?? JSONObject() }
+public func doc(_ path: String) throws -> DocumentPath { try DocumentPath(path) }
+public func col(_ path: String) throws -> CollectionPath { try CollectionPath(path) }
+public func field(_ path: String) throws -> FieldPath { try FieldPath(path) }
+public func object(_ value: JSONValue) -> JSONObject { value.objectValue ?? JSONObject() }
 
 /// Expects `body` to throw an `APIError` with `code` (and `status` when given).
-func expectError(
+public func expectError(
     _ code: String, status: Int? = nil, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     do {
