@@ -32,10 +32,6 @@ public struct ListenPrincipal: Sendable {
 /// What realtime needs from authentication and the security rules. Every method may block (token checks, rules'
 /// `get()`), so none is called on an event loop.
 public protocol ListenAccess: Sendable {
-    /// The caller a bearer token names (`nil`: anonymous). Throws 401 `UNAUTHENTICATED` for a bad, expired or
-    /// revoked token.
-    func principal(bearerToken: String?) throws -> ListenPrincipal
-
     /// Whether the principal's credentials still hold (not revoked, account not disabled, not expired, the same
     /// claims).
     func isStillValid(_ principal: ListenPrincipal) -> Bool
@@ -55,17 +51,4 @@ public protocol ListenAccess: Sendable {
 
 extension ListenAccess {
     public var revocationEpoch: UInt64 { 0 }
-}
-
-/// Lets everyone read everything; for tests of the realtime machinery without rules.
-public struct AllowAllListenAccess: ListenAccess {
-    public init() {}
-    public func principal(bearerToken: String?) throws -> ListenPrincipal {
-        ListenPrincipal(identity: bearerToken ?? "anonymous", bypassesRules: true, expiresAt: nil, context: 0)
-    }
-    public func isStillValid(_ principal: ListenPrincipal) -> Bool { true }
-    public func mayRead(_ principal: ListenPrincipal, path: DocumentPath, document: Document?, listing: Bool) -> Bool {
-        true
-    }
-    public func listDecision(_ principal: ListenPrincipal, collection: CollectionPath) -> Bool? { true }
 }

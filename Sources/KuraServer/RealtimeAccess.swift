@@ -27,14 +27,6 @@ struct RealtimeAccess: ListenAccess {
         principal(context.caller, bearerToken: bearerToken, epoch: context.callerEpoch ?? revocationEpoch)
     }
 
-    /// The principal `bearerToken` names, verifying it if needed (blocking), by the same rule as every endpoint
-    /// (`CallerResolution.caller(bearerToken:)`). The listen routes do not need it: their caller is resolved before
-    /// the handler runs.
-    func principal(bearerToken: String?) throws -> ListenPrincipal {
-        let epoch = revocationEpoch
-        return principal(try callers.caller(bearerToken: bearerToken), bearerToken: bearerToken, epoch: epoch)
-    }
-
     var revocationEpoch: UInt64 { access.auth.revocationEpoch }
 
     private func principal(_ caller: Caller, bearerToken: String?, epoch: UInt64) -> ListenPrincipal {
