@@ -73,6 +73,16 @@ while IFS= read -r expected; do
     fi
 done < <(sed -n 's|.*// expect: ||p' "$here/check-unavailable.swift")
 
+# KuraClient imports the model `internal` in every file: a plain `import` is public in Swift 6, so a public SDK
+# declaration could expose a model type to apps. (Whether the import is internal is what this checks; the snippet
+# below catches `@_exported` re-exports, which would show the model even with no public declaration naming it.)
+plain=$(grep -lE '^[[:space:]]*(@_exported |public |package )?import KuraModel' "$root"/Sources/KuraClient/*.swift || true)
+if [ -n "$plain" ]; then
+    echo "check.sh: these SDK files import KuraModel without 'internal' (write 'internal import KuraModel'):" >&2
+    echo "$plain" >&2
+    status=1
+fi
+
 # `import KuraClient` alone must not show the model's names (KuraClient imports KuraModel `internal`).
 snippet="$scratch/check-model-hidden.swift"
 printf 'import KuraClient\nlet value: JSONValue = .null\nlet code = ErrorCode.notFound\n' >"$snippet"
