@@ -9,6 +9,7 @@ def units(t):
     page = t.page()
     page.step("units", "eventStreamParser")
     page.step("units", "docChangesDiff")
+    page.step("units", "dataErrorCodes")
 
 
 @test("units: the offline query engine answers random queries exactly as the server")

@@ -27,6 +27,8 @@ const AUTH_CODES = {
 /** Kura's server codes → Firestore's codes, for everything else. */
 const DATA_CODES = {
   PERMISSION_DENIED: 'permission-denied',
+  // An unverified caller under auth.requireVerifiedEmail: the data is refused to this user, as rules refuse it.
+  EMAIL_NOT_VERIFIED: 'permission-denied',
   NOT_FOUND: 'not-found',
   ALREADY_EXISTS: 'already-exists',
   FAILED_PRECONDITION: 'failed-precondition',

@@ -3,6 +3,7 @@
 
 import { EventStreamParser } from '/sdk/sse.js';
 import { diff } from '/sdk/listener-views.js';
+import { serverError } from '/sdk/errors.js';
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed from its seed. */
 function random(seed) {
@@ -108,4 +109,26 @@ export async function localEngineAgrees(t, seed) {
     compared++;
   }
   t.check(`the local engine answered ${compared} random queries exactly as the server (seed ${seed})`, compared > 30, compared);
+}
+
+/** The server codes a data call (documents, queries, listeners) can answer, as the Firestore codes apps test for. */
+export function dataErrorCodes(t) {
+  const expected = {
+    PERMISSION_DENIED: 'permission-denied',
+    EMAIL_NOT_VERIFIED: 'permission-denied',
+    NOT_FOUND: 'not-found',
+    ALREADY_EXISTS: 'already-exists',
+    FAILED_PRECONDITION: 'failed-precondition',
+    ABORTED: 'aborted',
+    INVALID_QUERY: 'invalid-argument',
+    INVALID_PATH: 'invalid-argument',
+    DOCUMENT_TOO_LARGE: 'invalid-argument',
+    UNAUTHENTICATED: 'unauthenticated',
+    INVALID_ID_TOKEN: 'unauthenticated',
+    TOKEN_EXPIRED: 'unauthenticated',
+    RESOURCE_EXHAUSTED: 'resource-exhausted',
+    UNAVAILABLE: 'unavailable',
+  };
+  const actual = Object.fromEntries(Object.keys(expected).map((code) => [code, serverError(code, 'm', 400).code]));
+  t.equal('data errors: each server code becomes the Firestore code', actual, expected);
 }
