@@ -1,6 +1,6 @@
 // Account calls: Firebase Auth's modular functions (sign-up, sign-in, sign-out, observers, mails, profile changes).
 
-import { authError } from './errors.js';
+import { authError, KuraError } from './errors.js';
 import { writeShared } from './session.js';
 
 /** Signs up and signs in; `auth/email-already-in-use`, `auth/invalid-email`, `auth/weak-password`. */
@@ -92,6 +92,32 @@ export async function confirmPasswordReset(auth, code, newPassword) {
   } catch (error) {
     throw authError(error);
   }
+}
+
+/**
+ * What a code from a mail link does, without spending it (Firebase's `checkActionCode`):
+ * `{operation: 'VERIFY_EMAIL' | 'PASSWORD_RESET' | 'VERIFY_AND_CHANGE_EMAIL', data: {email, previousEmail}}`.
+ * A code the confirm call would refuse is refused the same way (`auth/invalid-action-code`, …).
+ */
+export async function checkActionCode(auth, code) {
+  try {
+    const { body } = await auth.app._transport.send('POST', '/api/auth/action-code/check', { body: { code } });
+    return { operation: body.operation, data: { email: body.email ?? null, previousEmail: body.previousEmail ?? null } };
+  } catch (error) {
+    throw authError(error);
+  }
+}
+
+/** The address a password-reset code belongs to, without spending it (Firebase's `verifyPasswordResetCode`). */
+export async function verifyPasswordResetCode(auth, code) {
+  const info = await checkActionCode(auth, code);
+  if (info.operation !== 'PASSWORD_RESET') {
+    throw new KuraError('auth/invalid-action-code', 'the code is not a password-reset code', {
+      serverCode: 'INVALID_OOB_CODE',
+      status: 400,
+    });
+  }
+  return info.data.email;
 }
 
 /** Changes the display name (`{displayName}`; `photoURL` is not stored by Kura). */

@@ -102,6 +102,12 @@ export declare function sendEmailVerification(user: User): Promise<void>;
 export declare function sendPasswordResetEmail(auth: Auth, email: string): Promise<void>;
 export declare function applyActionCode(auth: Auth, code: string): Promise<void>;
 export declare function confirmPasswordReset(auth: Auth, code: string, newPassword: string): Promise<void>;
+export interface ActionCodeInfo {
+  operation: 'VERIFY_EMAIL' | 'PASSWORD_RESET' | 'VERIFY_AND_CHANGE_EMAIL';
+  data: { email: string | null; previousEmail: string | null };
+}
+export declare function checkActionCode(auth: Auth, code: string): Promise<ActionCodeInfo>;
+export declare function verifyPasswordResetCode(auth: Auth, code: string): Promise<string>;
 export declare function updateProfile(user: User, profile: { displayName?: string | null }): Promise<void>;
 export declare function updatePassword(user: User, newPassword: string): Promise<void>;
 export declare function verifyBeforeUpdateEmail(user: User, newEmail: string): Promise<void>;

@@ -12,6 +12,7 @@ export {
 export {
   createUserWithEmailAndPassword, signInWithEmailAndPassword, signOut,
   sendEmailVerification, sendPasswordResetEmail, applyActionCode, confirmPasswordReset,
+  checkActionCode, verifyPasswordResetCode,
   updateProfile, updatePassword, verifyBeforeUpdateEmail, deleteUser,
   onAuthStateChanged, onIdTokenChanged, setPersistence,
 } from './accounts.js';

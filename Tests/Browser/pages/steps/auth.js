@@ -150,10 +150,16 @@ export function forceRefresh(t) {
 
 export async function applyVerification(t, code) {
   const { kura } = t;
+  const info = await kura.checkActionCode(t.auth(), code);
+  t.equal('checkActionCode names the operation and address', [info.operation, info.data.email],
+    ['VERIFY_EMAIL', t.auth().currentUser.email]);
+  await t.rejects('verifyPasswordResetCode refuses a verification code', kura.verifyPasswordResetCode(t.auth(), code),
+    'auth/invalid-action-code');
   await kura.applyActionCode(t.auth(), code);
   await t.auth().currentUser.reload();
   t.equal('applyActionCode verifies the address', t.auth().currentUser.emailVerified, true);
   await t.rejects('a code works once', kura.applyActionCode(t.auth(), code), 'auth/invalid-action-code');
+  await t.rejects('a spent code no longer checks', kura.checkActionCode(t.auth(), code), 'auth/invalid-action-code');
 }
 
 export async function changeProfileAndPassword(t) {
@@ -177,6 +183,8 @@ export async function requestReset(t, email) {
 export async function resetPassword(t, code, email) {
   const { kura } = t;
   await t.rejects('a wrong reset code', kura.confirmPasswordReset(t.auth(), 'x'.repeat(43), 'secret3'), 'auth/invalid-action-code');
+  t.equal('verifyPasswordResetCode names the address, without spending the code',
+    await kura.verifyPasswordResetCode(t.auth(), code), email);
   await kura.confirmPasswordReset(t.auth(), code, 'secret3');
   const credential = await kura.signInWithEmailAndPassword(t.auth(), email, 'secret3');
   t.equal('confirmPasswordReset sets the password', credential.user.email, email);
