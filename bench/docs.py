@@ -7,9 +7,10 @@
       LOADERS threads (one keep-alive connection each). Prints the time taken and docs/s; the last line is
       `load_seconds=… load_docs_per_s=…`.
   docs.py query --url URL --key KEY --collection items --requests 2000 --clients 4 [--id-prefix q]
-                [--shape status|uniform|rare]
+                [--shape status|uniform|rare|in]
       Sends POST /api/query `status == S orderBy rank desc limit 20`, S cycling through STATUSES (shape `status`;
-      `uniform`: `cat == C`, C cycling through 0…99; `rare`: `tier == "gold"`, 0.1 % of the documents), from CLIENTS
+      `uniform`: `cat == C`, C cycling through 0…99; `rare`: `tier == "gold"`, 0.1 % of the documents; `in`:
+      `cat in [C, C+37, C+71]`, three of the 100 values, from the same index as `uniform`), from CLIENTS
       threads. Each request carries `X-Request-Id: <prefix>-<status>-<n>`, so the server's access log can be split
       by status. Checks every answer is 200 and that the first answer per status is right (only that status,
       ranks descending, 20 documents unless the status is rare). Prints client-side latencies (the server's own come from its log).
@@ -121,18 +122,22 @@ def load(args):
 
 # Per shape: the field filtered on, its values (the requests cycle through them) and how each is named in
 # request IDs.
+# `in`: `cat in [C, C+37, C+71]` (mod 100, C cycling through 0…99), served by the `(cat, rank)` index one range
+# per value, merged.
 SHAPES = {
     "status": ("status", [s for s, _ in STATUSES], str),
     "uniform": ("cat", list(range(100)), lambda v: f"c{v}"),
     "rare": ("tier", ["gold"], str),
+    "in": ("cat", [(c, (c + 37) % 100, (c + 71) % 100) for c in range(100)], lambda v: f"c{v[0]}"),
 }
 
 
 def query_body(collection, field, value):
+    op = "in" if isinstance(value, tuple) else "=="
     return json.dumps(
         {
             "collection": collection,
-            "where": [{"field": field, "op": "==", "value": value}],
+            "where": [{"field": field, "op": op, "value": value}],
             "orderBy": [{"field": "rank", "direction": "desc"}],
             "limit": 20,
         }
@@ -144,7 +149,8 @@ def check_answer(field, value, body, at_least):
     if not at_least <= len(documents) <= 20:
         fail(f"query {field} == {value} limit 20: {len(documents)} documents, expected {at_least} to 20")
     ranks = [d["data"]["rank"] for d in documents]
-    if any(d["data"][field] != value for d in documents):
+    wanted = value if isinstance(value, tuple) else (value,)
+    if any(d["data"][field] not in wanted for d in documents):
         fail(f"query {field} == {value} answered other values: {[d['data'][field] for d in documents]}")
     if ranks != sorted(ranks, reverse=True):
         fail(f"query {field} == {value} orderBy rank desc answered ranks out of order: {ranks}")
@@ -158,7 +164,7 @@ def indexes(args):
                 "queryScope": "COLLECTION",
                 "fields": [{"fieldPath": field, "order": "ASCENDING"}, {"fieldPath": "rank", "order": "DESCENDING"}],
             }
-            for field, _, _ in SHAPES.values()
+            for field in dict.fromkeys(field for field, _, _ in SHAPES.values())
         ]
     }
     client = Client(args.url, args.key)
@@ -224,7 +230,8 @@ def explain(args):
         if status != 200:
             fail(f"explain {shape}: HTTP {status}: {body[:500]!r}")
         e = json.loads(body)["explain"]
-        print(f"  {shape} ({field} == {values[0]!r}): {e['index']}; {e['rowsExamined']} rows examined,"
+        op = "in" if isinstance(values[0], tuple) else "=="
+        print(f"  {shape} ({field} {op} {values[0]!r}): {e['index']}; {e['rowsExamined']} rows examined,"
               f" {e['rowsReturned']} returned; plan: {' / '.join(e['plan'])}")
 
 

@@ -11,8 +11,9 @@
 #     With INDEXES=1 (default), the same for `cat == C` (100 uniform values) and `tier == "gold"` (0.1 %) without
 #     composite indexes, then composite indexes declared over the loaded documents (POST /api/admin/indexes;
 #     build time, and durable writes answered during the build), then all three shapes with them
+#     and `cat in [C, C+37, C+71]` (three of the 100 values; one range per value of the `cat` index, merged)
 #                     -> query_uniform_p50_ms, query_uniform_p99_ms, query_rare_p50_ms, query_rare_p99_ms,
-#                        index_build_seconds
+#                        query_in_p50_ms, query_in_p99_ms, index_build_seconds
 # wrk measures 1 and 2 like bench/http.sh (warm-up, then rounds alternating which side goes first, medians); kura
 # and nginx both log every request. The last line sums up: `docs_summary get_ratio=… user_get_ratio=… …`.
 #
@@ -133,6 +134,7 @@ check_errors() {
 get_ratio=skipped user_get_ratio=skipped user_vs_admin=skipped create_ratio=skipped
 query_p50=skipped query_p99=skipped rss_mb=skipped load_docs_per_s=skipped
 uniform_p50=skipped uniform_p99=skipped rare_p50=skipped rare_p99=skipped index_build_seconds=skipped
+in_p50=skipped in_p99=skipped
 steps=" $STEPS "
 
 if [[ $steps == *" get "* ]]; then
@@ -246,8 +248,10 @@ if [[ $steps == *" query "* ]]; then
         uniform0_p50=$p50 uniform0_p99=$p99
         measure rare r0 "$rare_at_least"
         rare0_p50=$p50 rare0_p99=$p99
+        measure in n0 "$((DOCS / 200))"
+        in0_p50=$p50 in0_p99=$p99
         echo "server time p50/p99 ms without composite indexes: uniform $uniform0_p50/$uniform0_p99" \
-            "rare $rare0_p50/$rare0_p99"
+            "rare $rare0_p50/$rare0_p99 in $in0_p50/$in0_p99"
         echo "== composite indexes (status|cat|tier ASC, rank DESC) declared through /api/admin/indexes; a durable" \
             "write every 20 ms meanwhile"
         python3 bench/docs.py indexes --url "http://127.0.0.1:$query_port" --key "$query_key" | tee "$dir/indexes.txt"
@@ -259,10 +263,13 @@ if [[ $steps == *" query "* ]]; then
         uniform_p50=$p50 uniform_p99=$p99
         measure rare ri "$rare_at_least"
         rare_p50=$p50 rare_p99=$p99
+        measure in ni "$((DOCS / 200))"
+        in_p50=$p50 in_p99=$p99
         echo "server time p50/p99 ms with composite indexes: status $status_index_p50/$status_index_p99" \
-            "uniform $uniform_p50/$uniform_p99 rare $rare_p50/$rare_p99"
+            "uniform $uniform_p50/$uniform_p99 rare $rare_p50/$rare_p99 in $in_p50/$in_p99"
         echo "query_uniform_p50_ms=$uniform_p50 query_uniform_p99_ms=$uniform_p99"
         echo "query_rare_p50_ms=$rare_p50 query_rare_p99_ms=$rare_p99"
+        echo "query_in_p50_ms=$in_p50 query_in_p99_ms=$in_p99"
     fi
     echo "rss_mb=$rss_mb"
 fi
@@ -285,5 +292,6 @@ fi
 echo "docs_summary get_ratio=$get_ratio user_get_ratio=$user_get_ratio user_get_vs_admin_ratio=$user_vs_admin" \
     "create_ratio=$create_ratio query_p50_ms=$query_p50 query_p99_ms=$query_p99 rss_mb=$rss_mb docs=$DOCS" \
     "load_docs_per_s=$load_docs_per_s uniform_p50_ms=$uniform_p50 uniform_p99_ms=$uniform_p99" \
-    "rare_p50_ms=$rare_p50 rare_p99_ms=$rare_p99 index_build_seconds=$index_build_seconds"
+    "rare_p50_ms=$rare_p50 rare_p99_ms=$rare_p99 in_p50_ms=$in_p50 in_p99_ms=$in_p99" \
+    "index_build_seconds=$index_build_seconds"
 exit "$status"

@@ -28,6 +28,8 @@ package struct CompositeScan {
     package var isEmpty = false
     /// Positions of the query's filters the range does not enforce.
     package var residual: [Int] = []
+    /// The bytes every key of the range starts with (the pinned fields' components).
+    package private(set) var prefix: [UInt8] = []
 
     /// The scan of `index` for `query`, or `nil` when the index does not fit.
     package init?(_ query: NormalizedQuery, index: CompositeIndex, id: Int64) {
@@ -76,6 +78,7 @@ package struct CompositeScan {
         let idFlipped = index.nameDescending != last.descending
         guard reverse == nil || reverse == idFlipped else { return nil }
         self.reverse = idFlipped
+        self.prefix = prefix
         lowerBounds = [prefix]
         if let upper = CompositeIndexKey.successor(prefix) { upperBounds = [upper] }
         if let first = orderedFields.first {
@@ -259,10 +262,11 @@ private struct ComponentCursor {
 }
 
 extension CompositeIndex {
-    /// The composite index that would serve `query` reading only the entries it returns: its `==` fields
-    /// (ascending, in filter order), its `array-contains` field (CONTAINS), then its orderBy fields, with the ID
-    /// in the query's direction. `nil` when the query has nothing to pin (a single-field index serves it), or
-    /// when no composite index can serve it entirely (`in`, `array-contains-any`, metadata filters or orders).
+    /// The composite index that would serve `query` reading only the entries it returns: its `==` and `in`
+    /// fields (ascending, in filter order), its `array-contains(-any)` field (CONTAINS), then its orderBy
+    /// fields, with the ID in the query's direction (an `in` or `array-contains-any` filter is read as one range
+    /// per value, `CompositeDisjunction`). `nil` when the query has nothing to pin (a single-field index serves
+    /// it), or when no composite index can serve it entirely (metadata filters or orders).
     public static func suggested(for query: NormalizedQuery) -> CompositeIndex? {
         let (collectionID, scope): (String, Scope) =
             switch query.source {
@@ -271,16 +275,19 @@ extension CompositeIndex {
             }
         var fields: [Field] = []
         var pinned: Set<FieldPath> = []
+        // One `in`/`array-contains-any` is split into ranges; further ones are checked per entry.
+        var split = false
         for filter in query.filters {
             guard case .field(let path) = filter.field else { return nil }
             switch filter.op {
-            case .equal where !pinned.contains(path):
+            case .equal where !pinned.contains(path), .in where !pinned.contains(path) && !split:
+                split = split || filter.op == .in
                 pinned.insert(path)
                 fields.append(Field(path, .ascending))
-            case .arrayContains:
+            case .arrayContains,
+                .arrayContainsAny where !split:
+                split = split || filter.op == .arrayContainsAny
                 fields.append(Field(path, .contains))
-            case .in, .arrayContainsAny:
-                return nil
             default: break
             }
         }
@@ -293,8 +300,8 @@ extension CompositeIndex {
         guard let last = query.orders.last, last.field == .id, fields.count >= 2,
             let index = try? CompositeIndex(
                 collectionGroup: collectionID, scope: scope, fields: fields, nameDescending: last.descending),
-            let scan = CompositeScan(query, index: index, id: 0),
-            scan.residual.allSatisfy({ query.filters[$0].op == .notEqual || query.filters[$0].op == .notIn })
+            let plan = CompositePlan(query, index: index, id: 0),
+            plan.residual.allSatisfy({ [.notEqual, .notIn, .in, .arrayContainsAny].contains(query.filters[$0].op) })
         else { return nil }
         return index
     }

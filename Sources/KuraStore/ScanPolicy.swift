@@ -7,8 +7,9 @@ import KuraModel
 /// once per definition). With `autoCreateIndexes` the index is created instead, and the query answered without it
 /// meanwhile. The engine counts the rows its walk examines into `counter` and stops it past the budget.
 ///
-/// Queries no composite index could improve (a single-field index serves them, or they use `in`,
-/// `array-contains-any`, metadata fields) are never refused, whatever they scan.
+/// Queries no composite index could improve (a single-field index serves them, or they filter or order on
+/// metadata fields) are never refused, whatever they scan. `in` and `array-contains-any` on a field of the
+/// suggested index are served from it one range per value (`CompositeDisjunction`), so they can be refused too.
 package struct ScanPolicy {
     /// Counts the rows the query's driver examines (its budget stops a long walk early).
     package var counter: ScanCounter?

@@ -102,11 +102,46 @@ import Testing
             try store.query(StructuredQuery(todos, filters: [Filter(.field(try field("cat")), .equal, 105)])).documents
                 .count
                 == 40)
-        // `in` on another field: no composite serves it entirely, so it is answered however long it walks.
+        // `in` on the field ordered on: one single-field index range per value serves it.
+        let inOrdered = StructuredQuery(todos, filters: [Filter(n, .in, [4105, 3, 7000])], orderBy: [Order(n)])
+        #expect(try store.query(inOrdered).documents.map(\.id) == ["t3", "t4105"])
+    }
+
+    /// `cat in [105, 106] order by n limit 3` walks the `n` index through the 4100 `cat == 7` documents first; the
+    /// error names `(cat ASC, n ASC)`, and with it declared the query reads one range per value, merged.
+    @Test func anInQueryGetsAWorkingDefinition() throws {
+        let log = Lines()
+        let (store, directory) = try Self.store(log: log)
+        defer {
+            store.close()
+            directory.remove()
+        }
         let inQuery = StructuredQuery(
-            todos, filters: [Filter(.field(try field("cat")), .in, [105, 106])], orderBy: [Order(n)], limit: 3)
-        #expect(try store.query(inQuery).documents.map(\.id) == ["t4105", "t4106", "t4155"])
+            .collection(try col("todos")), filters: [Filter(.field(try field("cat")), .in, [105, 106])],
+            orderBy: [Order(.field(try field("n")))], limit: 3)
         #expect(try store.explain(inQuery).rowsExamined > 4100)
+        var message = ""
+        expectError("FAILED_PRECONDITION", status: 400) {
+            do { _ = try store.query(inQuery) } catch let error as APIError {
+                message = error.message
+                throw error
+            }
+        }
+        #expect(message.contains("todos (cat ASC, n ASC) COLLECTION"))
+        let definition = try #require(message.range(of: "{").map { String(message[$0.lowerBound...]) })
+        for index in try CompositeIndex.parseFile(Array("{\"indexes\":[\(definition)]}".utf8)) {
+            try store.createIndex(index)
+        }
+        store.waitForIndexJobs()
+        #expect(try store.query(inQuery).documents.map(\.id) == ["t4105", "t4106", "t4155"])
+        var all = inQuery
+        all.limit = nil
+        #expect(try store.count(all) == 80)
+        let explanation = try store.explain(inQuery)
+        #expect(explanation.compositeIndexID != nil)
+        #expect(explanation.index.contains("2 ranges merged"))
+        #expect(explanation.rowsReturned == 3)
+        #expect(explanation.rowsExamined <= 3 + 2)
     }
 
     @Test func autoCreateBuildsTheSuggestedIndex() throws {
@@ -123,6 +158,30 @@ import Testing
         #expect(store.compositeIndexes.first?.state == .ready)
         #expect(log.all.contains { $0.hasPrefix("indexes.autoCreate: created index") })
         #expect(try store.explain(query).compositeIndexID != nil)
+    }
+
+    @Test func autoCreateBuildsTheIndexOfAnArrayContainsAnyQuery() throws {
+        let log = Lines()
+        let (store, directory) = try Self.store(autoCreate: true, log: log)
+        defer {
+            store.close()
+            directory.remove()
+        }
+        try store.set(doc("todos/tagged1"), object(["tags": ["x", "y"], "n": 1]))
+        try store.set(doc("todos/tagged2"), object(["tags": ["y"], "n": 2]))
+        try store.set(doc("todos/tagged3"), object(["tags": ["z"], "n": 3]))
+        let query = StructuredQuery(
+            .collection(try col("todos")), filters: [Filter(.field(try field("tags")), .arrayContainsAny, ["y", "x"])],
+            orderBy: [Order(.field(try field("n")), descending: true)], limit: 5)
+        #expect(try store.query(query).documents.map(\.id) == ["tagged2", "tagged1"])
+        store.waitForIndexJobs()
+        #expect(store.compositeIndexes.map(\.index.description) == ["todos (tags CONTAINS, n DESC) COLLECTION"])
+        #expect(log.all.contains { $0.hasPrefix("indexes.autoCreate: created index") })
+        let explanation = try store.explain(query)
+        #expect(explanation.compositeIndexID != nil)
+        #expect(try store.query(query).documents.map(\.id) == ["tagged2", "tagged1"])
+        #expect(try store.count(query) == 2)
+        #expect(explanation.rowsExamined <= 3 + 2)
     }
 
     @Test func definitionsRoundTripFirestoreJSON() throws {

@@ -69,6 +69,46 @@ import Testing
         }
     }
 
+    /// `cat in [105, 106] order by n desc`: refused without the index, answered from it (one range per value,
+    /// merged) once its pasted definition is built; the count and the next page come from it too.
+    @Test func anInQuerysPastedDefinitionMakesItWork() throws {
+        try withTestKura(configure: {
+            $0.store.maxScanRows = 50
+            $0.rulesReloadInterval = 0.05
+        }) { server in
+            try Self.seeded(server)
+            let query: [String: Any] = [
+                "collection": "todos", "where": [["field": "cat", "op": "in", "value": [105, 106]]],
+                "orderBy": [["field": "n", "direction": "desc"]], "limit": 3,
+            ]
+            let refused = try server.request("POST", "/api/query", json: query)
+            #expect(refused.status == 400)
+            #expect(refused.errorCode == "FAILED_PRECONDITION")
+            let message = (refused.json["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.contains("todos (cat ASC, n DESC) COLLECTION"))
+            let definition = try #require(message.range(of: "{").map { String(message[$0.lowerBound...]) })
+            try "{\"indexes\":[\(definition)]}".write(
+                toFile: server.dataDirectory + "/kura.indexes.json", atomically: true, encoding: .utf8)
+            _ = try Self.waitUntilReady(server)
+            let answered = try server.request("POST", "/api/query", json: query)
+            #expect(answered.status == 200, "\(answered)")
+            #expect(answered.documentIDs == ["t6056", "t6055", "t6006"])
+            var next = query
+            next["pageToken"] = answered.json["nextPageToken"] as? String
+            let page = try server.request("POST", "/api/query", json: next)
+            #expect(page.documentIDs == ["t6005", "t5956", "t5955"])
+            var all = query
+            all["limit"] = nil
+            let counted = try server.request("POST", "/api/query/count", json: all)
+            #expect(counted.json["count"] as? Int == 80)
+            let explained = try server.request("POST", "/api/query?explain=true", json: query)
+            let explain = explained.json["explain"] as? [String: Any] ?? [:]
+            #expect(explain["compositeIndexId"] is Int)
+            #expect(explain["rowsReturned"] as? Int == 3)
+            #expect((explain["rowsExamined"] as? Int ?? 99) <= 3 + 2)
+        }
+    }
+
     @Test func theAdminAPIDeclaresListsAndDropsIndexes() throws {
         try withTestKura(configure: { $0.store.maxScanRows = 50 }) { server in
             try Self.seeded(server)

@@ -24,10 +24,12 @@ extension SQLiteDocumentStore {
         let normalized = try NormalizedQuery(query)
         let policy = scanPolicy(normalized)
         return try readers.withSnapshot { connection in
-            let plan = try plan(normalized, connection, counter: policy.counter)
             let count: Int64
             do {
-                count = try connection.rows(plan.countSQL, plan.bindings).first?[0].int ?? 0
+                switch try readPlan(normalized, connection, counter: policy.counter) {
+                case .statement(let plan): count = try connection.rows(plan.countSQL, plan.bindings).first?[0].int ?? 0
+                case .merge(let plan): count = try plan.count(connection)
+                }
             } catch  where policy.counter?.exceeded == true {
                 throw policy.failure(normalized)
             }
@@ -40,13 +42,55 @@ extension SQLiteDocumentStore {
     /// way the work is bounded: at most this many rows sorted, or a walk over a value at least this common.
     static let equalityDriverCap = 4096
 
-    /// The plan for `query`: a READY composite index that fits (the one leaving fewest filters to check per
-    /// entry), else the orderBy index walk, unless an `==` filter on another field matches fewer than
-    /// `equalityDriverCap` documents (counted index-only), in which case those matches are read and sorted.
+    /// How a query is read: one statement, or one per range of a composite index, merged.
+    enum ReadPlan {
+        case statement(SQLiteQueryPlan)
+        case merge(SQLiteDisjunctionPlan)
+
+        var driverDescription: String {
+            switch self {
+            case .statement(let plan): plan.driverDescription
+            case .merge(let plan): plan.driverDescription
+            }
+        }
+
+        var compositeIndexID: Int64? {
+            switch self {
+            case .statement(let plan): plan.composite?.indexID
+            case .merge(let plan): plan.disjunction.indexID
+            }
+        }
+
+        /// The statement `EXPLAIN QUERY PLAN` describes (a merge's ranges all have the first one's plan).
+        var explained: SQLiteQueryPlan? {
+            switch self {
+            case .statement(let plan): plan
+            case .merge(let plan): plan.representative
+            }
+        }
+    }
+
+    /// The plan for `query`: a composite index split into one range per value of an `in` or
+    /// `array-contains-any` filter when that fits best (`CompositePlan`), else `plan(_:_:counter:)`.
+    func readPlan(
+        _ query: NormalizedQuery, _ connection: SQLiteConnection, counter: SQLiteScanCounter? = nil
+    ) throws -> ReadPlan {
+        if case .ranges(let split)? = compositePlan(query) {
+            return .merge(try SQLiteDisjunctionPlan(query, split, scanCounter: counter))
+        }
+        return .statement(try plan(query, connection, counter: counter))
+    }
+
+    /// The one-statement plan for `query`: a READY composite index that fits with one range (the one leaving
+    /// fewest filters to check per entry), else the orderBy index walk, unless an `==` filter on another field
+    /// matches fewer than `equalityDriverCap` documents (counted index-only), in which case those matches are
+    /// read and sorted.
     func plan(
         _ query: NormalizedQuery, _ connection: SQLiteConnection, counter: SQLiteScanCounter? = nil
     ) throws -> SQLiteQueryPlan {
-        if let scan = compositeScan(query) { return try SQLiteQueryPlan(query, composite: scan, scanCounter: counter) }
+        if case .range(let scan)? = compositePlan(query) {
+            return try SQLiteQueryPlan(query, composite: scan, scanCounter: counter)
+        }
         if let candidate = SQLiteQueryPlan.equalityDriverCandidate(query) {
             let (sql, bindings) = SQLiteQueryPlan.matchCountSQL(query, filter: candidate, cap: Self.equalityDriverCap)
             let matches = try connection.rows(sql, bindings).first?[0].int ?? 0
@@ -58,18 +102,13 @@ extension SQLiteDocumentStore {
     }
 
     /// The best READY composite index for `query`, if one fits.
-    func compositeScan(_ query: NormalizedQuery) -> CompositeScan? {
+    func compositePlan(_ query: NormalizedQuery) -> CompositePlan? {
         let collectionID =
             switch query.source {
             case .collection(let path): path.collectionID
             case .collectionGroup(let id): id
             }
-        var best: CompositeScan?
-        for (id, index) in composites.ready(for: collectionID) {
-            guard let scan = CompositeScan(query, index: index, id: id) else { continue }
-            if best == nil || scan.residual.count < best!.residual.count { best = scan }
-        }
-        return best
+        return CompositePlan.best(query, among: composites.ready(for: collectionID))
     }
 
     /// Runs `query` and reports its plan and cost.
@@ -77,7 +116,7 @@ extension SQLiteDocumentStore {
         let (result, steps, scans) = try run(query, explain: nil)
         let normalized = try NormalizedQuery(query)
         let lines = try readers.withConnection { connection in
-            let plan = try plan(normalized, connection)
+            guard let plan = try readPlan(normalized, connection).explained else { return [String]() }
             return try connection.rows("EXPLAIN QUERY PLAN " + plan.sql, plan.bindings).map { $0.last?.text ?? "" }
         }
         return QueryDiagnostics(plan: lines, vmSteps: steps, fullScanSteps: scans, documents: result.documents.count)
@@ -90,14 +129,17 @@ extension SQLiteDocumentStore {
         let counter = SQLiteScanCounter()
         let (result, _, _) = try run(query, explain: counter)
         return try readers.withConnection { connection in
-            let plan = try plan(normalized, connection)
-            let lines = try connection.rows("EXPLAIN QUERY PLAN " + plan.sql, plan.bindings).map {
-                $0.last?.text ?? ""
-            }
+            let plan = try readPlan(normalized, connection)
+            let lines =
+                try plan.explained.map { explained in
+                    try connection.rows("EXPLAIN QUERY PLAN " + explained.sql, explained.bindings).map {
+                        $0.last?.text ?? ""
+                    }
+                } ?? []
             return QueryExplanation(
-                index: plan.driverDescription, compositeIndexID: plan.composite?.indexID, rowsExamined: counter.rows,
+                index: plan.driverDescription, compositeIndexID: plan.compositeIndexID, rowsExamined: counter.rows,
                 rowsReturned: Int64(result.documents.count), plan: lines,
-                suggestedIndex: plan.composite == nil ? CompositeIndex.suggested(for: normalized) : nil)
+                suggestedIndex: plan.compositeIndexID == nil ? CompositeIndex.suggested(for: normalized) : nil)
         }
     }
 
@@ -107,24 +149,29 @@ extension SQLiteDocumentStore {
         let normalized = try NormalizedQuery(query)
         let policy = explain.map { ScanPolicy(counter: $0) } ?? scanPolicy(normalized)
         return try readers.withSnapshot { connection in
-            let plan = try plan(normalized, connection, counter: policy.counter)
-            let statement = try connection.statement(plan.sql)
-            defer { statement.reset() }
-            try statement.bind(plan.bindings)
             var documents: [Document] = []
+            func append(_ row: [SQLiteValue]) throws {
+                let id = row[0].text ?? ""
+                let path: DocumentPath
+                if case .collection(let collection) = normalized.source {
+                    path = try collection.document(id)
+                } else {
+                    path = try DocumentPath((row[5].text ?? "") + "/" + id)
+                }
+                documents.append(
+                    try SQLiteRows.document(path: path, data: row[1], ctime: row[2], utime: row[3], version: row[4]))
+            }
+            var steps = (vmSteps: 0, fullScanSteps: 0)
             do {
-                while try statement.step() {
-                    let row = statement.row()
-                    let id = row[0].text ?? ""
-                    let path: DocumentPath
-                    if case .collection(let collection) = normalized.source {
-                        path = try collection.document(id)
-                    } else {
-                        path = try DocumentPath((row[5].text ?? "") + "/" + id)
-                    }
-                    documents.append(
-                        try SQLiteRows.document(
-                            path: path, data: row[1], ctime: row[2], utime: row[3], version: row[4]))
+                switch try readPlan(normalized, connection, counter: policy.counter) {
+                case .statement(let plan):
+                    let statement = try connection.statement(plan.sql)
+                    defer { statement.reset() }
+                    try statement.bind(plan.bindings)
+                    while try statement.step() { try append(statement.row()) }
+                    steps = (statement.vmSteps, statement.fullScanSteps)
+                case .merge(let plan):
+                    steps = try plan.forEachRow(connection, append)
                 }
             } catch  where policy.counter?.exceeded == true && policy.suggestion != nil {
                 throw policy.failure(normalized)
@@ -135,7 +182,7 @@ extension SQLiteDocumentStore {
                 token = PageToken.encode(last, orders: normalized.orders)
             }
             if let select = normalized.select { documents = documents.map { $0.projected(to: select) } }
-            return (QueryResult(documents: documents, nextPageToken: token), statement.vmSteps, statement.fullScanSteps)
+            return (QueryResult(documents: documents, nextPageToken: token), steps.vmSteps, steps.fullScanSteps)
         }
     }
 }

@@ -5,7 +5,7 @@ import KuraStore
 extension SQLiteDocumentStore {
     /// The policy for `query` under `configuration.maxScanRows` and `autoCreateIndexes`.
     func scanPolicy(_ query: NormalizedQuery) -> ScanPolicy {
-        guard let maxScanRows = configuration.maxScanRows, compositeScan(query) == nil,
+        guard let maxScanRows = configuration.maxScanRows, compositePlan(query) == nil,
             let suggestion = CompositeIndex.suggested(for: query)
         else { return ScanPolicy() }
         let existing = composites.status(of: suggestion)

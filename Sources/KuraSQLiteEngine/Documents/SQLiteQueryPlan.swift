@@ -6,10 +6,13 @@ import KuraStore
 /// Turns a `NormalizedQuery` into one SQL statement over the index scheme described in `SQLiteSchema`.
 /// Parameters are numbered (`?N`), so SQL text depends only on the query's shape and caches well.
 struct SQLiteQueryPlan {
-    /// The statement selecting `d.id, d.data, d.ctime, d.utime, d.version, c.path` in order.
+    /// The statement selecting `d.id, d.data, d.ctime, d.utime, d.version, c.path` in order (and, over a
+    /// composite index, `x.key`).
     private(set) var sql = ""
     /// The statement counting matches (cursors and limit apply).
     private(set) var countSQL = ""
+    /// For a composite range: the statement selecting only `x.key`, in order (a merged count reads it).
+    private(set) var keySQL = ""
     /// Parameter values, `?1` first.
     private(set) var bindings: [SQLiteValue] = []
 
@@ -108,10 +111,10 @@ struct SQLiteQueryPlan {
         try addFilterConditions()
         let whereClause = " WHERE " + conditions.joined(separator: " AND ")
         let limitClause = query.limit.map { " LIMIT \(param(.int(Int64($0))))" } ?? ""
-        sql =
-            "SELECT d.id, d.data, d.ctime, d.utime, d.version, c.path FROM \(from)\(whereClause) ORDER BY x.key "
-            + (scan.reverse ? "DESC" : "ASC") + limitClause
+        let orderClause = " ORDER BY x.key " + (scan.reverse ? "DESC" : "ASC") + limitClause
+        sql = "SELECT d.id, d.data, d.ctime, d.utime, d.version, c.path, x.key FROM \(from)\(whereClause)" + orderClause
         countSQL = "SELECT count(*) FROM (SELECT 1 FROM \(from)\(whereClause)\(limitClause))"
+        keySQL = "SELECT x.key FROM \(from)\(whereClause)" + orderClause
     }
 
     /// The term that counts driver rows: first among the driver's own terms, so SQLite evaluates it on every row
