@@ -119,6 +119,10 @@ extension PostgresDocumentStore {
                         lastReport = MonotonicClock.seconds()
                         configuration.log?("index \(iid) \(status.index): CREATING, \(scanned) documents so far")
                     }
+                } catch let error as PostgresError where error.isDeadlock || error.isSerializationFailure {
+                    // A write locked documents of the window in another order (it waits for this step, this step
+                    // for it); PostgreSQL aborted one of the two. The step is simply run again.
+                    continue
                 } catch {
                     if indexBuildsStopped.load(ordering: .acquiring) { return }
                     composites.update(iid) {
