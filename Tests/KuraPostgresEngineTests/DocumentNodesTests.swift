@@ -2,11 +2,12 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraPostgres
-import KuraPostgresEngine
 import KuraStore
 import KuraStoreTestSupport
 import KuraTestSupport
 import Testing
+
+@testable import KuraPostgresEngine
 
 /// Several nodes on one database: each opens its own `PostgresDocumentStore` (its own pool and writer), as
 /// separate processes would.
@@ -124,5 +125,43 @@ struct DocumentNodesTests {
         let engine = PostgresEngine(configuration: configuration, dataDirectory: "/tmp")
         #expect(throws: APIError.self) { try engine.backupDocuments(to: "/tmp/x") }
         do { try engine.backupDocuments(to: "/tmp/x") } catch { #expect("\(error)".contains("pg_dump")) }
+    }
+}
+
+/// The writer's batches: many commits share one transaction, and a failing commit fails alone.
+@Suite(TestPostgres.available)
+struct PostgresWriterBatchTests {
+    @Test("commits queued together share a transaction; the failing ones fail alone")
+    func failuresStayInTheirCommit() throws {
+        let store = try PostgresDocumentStore(
+            database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 2))
+        defer { store.close() }
+        try store.create(doc("b/existing"), ["v": 0])
+        let before = store.writer.batchesCommitted.load(ordering: .relaxed)
+        let count = 60
+        let outcomes = Shared<[Int: Bool]>([:])
+        let group = DispatchGroup()
+        for i in 0..<count {
+            group.enter()
+            var writes = [Write(path: try doc("b/d\(i)"), operation: .create(["i": .int(Int64(i))]))]
+            switch i % 3 {
+            case 1: writes.append(Write(path: try doc("b/existing"), operation: .create(["v": 1])))
+            case 2: writes = [Write(path: try doc("b/existing"), operation: .update([]), precondition: .version(9))]
+            default: break
+            }
+            store.commit(writes) { result in
+                outcomes.withLock { $0[i] = (try? result.get()) != nil }
+                group.leave()
+            }
+        }
+        group.wait()
+        let batches = store.writer.batchesCommitted.load(ordering: .relaxed) - before
+        #expect(batches < count / 3, "\(batches) transactions for \(count) commits")
+        for i in 0..<count { #expect(outcomes.current[i] == (i % 3 == 0), "commit \(i)") }
+        for i in 0..<count { #expect((try store.get(doc("b/d\(i)")) != nil) == (i % 3 == 0), "b/d\(i)") }
+        #expect(try store.get(doc("b/existing"))?.version == 1)
+        let log = try store.changes(after: 0, limit: 1000)
+        #expect(log.count == 1 + count / 3)
+        #expect(log.map(\.sequence) == Array(1...Int64(log.count)))
     }
 }

@@ -3,6 +3,7 @@ import KuraCore
 import KuraModel
 import KuraPostgres
 import KuraStore
+import Synchronization
 
 /// This node's writer: one thread draining a queue of commits into batch transactions (the SQLite engine's
 /// group commit, `SQLiteWriter`, on PostgreSQL).
@@ -61,6 +62,8 @@ final class PostgresWriter: @unchecked Sendable {
     static let maxAttempts = 4
 
     private let pool: PostgresConnectionPool
+    /// Batch transactions committed so far (tests tell batches apart by it).
+    let batchesCommitted = Atomic<Int>(0)
     private let condition = NSCondition()
     /// Runs the completions of committed batches, in commit order, off the writer thread.
     private let acknowledgements = SerialQueue(name: "kura-pg-write-acks")
@@ -236,6 +239,7 @@ final class PostgresWriter: @unchecked Sendable {
             }
             do {
                 try transaction.finish()
+                batchesCommitted.add(1, ordering: .relaxed)
             } catch {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
