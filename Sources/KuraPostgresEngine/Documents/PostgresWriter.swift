@@ -192,7 +192,7 @@ final class PostgresWriter: @unchecked Sendable {
             do {
                 try transaction.begin()
                 try afterBegin(transaction.connection)
-                try transaction.lock(Set(pending.flatMap(\.lockKeys)).sorted())
+                try transaction.lock(Set(pending.flatMap(\.lockKeys)))
             } catch {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
