@@ -40,16 +40,18 @@ struct Engine: Sendable, CustomStringConvertible {
     /// closing whatever connections its stores still hold.
     static let postgres = Engine(name: "PostgreSQL") {
         let url = try TestPostgres.freshDatabase()
-        let name = String(url.split(separator: "/").last!.split(separator: "?").first!)
         let node: @Sendable () -> PostgresDatabase = { PostgresDatabase(url: url, poolSize: 4) }
         return EngineDatabase(
             accounts: { try PostgresAccountStore(database: node()) },
             signingKeys: { try PostgresSigningKeyStore(database: node()) },
             outbox: { try PostgresOutboxStore(database: node()) },
-            drop: {
-                try? PostgresConnection(url: TestPostgres.serverURL()).execute(
-                    "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-            })
+            drop: { dropPostgresDatabase(url) })
+    }
+
+    /// Drops the test database at `url` (made by `TestPostgres.freshDatabase()`), cutting its open connections.
+    static func dropPostgresDatabase(_ url: String) {
+        let name = url.split(separator: "/").last.map { String($0.prefix { $0 != "?" }) } ?? ""
+        try? PostgresConnection(url: TestPostgres.serverURL()).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }
 }
 

@@ -18,7 +18,7 @@ extension PostgresAccountStore {
     }
 
     public func session(id: String) throws -> SessionRecord? {
-        try pool.withConnection { connection in
+        try pool.withIdempotentConnection { connection in
             let rows = try connection.query(
                 "SELECT \(Self.sessionColumns) FROM sessions WHERE id = $1", [.text(id)], resultFormat: .binary,
                 prepared: true)
@@ -88,13 +88,13 @@ extension PostgresAccountStore {
     }
 
     public func revokeSession(id: String) throws {
-        try pool.withConnection { connection in
+        try pool.withIdempotentConnection { connection in
             try connection.query("UPDATE sessions SET revoked = true WHERE id = $1", [.text(id)], prepared: true)
         }
     }
 
     public func revokeSessions(uid: String, except exceptID: String?) throws {
-        try pool.withConnection { connection in
+        try pool.withIdempotentConnection { connection in
             try connection.query(
                 "UPDATE sessions SET revoked = true WHERE uid = $1 AND id <> $2 AND NOT revoked",
                 [.text(uid), .text(exceptID ?? "")], prepared: true)
@@ -136,7 +136,7 @@ extension PostgresAccountStore {
     }
 
     public func unusedActionCode(hash: [UInt8]) throws -> ActionCodeRecord? {
-        try pool.withConnection { connection in
+        try pool.withIdempotentConnection { connection in
             let rows = try connection.query(
                 "SELECT kind, uid, email, expire_time FROM action_codes WHERE hash = $1 AND NOT used",
                 [.bytes(hash)], resultFormat: .binary, prepared: true)
@@ -150,7 +150,7 @@ extension PostgresAccountStore {
     }
 
     @discardableResult public func purge(now: Int64) throws -> Int {
-        try pool.withConnection { connection in
+        try pool.withIdempotentConnection { connection in
             try connection.transaction { connection in
                 // Used codes are kept until they expire so a second use answers INVALID, not a confusing EXPIRED.
                 let codes = try connection.query("DELETE FROM action_codes WHERE expire_time <= $1", [.int(now)])

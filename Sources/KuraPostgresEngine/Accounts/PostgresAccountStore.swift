@@ -40,7 +40,7 @@ public final class PostgresAccountStore: AccountStore {
 
     @discardableResult public func updateAccount(_ account: AccountRecord) throws -> Bool {
         try mapUniqueEmail {
-            try pool.withConnection { connection in
+            try pool.withIdempotentConnection { connection in
                 try connection.query(
                     """
                     UPDATE accounts SET email = $2, email_key = $3, email_verified = $4, display_name = $5,
@@ -67,7 +67,7 @@ public final class PostgresAccountStore: AccountStore {
     }
 
     private func accounts(_ sql: String, _ parameters: [PostgresValue]) throws -> [AccountRecord] {
-        try pool.withConnection { connection in
+        try pool.withIdempotentConnection { connection in
             let rows = try connection.query(sql, parameters, resultFormat: .binary, prepared: true)
             return try (0..<rows.rowCount).map { try Self.account(rows, $0) }
         }

@@ -25,7 +25,7 @@ public final class PostgresSigningKeyStore: SigningKeyStore {
     public func loadOrCreate(initial: StoredSigningKey) throws -> [StoredSigningKey] {
         let keys = try load()
         if !keys.isEmpty { return keys }
-        return try pool.withConnection { connection in
+        return try pool.withIdempotentConnection { connection in
             try connection.transaction { connection in
                 try connection.execute("LOCK TABLE signing_keys IN EXCLUSIVE MODE")
                 // Read again under the lock: another node may have stored its first key while this one waited.
@@ -38,7 +38,7 @@ public final class PostgresSigningKeyStore: SigningKeyStore {
     }
 
     public func load() throws -> [StoredSigningKey] {
-        try pool.withConnection { try Self.keys($0) }
+        try pool.withIdempotentConnection { try Self.keys($0) }
     }
 
     public func rotate(to key: StoredSigningKey, retaining: Int) throws -> [StoredSigningKey] {

@@ -22,11 +22,14 @@ public final class PostgresOutboxStore: OutboxStore {
         pool = try database.prepared()
     }
 
-    /// Runs `body` with a pooled connection, or throws 503 `UNAVAILABLE` once the outbox is closed.
+    /// Runs `body` with a pooled connection, or throws 503 `UNAVAILABLE` once the outbox is closed. `idempotent`:
+    /// `body` may run twice (reads, and the fenced outcomes), so a broken connection is retried once
+    /// (`withIdempotentConnection`). Inserts and claims are not retried: a claim whose commit went through but whose
+    /// answer was lost would lease a second mail that nobody sends until its lease runs out.
     @discardableResult
-    private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    private func withConnection<T>(idempotent: Bool = false, _ body: (PostgresConnection) throws -> T) throws -> T {
         guard !closed.load(ordering: .acquiring) else { throw APIError.unavailable("the mail outbox is closed") }
-        return try pool.withConnection(body)
+        return try idempotent ? pool.withIdempotentConnection(body) : pool.withConnection(body)
     }
 
     public func insert(_ mail: OutboxMail) throws {
@@ -66,7 +69,7 @@ public final class PostgresOutboxStore: OutboxStore {
     }
 
     public func markSent(_ claim: ClaimedMail, now: Int64) throws {
-        try withConnection { connection in
+        try withConnection(idempotent: true) { connection in
             try connection.query(
                 """
                 UPDATE outbox SET status = 'sent', sent_at = $1, next_attempt_at = NULL, last_error = NULL,
@@ -77,7 +80,7 @@ public final class PostgresOutboxStore: OutboxStore {
     }
 
     public func markAttemptFailed(_ claim: ClaimedMail, error: String, retryAt: Int64?) throws {
-        try withConnection { connection in
+        try withConnection(idempotent: true) { connection in
             try connection.query(
                 """
                 UPDATE outbox SET status = $1, last_error = $2, next_attempt_at = $3, lease_until = NULL
@@ -91,7 +94,7 @@ public final class PostgresOutboxStore: OutboxStore {
     }
 
     public func nextDue() throws -> Int64? {
-        try withConnection { connection in
+        try withConnection(idempotent: true) { connection in
             let rows = try connection.query(
                 """
                 SELECT min(greatest(next_attempt_at, coalesce(lease_until, 0))) FROM outbox WHERE status = 'pending'
@@ -107,7 +110,7 @@ public final class PostgresOutboxStore: OutboxStore {
 
     public func list(limit: Int, status: OutboxStatus?) throws -> [OutboxEntry] {
         let limit = Int64(max(0, min(limit, 1000)))
-        return try withConnection { connection in
+        return try withConnection(idempotent: true) { connection in
             let rows =
                 if let status {
                     try connection.query(
@@ -123,7 +126,7 @@ public final class PostgresOutboxStore: OutboxStore {
     }
 
     public func entry(_ id: MailID) throws -> OutboxEntry? {
-        try withConnection { connection in
+        try withConnection(idempotent: true) { connection in
             let rows = try connection.query(
                 Self.entryColumns + " WHERE id = $1", [.text(id.rawValue)], resultFormat: .binary, prepared: true)
             return rows.rowCount == 0 ? nil : try Self.entry(rows, 0)
@@ -131,7 +134,7 @@ public final class PostgresOutboxStore: OutboxStore {
     }
 
     public func renderedMessage(_ id: MailID) throws -> [UInt8]? {
-        try withConnection { connection in
+        try withConnection(idempotent: true) { connection in
             let rows = try connection.query(
                 "SELECT message FROM outbox WHERE id = $1", [.text(id.rawValue)], resultFormat: .binary,
                 prepared: true)
@@ -140,7 +143,7 @@ public final class PostgresOutboxStore: OutboxStore {
     }
 
     public func purge(queuedBefore cutoff: Int64) throws -> Int {
-        try withConnection { connection in
+        try withConnection(idempotent: true) { connection in
             try connection.query(
                 "DELETE FROM outbox WHERE status IN ('sent', 'held', 'failed') AND created_at < $1", [.int(cutoff)]
             ).affectedRows
