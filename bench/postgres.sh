@@ -88,7 +88,7 @@ expect() {
 }
 
 echo "kura $("$kura" --version | awk '{print $NF}')${KURA_ARGS:+ $KURA_ARGS}: a node on SQLite against a node on" \
-    "PostgreSQL $("${PG_BIN:-/usr/lib/postgresql/15/bin}/postgres" --version | awk '{print $NF}') (store.poolSize" \
+    "PostgreSQL $("${PG_BIN:-/usr/lib/postgresql/15/bin}/postgres" --version | awk '{print $3}') (store.poolSize" \
     "$PG_POOL), both logging every request"
 echo "wrk: $ROUNDS rounds x ${DURATION}s per side, $CONNECTIONS connections, $THREADS threads, ${WARMUP}s warm-up;" \
     "$(nproc) cores"
