@@ -81,10 +81,66 @@ struct PostgresMissingIndexTests {
         #expect(try store.query(StructuredQuery(todos, orderBy: [Order(n)])).documents.count == 6100)
         #expect(try store.count(StructuredQuery(todos)) == 6100)
         #expect(try store.query(StructuredQuery(todos, filters: [Filter(n, .greaterThan, 3)])).documents.count == 6096)
+        // `in` on the field ordered on: the single-field index serves it.
+        let inOrdered = StructuredQuery(todos, filters: [Filter(n, .in, [4105, 3, 7000])], orderBy: [Order(n)])
+        #expect(try store.query(inOrdered).documents.map(\.id) == ["t3", "t4105"])
+    }
+
+    /// `cat in [105, 106] order by n limit 3` walks the `n` index through the 4100 `cat == 7` documents first; the
+    /// error names `(cat ASC, n ASC)`, and with it declared the query reads one range per value, merged.
+    @Test func anInQueryGetsAWorkingDefinition() throws {
+        let log = Lines()
+        let store = try Self.store(log: log)
+        defer { store.close() }
         let inQuery = StructuredQuery(
-            todos, filters: [Filter(.field(try field("cat")), .in, [105, 106])], orderBy: [Order(n)], limit: 3)
-        #expect(try store.query(inQuery).documents.map(\.id) == ["t4105", "t4106", "t4155"])
+            .collection(try col("todos")), filters: [Filter(.field(try field("cat")), .in, [105, 106])],
+            orderBy: [Order(.field(try field("n")))], limit: 3)
         #expect(try store.explain(inQuery).rowsExamined > 4100)
+        var message = ""
+        expectError("FAILED_PRECONDITION", status: 400) {
+            do { _ = try store.query(inQuery) } catch let error as APIError {
+                message = error.message
+                throw error
+            }
+        }
+        #expect(message.contains("todos (cat ASC, n ASC) COLLECTION"))
+        let definition = try #require(message.range(of: "{").map { String(message[$0.lowerBound...]) })
+        for index in try CompositeIndex.parseFile(Array("{\"indexes\":[\(definition)]}".utf8)) {
+            try store.createIndex(index)
+        }
+        store.waitForIndexJobs()
+        #expect(try store.query(inQuery).documents.map(\.id) == ["t4105", "t4106", "t4155"])
+        var all = inQuery
+        all.limit = nil
+        #expect(try store.count(all) == 80)
+        #expect(try store.count(inQuery) == 3)
+        let explanation = try store.explain(inQuery)
+        #expect(explanation.compositeIndexID != nil)
+        #expect(explanation.index.contains("2 ranges merged"))
+        #expect(explanation.rowsReturned == 3)
+        #expect(explanation.rowsExamined <= 3 + 2)
+        #expect(explanation.plan.contains { $0.hasPrefix("range 1: fetched 3 rows, merge took ") })
+    }
+
+    @Test func autoCreateBuildsTheIndexOfAnArrayContainsAnyQuery() throws {
+        let log = Lines()
+        let store = try Self.store(autoCreate: true, log: log)
+        defer { store.close() }
+        try store.set(doc("todos/tagged1"), object(["tags": ["x", "y"], "n": 1]))
+        try store.set(doc("todos/tagged2"), object(["tags": ["y"], "n": 2]))
+        try store.set(doc("todos/tagged3"), object(["tags": ["z"], "n": 3]))
+        let query = StructuredQuery(
+            .collection(try col("todos")), filters: [Filter(.field(try field("tags")), .arrayContainsAny, ["y", "x"])],
+            orderBy: [Order(.field(try field("n")), descending: true)], limit: 5)
+        #expect(try store.query(query).documents.map(\.id) == ["tagged2", "tagged1"])
+        store.waitForIndexJobs()
+        #expect(store.compositeIndexes.map(\.index.description) == ["todos (tags CONTAINS, n DESC) COLLECTION"])
+        #expect(log.all.contains { $0.hasPrefix("indexes.autoCreate: created index") })
+        let explanation = try store.explain(query)
+        #expect(explanation.compositeIndexID != nil)
+        #expect(try store.query(query).documents.map(\.id) == ["tagged2", "tagged1"])
+        #expect(try store.count(query) == 2)
+        #expect(explanation.rowsExamined <= 3 + 2)
     }
 
     @Test func autoCreateBuildsTheSuggestedIndex() throws {

@@ -154,12 +154,16 @@ import Testing
         #expect(!indexed.contains("d111"))
     }
 
+    /// Writes acknowledged while an index is being built (new documents, documents moved into the query's
+    /// results, deleted ones) are all reflected once it is READY, whichever of the build and the writes is faster:
+    /// the test keeps writing until the build ends, and its writes never run out before a generous bound.
     @Test(arguments: EngineUnderTest.all)
     func buildWhileWritesContinue(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         guard let indexing = h.store as? any CompositeIndexing else { return }
         let items = try col("items")
-        for chunk in 0..<40 {
+        let seeded = 20_000
+        for chunk in 0..<(seeded / 500) {
             let writes = try (0..<500).map { i -> Write in
                 let k = chunk * 500 + i
                 return Write(
@@ -172,24 +176,49 @@ import Testing
             .collection(items), filters: [Filter(.field(try field("cat")), .equal, 7)],
             orderBy: [Order(.field(try field("n")), descending: true)])
         let index = try #require(CompositeIndex.suggested(for: try NormalizedQuery(query)))
-        try indexing.createIndex(index)
-        // Writes acknowledged while the build runs: new documents, moved ones and deleted ones.
+        // The matches by ID with their `n`, kept up to date with every write below.
+        var expected: [String: Int] = [:]
+        for k in 0..<seeded where k % 100 == 7 { expected["b\(k)"] = k }
+        // Round r adds w<r> (cat 7), moves b<r> to cat 7 and deletes b<10000 + r>: the two halves of the seeded
+        // documents last 10 000 rounds, far more than any build of 20 000 documents takes.
+        let rounds = seeded / 2
+        var round = 0
         var acknowledgedWhileCreating = 0
-        var k = 20_000
-        while indexing.compositeIndexes.first?.state == .creating {
-            try h.store.set(items.document("b\(k)"), object(["cat": 7, "n": .int(Int64(k))]))
-            try h.store.update(items.document("b\(k - 19_993)"), [(try field("cat"), 7)])
-            try h.store.delete(items.document("b\(k - 19_900)"))
-            if indexing.compositeIndexes.first?.state == .creating { acknowledgedWhileCreating += 1 }
-            k += 1
+        func isCreating() -> Bool { indexing.compositeIndexes.contains { $0.state == .creating } }
+        // A build that ended before a single write was acknowledged tested nothing: build it again (each attempt
+        // starts while the writes continue).
+        for _ in 0..<3 where acknowledgedWhileCreating == 0 && round < rounds {
+            for status in indexing.compositeIndexes { _ = indexing.dropIndex(id: status.id) }
+            indexing.waitForIndexJobs()
+            try indexing.createIndex(index)
+            while isCreating() && round < rounds {
+                let n = seeded + round
+                try h.store.set(items.document("w\(round)"), object(["cat": 7, "n": .int(Int64(n))]))
+                try h.store.update(items.document("b\(round)"), [(try field("cat"), 7)])
+                try h.store.delete(items.document("b\(rounds + round)"))
+                expected["w\(round)"] = n
+                expected["b\(round)"] = round
+                expected["b\(rounds + round)"] = nil
+                if isCreating() { acknowledgedWhileCreating += 1 }
+                round += 1
+            }
         }
-        indexing.waitForIndexJobs()
         #expect(acknowledgedWhileCreating > 0)
+        // The writes stop at the bound; the build must still end (a safety timeout that only a stuck build hits).
+        let deadline = ContinuousClock.now + .seconds(600)
+        while isCreating() && ContinuousClock.now < deadline { usleep(10_000) }
+        indexing.waitForIndexJobs()
+        #expect(indexing.compositeIndexes.map(\.state) == [.ready])
+        let explanation = try indexing.explain(query)
+        #expect(explanation.compositeIndexID != nil)
         let indexed = try h.store.query(query).documents.map(\.id)
-        #expect(try indexing.explain(query).compositeIndexID != nil)
+        let wanted = expected.sorted { $0.value > $1.value }.map(\.key)
+        #expect(indexed.count == wanted.count)
+        let firstDifference = zip(indexed, wanted).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        #expect(indexed == wanted, "first difference at \(firstDifference ?? -1)")
         for status in indexing.compositeIndexes { _ = indexing.dropIndex(id: status.id) }
         indexing.waitForIndexJobs()
+        #expect(try indexing.explain(query).compositeIndexID == nil)
         #expect(indexed == (try h.store.query(query).documents.map(\.id)))
-        #expect(indexed.contains("b\(k - 1)"))
     }
 }

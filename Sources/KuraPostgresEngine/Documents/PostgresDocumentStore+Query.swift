@@ -3,7 +3,8 @@ import KuraModel
 import KuraPostgres
 import KuraStore
 
-/// Queries, counts and `explain`: one statement per query (`PostgresQueryPlan`), on a pooled connection.
+/// Queries, counts and `explain`: one statement per query (`PostgresQueryPlan`), on a pooled connection, or one
+/// per range of a composite index merged on one snapshot (`PostgresDisjunctionPlan`).
 ///
 /// Rows examined are not counted while the walk runs, as SQLite's `kura_scan` does: PostgreSQL has no cheap hook
 /// for that. When they matter (a query under the missing-index rule, `explain`), a second, index-only statement
@@ -18,7 +19,12 @@ extension PostgresDocumentStore {
         let normalized = try NormalizedQuery(query)
         return try pool.withConnection { connection in
             try refreshCatalogIfStale(connection)
-            let plan = try plan(normalized, connection)
+            let plan: PostgresQueryPlan
+            switch try readPlan(normalized, connection) {
+            case .statement(let statement): plan = statement
+            case .merge(let merge):
+                return try PostgresDisjunctionPlan.onOneSnapshot(connection) { try merge.count($0) }
+            }
             let policy = scanPolicy(normalized)
             let count = try connection.query(plan.countSQL, plan.bindings, resultFormat: .binary).int(0, 0) ?? 0
             if let counter = policy.counter, normalized.limit.map({ count < Int64($0) }) ?? true {
@@ -32,11 +38,21 @@ extension PostgresDocumentStore {
     /// Matches below which an `==` filter on another field drives the query instead of the orderBy index.
     static let equalityDriverCap = 4096
 
-    /// The plan for `query`: a READY composite index that fits (the one leaving fewest filters to check per
-    /// entry), else the orderBy index walk, unless an `==` filter on another field matches fewer than
-    /// `equalityDriverCap` documents (counted index-only), in which case those matches are read and sorted.
+    /// The plan for `query`: a composite index split into one range per value of an `in` or
+    /// `array-contains-any` filter when that fits best (`CompositePlan`), else `plan(_:_:)`.
+    func readPlan(_ query: NormalizedQuery, _ connection: PostgresConnection) throws -> PostgresReadPlan {
+        if case .ranges(let split)? = compositePlan(query) {
+            return .merge(try PostgresDisjunctionPlan(query, split))
+        }
+        return .statement(try plan(query, connection))
+    }
+
+    /// The one-statement plan for `query`: a READY composite index that fits with one range (the one leaving
+    /// fewest filters to check per entry), else the orderBy index walk, unless an `==` filter on another field
+    /// matches fewer than `equalityDriverCap` documents (counted index-only), in which case those matches are
+    /// read and sorted.
     func plan(_ query: NormalizedQuery, _ connection: PostgresConnection) throws -> PostgresQueryPlan {
-        if let scan = compositeScan(query) { return try PostgresQueryPlan(query, composite: scan) }
+        if case .range(let scan)? = compositePlan(query) { return try PostgresQueryPlan(query, composite: scan) }
         if let candidate = PostgresQueryPlan.equalityDriverCandidate(query) {
             let (sql, bindings) = PostgresQueryPlan.matchCountSQL(
                 query, filter: candidate, cap: Self.equalityDriverCap)
@@ -48,34 +64,30 @@ extension PostgresDocumentStore {
         return try PostgresQueryPlan(query)
     }
 
-    /// The best READY composite index for `query`, if one fits.
-    func compositeScan(_ query: NormalizedQuery) -> CompositeScan? {
+    /// The best READY composite index for `query`, if one fits: one range, or one per value (`CompositePlan`).
+    func compositePlan(_ query: NormalizedQuery) -> CompositePlan? {
         let collectionID =
             switch query.source {
             case .collection(let path): path.collectionID
             case .collectionGroup(let id): id
             }
-        var best: CompositeScan?
-        for (id, index) in composites.ready(for: collectionID) {
-            guard let scan = CompositeScan(query, index: index, id: id) else { continue }
-            if best == nil || scan.residual.count < best!.residual.count { best = scan }
-        }
-        return best
+        return CompositePlan.best(query, among: composites.ready(for: collectionID))
     }
 
     /// Runs `query` and reports which index answered it and how many rows it examined (never refused for
     /// scanning too much: that is what it is for).
     public func explain(_ query: StructuredQuery) throws -> QueryExplanation {
-        let (result, plan, examined) = try run(query, explaining: true)
+        let run = try run(query, explaining: true)
         let normalized = try NormalizedQuery(query)
         let lines = try pool.withConnection { connection -> [String] in
-            let rows = try connection.query("EXPLAIN " + plan.sql, plan.bindings)
-            return (0..<rows.rowCount).map { rows.string($0, 0) ?? "" }
+            guard let explained = run.plan.explained else { return [] }
+            let rows = try connection.query("EXPLAIN " + explained.sql, explained.bindings)
+            return run.notes + (0..<rows.rowCount).map { rows.string($0, 0) ?? "" }
         }
         return QueryExplanation(
-            index: plan.driverDescription, compositeIndexID: plan.composite?.indexID, rowsExamined: examined ?? 0,
-            rowsReturned: Int64(result.documents.count), plan: lines,
-            suggestedIndex: plan.composite == nil ? CompositeIndex.suggested(for: normalized) : nil)
+            index: run.plan.driverDescription, compositeIndexID: run.plan.compositeIndexID,
+            rowsExamined: run.examined ?? 0, rowsReturned: Int64(run.result.documents.count), plan: lines,
+            suggestedIndex: run.plan.compositeIndexID == nil ? CompositeIndex.suggested(for: normalized) : nil)
     }
 
     /// Driver rows the walk of `plan` visited, up to `last` (the walk key of the last result when the query
@@ -87,18 +99,22 @@ extension PostgresDocumentStore {
         return try connection.query(sql, bindings, resultFormat: .binary).int(0, 0) ?? 0
     }
 
-    private func run(_ query: StructuredQuery, explaining: Bool) throws -> (
-        result: QueryResult, plan: PostgresQueryPlan, examined: Int64?
-    ) {
+    /// A query's result, the plan that produced it, the rows it examined (when counted) and, for a merge, one
+    /// line per range for `explain`.
+    private struct Run {
+        var result: QueryResult
+        var plan: PostgresReadPlan
+        var examined: Int64?
+        var notes: [String] = []
+    }
+
+    private func run(_ query: StructuredQuery, explaining: Bool) throws -> Run {
         let normalized = try NormalizedQuery(query)
         return try pool.withConnection { connection in
             try refreshCatalogIfStale(connection)
-            let plan = try plan(normalized, connection)
-            let policy = explaining ? ScanPolicy(counter: ScanCounter()) : scanPolicy(normalized)
-            let rows = try connection.query(plan.sql, plan.bindings, resultFormat: .binary)
+            let readPlan = try readPlan(normalized, connection)
             var documents: [Document] = []
-            documents.reserveCapacity(rows.rowCount)
-            for row in 0..<rows.rowCount {
+            func append(_ rows: PostgresResult, _ row: Int) throws {
                 let id = PostgresRows.text(rows, row, 0)
                 let path: DocumentPath
                 if case .collection(let collection) = normalized.source {
@@ -110,20 +126,71 @@ extension PostgresDocumentStore {
                     try PostgresRows.document(path: path, rows, row, data: 1, ctime: 2, utime: 3, version: 4))
             }
             var examinedRows: Int64?
-            if let counter = policy.counter {
-                let stoppedAtLimit = normalized.limit.map { $0 > 0 && documents.count == $0 } ?? false
-                let last = stoppedAtLimit ? rows.bytes(rows.rowCount - 1, 6).map(PostgresValue.bytes) : nil
-                let cap = explaining ? Int64.max : policy.maxWasted + Int64(documents.count) + 1
-                counter.rows = try examined(plan, last: last, cap: cap, connection)
-                examinedRows = counter.rows
-                try policy.check(normalized, returned: Int64(documents.count))
+            var notes: [String] = []
+            switch readPlan {
+            case .merge(let merge):
+                // A composite index serves the query, so the missing-index rule has nothing to count.
+                try PostgresDisjunctionPlan.onOneSnapshot(connection) { connection in
+                    let merged = try merge.read(connection)
+                    documents.reserveCapacity(merged.rows.count)
+                    for (range, row) in merged.rows { try append(merged.results[range], row) }
+                    if explaining {
+                        examinedRows = try merge.examined(merged, connection)
+                        notes = merge.rangeLines(merged)
+                    }
+                }
+            case .statement(let plan):
+                let policy = explaining ? ScanPolicy(counter: ScanCounter()) : scanPolicy(normalized)
+                let rows = try connection.query(plan.sql, plan.bindings, resultFormat: .binary)
+                documents.reserveCapacity(rows.rowCount)
+                for row in 0..<rows.rowCount { try append(rows, row) }
+                if let counter = policy.counter {
+                    let stoppedAtLimit = normalized.limit.map { $0 > 0 && documents.count == $0 } ?? false
+                    let last = stoppedAtLimit ? rows.bytes(rows.rowCount - 1, 6).map(PostgresValue.bytes) : nil
+                    let cap = explaining ? Int64.max : policy.maxWasted + Int64(documents.count) + 1
+                    counter.rows = try examined(plan, last: last, cap: cap, connection)
+                    examinedRows = counter.rows
+                    try policy.check(normalized, returned: Int64(documents.count))
+                }
             }
             var token: String?
             if let limit = normalized.limit, limit > 0, documents.count == limit, let last = documents.last {
                 token = PageToken.encode(last, orders: normalized.orders)
             }
             if let select = normalized.select { documents = documents.map { $0.projected(to: select) } }
-            return (QueryResult(documents: documents, nextPageToken: token), plan, examinedRows)
+            return Run(
+                result: QueryResult(documents: documents, nextPageToken: token), plan: readPlan,
+                examined: examinedRows, notes: notes)
+        }
+    }
+}
+
+/// How a query is read: one statement, or one per range of a composite index, merged.
+enum PostgresReadPlan {
+    case statement(PostgresQueryPlan)
+    case merge(PostgresDisjunctionPlan)
+
+    /// What drives the scan, for `explain`.
+    var driverDescription: String {
+        switch self {
+        case .statement(let plan): plan.driverDescription
+        case .merge(let plan): plan.driverDescription
+        }
+    }
+
+    /// The composite index read, if any.
+    var compositeIndexID: Int64? {
+        switch self {
+        case .statement(let plan): plan.composite?.indexID
+        case .merge(let plan): plan.disjunction.indexID
+        }
+    }
+
+    /// The statement `EXPLAIN` describes (a merge's ranges all have the first one's plan).
+    var explained: PostgresQueryPlan? {
+        switch self {
+        case .statement(let plan): plan
+        case .merge(let plan): plan.representative
         }
     }
 }

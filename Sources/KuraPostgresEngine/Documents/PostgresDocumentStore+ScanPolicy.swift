@@ -6,7 +6,7 @@ extension PostgresDocumentStore {
     /// The policy for `query` under `configuration.maxScanRows` and `autoCreateIndexes` (the same rule as the
     /// SQLite engine's, `ScanPolicy`).
     func scanPolicy(_ query: NormalizedQuery) -> ScanPolicy {
-        guard let maxScanRows = configuration.maxScanRows, compositeScan(query) == nil,
+        guard let maxScanRows = configuration.maxScanRows, compositePlan(query) == nil,
             let suggestion = CompositeIndex.suggested(for: query)
         else { return ScanPolicy() }
         let existing = composites.status(of: suggestion)

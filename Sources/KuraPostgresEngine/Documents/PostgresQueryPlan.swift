@@ -15,6 +15,8 @@ struct PostgresQueryPlan {
     private(set) var sql = ""
     /// The statement counting matches (cursors and limit apply).
     private(set) var countSQL = ""
+    /// For a composite range: the statement selecting only `x.key`, in order (a merged count reads it).
+    private(set) var keySQL = ""
     /// Parameter values, `$1` first.
     private(set) var bindings: [PostgresValue] = []
 
@@ -102,6 +104,9 @@ struct PostgresQueryPlan {
             "SELECT d.id, d.data, d.ctime, d.utime, d.version, c.path, \(walkKey ?? "NULL::bytea") FROM \(from)"
             + "\(whereClause) ORDER BY \(orderBy)\(limitClause)"
         countSQL = "SELECT count(*) FROM (SELECT 1 FROM \(from)\(whereClause)\(limitClause)) AS matches"
+        if composite != nil {
+            keySQL = "SELECT x.key FROM \(from)\(whereClause) ORDER BY \(orderBy)\(limitClause)"
+        }
     }
 
     /// The statement counting the rows the walk examined (at most `cap`), with its bindings: the driver's rows in
