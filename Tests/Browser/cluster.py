@@ -113,6 +113,7 @@ http {{
             except OSError:
                 if self.process.poll() is not None or time.time() > deadline:
                     log = open(f"{d}/error.log").read() if os.path.exists(f"{d}/error.log") else ""
+                    self.close()
                     raise RuntimeError(f"nginx did not start: {log[-1500:]}")
                 time.sleep(0.05)
 
