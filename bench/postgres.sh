@@ -4,10 +4,11 @@
 #  1. GET of a 1 KB document with the admin key (served from the node's document cache), kura on PostgreSQL and
 #     kura on SQLite in the same rounds                                        -> pg_get_ratio       [≥ 0.9]
 #  2. durable creates (POST, 201), the same way                                -> pg_create_ratio    [≥ 0.5]
-#  3. DOCS documents loaded into each (POST /api/commit), the composite indexes of bench/docs.sh declared, then
-#     'cat == C orderBy rank desc limit 20' (C uniform over 0..99): server time from each kura's access log
-#                                                       -> pg_query_p50_ms, pg_query_p99_ms   [p50 ≤ 3 ms at 1M]
-#                                                          sqlite_query_p50_ms, sqlite_query_p99_ms
+#  3. DOCS documents loaded into each (POST /api/commit); 'status == S orderBy rank desc limit 20' without
+#     composite indexes; then bench/docs.sh's composite indexes declared and 'cat == C' (100 uniform values),
+#     'tier == "gold"' (0.1 %) and 'cat in [3 values]', each 'orderBy rank desc limit 20': server times from each
+#     kura's access log                                 -> pg_query_p50_ms, pg_query_p99_ms   [p50 ≤ 3 ms at 1M]
+#                                                          (uniform, indexed), and every shape's p50/p99 per engine
 #  4. three kura nodes on the one PostgreSQL, LISTENERS listeners spread over them, WRITES writes through the first:
 #     from each write's answer to each listener's event                  -> cross_node_p50_ms, cross_node_p99_ms
 #                                                                                                      [p99 ≤ 100 ms]
@@ -138,33 +139,52 @@ percentiles() {
         if (NR == 0) { print "nan nan"; exit }
         i = int((NR * 50 + 99) / 100); j = int((NR * 99 + 99) / 100); printf "%.3f %.3f\n", v[i], v[j] }'
 }
+# Runs QUERIES measured queries of shape $3 against node $1 (URL $2) with request IDs $4-…, after QUERY_WARMUP
+# unmeasured ones, and sets p50 and p99: the server times (ms) from node $1's access log. $5: documents each value
+# has at least (for the answer check).
+measure_queries() {
+    local name=$1 url=$2 shape=$3 prefix=$4 at_least=$5 key=key_$1 answered not_ok
+    python3 bench/docs.py query --url "$url" --key "${!key}" --clients "$QUERY_CLIENTS" --shape "$shape" \
+        --expect-at-least "$at_least" --requests "$QUERY_WARMUP" --id-prefix "w$prefix" >/dev/null
+    python3 bench/docs.py query --url "$url" --key "${!key}" --clients "$QUERY_CLIENTS" --shape "$shape" \
+        --expect-at-least "$at_least" --requests "$QUERIES" --id-prefix "$prefix" >/dev/null
+    sleep 1.5 # kura flushes its access log about every second
+    awk -v p="id=$prefix-" '$3 == "POST" && $4 == "/api/query" && index($NF, p) == 1 {
+            sub(/ms$/, "", $6); print $5, $6 }' "$dir/$name.log" >"$dir/query-$prefix.txt"
+    answered=$(wc -l <"$dir/query-$prefix.txt")
+    not_ok=$(awk '$1 != 200' "$dir/query-$prefix.txt" | wc -l)
+    if [ "$answered" -ne "$QUERIES" ] || [ "$not_ok" -gt 0 ]; then
+        echo "WARNING: $name $shape: the access log has $answered of $QUERIES queries, $not_ok not 200" >&2
+        status=1
+    fi
+    read -r p50 p99 < <(awk '{ print $2 }' "$dir/query-$prefix.txt" | percentiles)
+}
 if [[ $steps == *" query "* ]]; then
     for name in sqlite pg; do
         port=port_$name key=key_$name
         url="http://127.0.0.1:${!port}"
-        echo "== $name: $DOCS documents into 'items' ($LOADERS loaders), the composite indexes, $QUERIES queries" \
-            "'cat == C orderBy rank desc limit 20'"
+        echo "== $name: $DOCS documents into 'items' ($LOADERS loaders); 'status == S orderBy rank desc limit 20'" \
+            "without composite indexes, then the composite indexes declared and 'cat == C' (100 uniform values)," \
+            "'tier == \"gold\"' (0.1 %) and 'cat in [3 values]', all 'orderBy rank desc limit 20'"
         python3 bench/docs.py load --url "$url" --key "${!key}" --docs "$DOCS" --loaders "$LOADERS" |
-            grep -v '^load_seconds'
-        python3 bench/docs.py indexes --url "$url" --key "${!key}" --write-interval-ms 50 | tail -3
-        python3 bench/docs.py explain --url "$url" --key "${!key}" | head -6
-        python3 bench/docs.py query --url "$url" --key "${!key}" --clients "$QUERY_CLIENTS" --shape uniform \
-            --expect-at-least "$((DOCS / 200))" --requests "$QUERY_WARMUP" --id-prefix "w$name" >/dev/null
-        python3 bench/docs.py query --url "$url" --key "${!key}" --clients "$QUERY_CLIENTS" --shape uniform \
-            --expect-at-least "$((DOCS / 200))" --requests "$QUERIES" --id-prefix "$name"
-        sleep 1.5 # kura flushes its access log about every second
-        awk -v p="id=$name-" '$3 == "POST" && $4 == "/api/query" && index($NF, p) == 1 {
-                sub(/ms$/, "", $6); print $5, $6 }' "$dir/$name.log" >"$dir/query-$name.txt"
-        answered=$(wc -l <"$dir/query-$name.txt")
-        not_ok=$(awk '$1 != 200' "$dir/query-$name.txt" | wc -l)
-        if [ "$answered" -ne "$QUERIES" ] || [ "$not_ok" -gt 0 ]; then
-            echo "WARNING: $name: the access log has $answered of $QUERIES queries, $not_ok not 200" >&2
-            status=1
-        fi
-        read -r p50 p99 < <(awk '{ print $2 }' "$dir/query-$name.txt" | percentiles)
-        echo "${name}_query_p50_ms=$p50 ${name}_query_p99_ms=$p99"
+            grep '^load_docs_per_s' | sed "s/^/${name}_/"
+        measure_queries "$name" "$url" status "${name}s" "$((DOCS / 200))"
+        echo "${name} status (no composite index): p50 $p50 ms, p99 $p99 ms"
+        declare -g "${name}_status_p50=$p50"
+        python3 bench/docs.py indexes --url "$url" --key "${!key}" --write-interval-ms 50 |
+            grep -e '^index_build_seconds' -e 'writes' | sed "s/^/${name}: /"
+        python3 bench/docs.py explain --url "$url" --key "${!key}" | grep -i -e 'examined' -e 'index' | head -4
+        measure_queries "$name" "$url" uniform "${name}u" "$((DOCS / 200))"
         declare -g "${name}_p50=$p50" "${name}_p99=$p99"
+        line="uniform $p50/$p99"
+        measure_queries "$name" "$url" rare "${name}r" "$(((DOCS + 999) / 1000))"
+        line+="  rare $p50/$p99"
+        declare -g "${name}_rare_p50=$p50" "${name}_rare_p99=$p99"
+        measure_queries "$name" "$url" in "${name}i" "$((DOCS / 200))"
+        line+="  in $p50/$p99"
+        echo "$name with composite indexes, server time p50/p99 ms: $line"
     done
+    echo "pg_query_p50_ms=$pg_p50 pg_query_p99_ms=$pg_p99 (uniform, indexed; sqlite $sqlite_p50/$sqlite_p99)"
 fi
 
 # --- 4. Realtime across three nodes -----------------------------------------------------------------------------------
@@ -196,6 +216,8 @@ for log in "$dir"/*.log; do
 done
 
 echo "postgres_summary get_ratio=$get_ratio create_ratio=$create_ratio pg_query_p50_ms=$pg_p50" \
-    "pg_query_p99_ms=$pg_p99 sqlite_query_p50_ms=$sqlite_p50 sqlite_query_p99_ms=$sqlite_p99 docs=$DOCS" \
+    "pg_query_p99_ms=$pg_p99 sqlite_query_p50_ms=$sqlite_p50 sqlite_query_p99_ms=$sqlite_p99" \
+    "pg_rare_p50_ms=${pg_rare_p50:-skipped} pg_status_unindexed_p50_ms=${pg_status_p50:-skipped}" \
+    "sqlite_status_unindexed_p50_ms=${sqlite_status_p50:-skipped} docs=$DOCS" \
     "cross_node_p50_ms=$cross_p50 cross_node_p99_ms=$cross_p99 listeners=$LISTENERS"
 exit "$status"
