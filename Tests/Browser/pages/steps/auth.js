@@ -196,3 +196,11 @@ export async function deleteAccount(t, email) {
   t.equal('deleteUser signs out', t.auth().currentUser, null);
   await t.rejects('the account is gone', kura.signInWithEmailAndPassword(t.auth(), email, 'secret3'), 'auth/invalid-credential');
 }
+
+/** Signs in as `email` (password secret1) unless this page's session already is that account; returns the uid. */
+export async function signInAs(t, email) {
+  const auth = t.auth();
+  if (auth.currentUser?.email !== email) await t.kura.signInWithEmailAndPassword(auth, email, 'secret1');
+  t.equal(`signed in as ${email}`, auth.currentUser?.email, email);
+  return auth.currentUser.uid;
+}
