@@ -16,15 +16,16 @@ extension PostgresEngine {
     /// `LISTEN`/`NOTIFY` on the database, the rules and admin key in it (Cluster/ in KuraPostgresEngine).
     func openCluster(log: @escaping @Sendable (String) -> Void) throws -> any ClusterChannel {
         try database.prepared()
-        return PostgresClusterChannel(database: database, node: NodeName.current, log: log)
+        return PostgresClusterChannel(database: database, node: NodeName.make(), log: log)
     }
 }
 
-/// This process's name among the nodes: host, process id and a random part (a restarted process is a new node).
+/// A node's name among the nodes: host, process id and a random part, new for every channel opened (a restarted
+/// process, or a second node in one process as in tests, is a new node).
 enum NodeName {
-    static let current: String = {
+    static func make() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         let host = gethostname(&buffer, buffer.count) == 0 ? String(cString: buffer) : "node"
         return "\(host)/\(getpid())/\(SecureRandom.hex(4))"
-    }()
+    }
 }
