@@ -205,6 +205,35 @@ struct ClusterNodeTests {
         }
     }
 
+    @Test("a node whose notifications connection dropped forgets what it cached and reads rules and keys again")
+    func resyncAfterReconnect() throws {
+        try Self.withTwoNodes { a, b, url in
+            let user = try a.signUp("a@example.com")
+            #expect(try b.me(user.idToken).status == 200)
+            let newRules = RuleSetSources.ownerOnly + "// published while nobody listened\n"
+            // Changes nobody is told of, as if B had missed their notifications.
+            let uid = user.uid
+            try TestThread {
+                let connection = try PostgresConnection(url: url)
+                try connection.query("UPDATE sessions SET revoked = true WHERE uid = $1", [.text(uid)])
+                try connection.query(
+                    "INSERT INTO rules (version, source) SELECT max(version) + 1, $1 FROM rules", [.text(newRules)])
+            }.join()
+            // B's caches still answer: nothing told it.
+            #expect(try b.me(user.idToken).status == 200)
+            #expect(b.kura.rules.current.source != newRules)
+            try TestThread {
+                try PostgresConnection(url: url).query(
+                    """
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE datname = current_database() AND query LIKE 'LISTEN%'
+                    """)
+            }.join()
+            #expect(waitUntil(timeout: 10) { (try? b.me(user.idToken).status) == 401 })
+            #expect(waitUntil(timeout: 10) { b.kura.rules.current.source == newRules })
+        }
+    }
+
     // MARK: Helpers
 
     static func activeKid(_ node: TestKura) throws -> String? {
