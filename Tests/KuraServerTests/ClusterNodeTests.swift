@@ -234,6 +234,30 @@ struct ClusterNodeTests {
         }
     }
 
+    @Test("a node started after missing a publication takes it; a file edited while it was down is published")
+    func rulesAcrossRestarts() throws {
+        try Self.withTwoNodes { a, b, url in
+            b.stop()
+            let fromAPI = RuleSetSources.ownerOnly + "// through the API while b was down\n"
+            #expect(try a.request("POST", "/api/admin/rules", body: Array(fromAPI.utf8)).status == 200)
+            // B's file is merely behind: B takes the newest version and rewrites its file.
+            try b.start()
+            #expect(b.kura.rules.current.source == fromAPI)
+            #expect(try String(contentsOfFile: b.dataDirectory + "/kura.rules", encoding: .utf8) == fromAPI)
+            b.stop()
+            // Edited while B was down: the edit is meant, so B publishes it when it starts, and A switches.
+            let edited = RuleSetSources.ownerOnly + "// edited while b was down\n"
+            try b.writeRulesFile(edited)
+            try b.start()
+            #expect(b.kura.rules.current.source == edited)
+            #expect(waitUntil(timeout: 10) { a.kura.rules.current.source == edited })
+            let versions = try TestThread {
+                try PostgresConnection(url: url).query("SELECT count(*) FROM rules").int(0, 0)
+            }.join()
+            #expect(versions == 3)
+        }
+    }
+
     // MARK: Helpers
 
     static func activeKid(_ node: TestKura) throws -> String? {

@@ -32,12 +32,13 @@ extension SecurityRules {
     /// one node.
     static func startShared(
         path: String, newDataDirectory: Bool, shared: any SharedNodeState, logger: Logger
-    ) throws -> (LoadedRules, Int64) {
+    ) throws -> (LoadedRules, Int64, published: Bool) {
         let fileSource = FileManager.default.fileExists(atPath: path) ? try read(path) : nil
         let marker = (try? String(contentsOfFile: markerPath(path), encoding: .utf8)).flatMap {
             Int64($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         let chosen: SharedRules
+        var published = false
         do {
             if let latest = try shared.latestRules() {
                 let edited =
@@ -47,7 +48,7 @@ extension SecurityRules {
                     } ?? false
                 if edited, let fileSource {
                     _ = try compile(fileSource, fileName: path)
-                    chosen = try shared.publishRules(fileSource).rules
+                    (chosen, published) = try shared.publishRules(fileSource)
                     logger.info(
                         "\(path) was edited while this node was down: published it as version \(chosen.version)")
                 } else {
@@ -67,7 +68,7 @@ extension SecurityRules {
                             + "(the defaults are in docs/examples/default.rules)")
                 }
                 _ = try compile(source, fileName: path)
-                chosen = try shared.publishRules(source).rules
+                (chosen, published) = try shared.publishRules(source)
                 logger.info("published the security rules of \(path) as version \(chosen.version)")
             }
         } catch let error as ConfigurationError {
@@ -77,7 +78,15 @@ extension SecurityRules {
         }
         let loaded = try compile(chosen.source, fileName: fileName, version: chosen.version)
         try follow(chosen, path: path, fileSource: fileSource)
-        return (loaded, chosen.version)
+        return (loaded, chosen.version, published)
+    }
+
+    /// The version this node published while it started, once (the other nodes are told when it starts serving).
+    func takeStartPublication() -> Int64? {
+        state.withLock { state in
+            defer { state.publishedAtStart = nil }
+            return state.publishedAtStart
+        }
     }
 
     /// `<data>/kura.rules` made equal to `rules` (unless it is already) and the marker set to its version.

@@ -55,6 +55,8 @@ public final class SecurityRules: Sendable {
         var refusedSharedVersion: Int64 = 0
         /// Whether the last read of the shared version failed (reported once until it works again).
         var sharedReadFailing = false
+        /// A version this node published while starting, before anyone could be told (`takeStartPublication`).
+        var publishedAtStart: Int64?
     }
 
     /// Loads `<data>/kura.rules`. A missing file gets the default rules when `newDataDirectory` (nothing has been
@@ -72,9 +74,12 @@ public final class SecurityRules: Sendable {
         self.logger = logger
         self.shared = shared
         if let shared {
-            let (loaded, version) = try Self.startShared(
+            let (loaded, version, published) = try Self.startShared(
                 path: path, newDataDirectory: newDataDirectory, shared: shared, logger: logger)
-            state = Mutex(State(current: loaded, signature: FileSignature(path: path), sharedVersion: version))
+            state = Mutex(
+                State(
+                    current: loaded, signature: FileSignature(path: path), sharedVersion: version,
+                    publishedAtStart: published ? version : nil))
             return
         }
         if !FileManager.default.fileExists(atPath: path) {

@@ -55,6 +55,7 @@ final class ClusterLink: Sendable {
     }
 
     func start() {
+        if let version = rules.takeStartPublication() { publish(.rulesPublished(version: version)) }
         channel.start { [self] event in handle(event) }
         follower?.start()
         rulesPoll?.start()
