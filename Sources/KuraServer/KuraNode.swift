@@ -226,11 +226,10 @@ public final class KuraNode: Sendable {
     /// stay in the JWKS and keep verifying the tokens they signed.
     public static func rotateSigningKey(configuration: KuraConfiguration) throws -> String {
         try prepareDataDirectory(configuration.dataDirectory, logger: Logger(level: .warn))
-        let engine = try StoreEngines.engine(for: configuration)
-        let auth = try openAuth(engine: engine, configuration: configuration)
+        // Running nodes on a shared engine hear of it from the engine (PostgreSQL: `NOTIFY kura_signing_keys` in
+        // the rotation's transaction) and read the keys again.
+        let auth = try openAuth(engine: StoreEngines.engine(for: configuration), configuration: configuration)
         try auth.rotateSigningKey()
-        // Every running node switches to the new key now rather than when it first meets a token it signed.
-        try engine.openCluster(log: { _ in }).publish(.signingKeysRotated)
         guard case .object(let jwks) = auth.jwks(), case .array(let keys) = jwks["keys"] ?? .null,
             case .object(let first) = keys.first ?? .null, case .string(let kid) = first["kid"] ?? .null
         else { return "?" }

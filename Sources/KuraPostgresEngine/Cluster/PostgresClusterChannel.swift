@@ -6,7 +6,9 @@ import Synchronization
 /// What a node tells the other nodes on one PostgreSQL database, and hears from them (`ClusterChannel`):
 /// `NOTIFY kura_cluster` with a small JSON payload (`ClusterEvent.payload(from:)`), sent on a pooled connection, and
 /// `LISTEN kura_cluster, kura_changes` on a connection of its own, read by a thread of its own (`kura-cluster`).
-/// `kura_changes` is the document store's: every commit notifies it with the newest change-log sequence.
+/// `kura_changes` is the document store's: every commit notifies it with the newest change-log sequence;
+/// `kura_signing_keys` is the signing-key store's: every rotation notifies it in its transaction (also one made by
+/// `kura admin rotate-keys`, which runs no channel).
 ///
 /// A notification is delivered to every session listening when the sending transaction commits, and to none that
 /// is not: after any reconnect (the database restarted, a failover, a network cut) the channel assumes it missed
@@ -68,6 +70,7 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
                     let opened = try PostgresConnection(url: database.url)
                     try opened.listen(Self.channelName)
                     try opened.listen(Self.changesChannel)
+                    try opened.listen(PostgresSigningKeyStore.rotationChannel)
                     connection = opened
                     let connects = status.withLock { status in
                         status.connects += 1
@@ -105,7 +108,12 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
     /// newest sequence among the commits notified (a burst of commits is one wake-up).
     private func deliver(_ notifications: [PostgresNotification], to handler: (ClusterEvent) -> Void) {
         var newest: Int64?
+        var rotated = false
         for notification in notifications {
+            if notification.channel == PostgresSigningKeyStore.rotationChannel {
+                rotated = true
+                continue
+            }
             if notification.channel == Self.changesChannel {
                 let sequence = Int64(notification.payload) ?? Int64.max
                 newest = max(newest ?? sequence, sequence)
@@ -119,6 +127,7 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
             }
             if from != node { handler(event) }
         }
+        if rotated { handler(.signingKeysRotated) }
         if let newest { handler(.documentsChanged(through: newest)) }
     }
 }
