@@ -135,4 +135,54 @@ import Testing
             #expect(own == own.sorted { Int($0.split(separator: "-")[1])! < Int($1.split(separator: "-")[1])! })
         }
     }
+
+    @Test("three nodes: a sign-out on one refuses the token on the others, rules published on one are in force on all")
+    func revocationAndRules() throws {
+        let root = try TemporaryDirectory("cluster-e2e-auth")
+        defer { root.remove() }
+        // A node re-checks a cached token every 60 s; the waits below are 10 s, so only the nodes' notifications
+        // can refuse the token in time.
+        let store = ["--set", "store.engine=postgres", "--set", "store.url=\(try TestPostgres.freshDatabase())"]
+        let nodes = try (0..<3).map { index in
+            try ServerProcess(
+                dataDirectory: root.file("node\(index)"), logFile: root.file("node\(index).log"), arguments: store)
+        }
+        defer { for node in nodes { node.stop() } }
+        let key = try String(contentsOfFile: root.file("node0") + "/admin.key", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let json = [("Content-Type", "application/json")]
+        let signUp = try HTTPClient.send(
+            port: nodes[0].port, "POST", "/api/auth/signup", headers: json,
+            body: Array(#"{"email":"a@example.com","password":"a-long-password"}"#.utf8))
+        #expect(signUp.status == 201)
+        let token = try #require(signUp.json["idToken"] as? String)
+        let bearer = [("Authorization", "Bearer \(token)")]
+        for node in nodes {
+            #expect(try HTTPClient.send(port: node.port, "GET", "/api/auth/me", headers: bearer).status == 200)
+        }
+        let signOut = try HTTPClient.send(
+            port: nodes[1].port, "POST", "/api/auth/signout", headers: bearer + json, body: Array("{}".utf8))
+        #expect(signOut.status == 200)
+        for node in nodes {
+            #expect(
+                waitUntil(timeout: 10) {
+                    (try? HTTPClient.send(port: node.port, "GET", "/api/auth/me", headers: bearer).status) == 401
+                })
+        }
+
+        let rules = "rules_version = '1';\nmatch /quizzes/{id} {\n  allow read: if true;\n}\n"
+        let admin = [("Authorization", "Bearer \(key)")]
+        let published = try HTTPClient.send(
+            port: nodes[2].port, "POST", "/api/admin/rules", headers: admin, body: Array(rules.utf8))
+        #expect(published.status == 200)
+        for (index, node) in nodes.enumerated() {
+            #expect(
+                waitUntil(timeout: 10) {
+                    (try? HTTPClient.send(port: node.port, "GET", "/api/admin/rules", headers: admin).json["source"])
+                        as? String == rules
+                })
+            let file = try String(contentsOfFile: root.file("node\(index)") + "/kura.rules", encoding: .utf8)
+            #expect(file == rules, "node \(index)'s kura.rules follows the rules in force")
+        }
+    }
 }

@@ -68,7 +68,7 @@ final class ClusterLink: Sendable {
     }
 
     /// Tells the other nodes; a failure is logged (they see the change at their next periodic re-check:
-    /// `auth.tokenRecheckSeconds` for tokens, `cluster.pollMilliseconds` for rules).
+    /// the token cache's 60-second re-check for tokens, `cluster.pollMilliseconds` for rules).
     private func publish(_ event: ClusterEvent) {
         do { try channel.publish(event) } catch {
             logger.error("cluster: could not tell the other nodes (\(event)): \(error)")
