@@ -2,11 +2,12 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraPostgres
-import KuraPostgresEngine
 import KuraStore
 import KuraStoreTestSupport
 import KuraTestSupport
 import Testing
+
+@testable import KuraPostgresEngine
 
 /// Several nodes on one database: each opens its own `PostgresDocumentStore` (its own pool and writer), as
 /// separate processes would.
@@ -124,5 +125,127 @@ struct DocumentNodesTests {
         let engine = PostgresEngine(configuration: configuration, dataDirectory: "/tmp")
         #expect(throws: APIError.self) { try engine.backupDocuments(to: "/tmp/x") }
         do { try engine.backupDocuments(to: "/tmp/x") } catch { #expect("\(error)".contains("pg_dump")) }
+    }
+}
+
+/// The writer's batches: many commits share one transaction, and a failing commit fails alone.
+@Suite(TestPostgres.available)
+struct PostgresWriterBatchTests {
+    @Test("commits queued together share a transaction; the failing ones fail alone")
+    func failuresStayInTheirCommit() throws {
+        let store = try PostgresDocumentStore(
+            database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 2))
+        defer { store.close() }
+        try store.create(doc("b/existing"), ["v": 0])
+        let before = store.writer.batchesCommitted.load(ordering: .relaxed)
+        let count = 60
+        let outcomes = Shared<[Int: Bool]>([:])
+        let group = DispatchGroup()
+        for i in 0..<count {
+            group.enter()
+            var writes = [Write(path: try doc("b/d\(i)"), operation: .create(["i": .int(Int64(i))]))]
+            switch i % 3 {
+            case 1: writes.append(Write(path: try doc("b/existing"), operation: .create(["v": 1])))
+            case 2: writes = [Write(path: try doc("b/existing"), operation: .update([]), precondition: .version(9))]
+            default: break
+            }
+            store.commit(writes) { result in
+                outcomes.withLock { $0[i] = (try? result.get()) != nil }
+                group.leave()
+            }
+        }
+        group.wait()
+        let batches = store.writer.batchesCommitted.load(ordering: .relaxed) - before
+        #expect(batches < count / 3, "\(batches) transactions for \(count) commits")
+        for i in 0..<count { #expect(outcomes.current[i] == (i % 3 == 0), "commit \(i)") }
+        for i in 0..<count { #expect((try store.get(doc("b/d\(i)")) != nil) == (i % 3 == 0), "b/d\(i)") }
+        #expect(try store.get(doc("b/existing"))?.version == 1)
+        let log = try store.changes(after: 0, limit: 1000)
+        #expect(log.count == 1 + count / 3)
+        #expect(log.map(\.sequence) == Array(1...Int64(log.count)))
+    }
+}
+
+extension DocumentNodesTests {
+    @Test("two nodes incrementing the same few documents in every order lose no increment and fail no commit")
+    func sharedDocumentsInAnyOrder() throws {
+        let url = try TestPostgres.freshDatabase()
+        let nodes = try (0..<2).map { _ in try Self.node(url) }
+        defer { for store in nodes { store.close() } }
+        let threads = (0..<6).map { t in
+            TestThread { () -> Int in
+                var generator = SplitMix(state: UInt64(t) &+ 11)
+                var increments = 0
+                for _ in 0..<25 {
+                    // One or two of four documents, in a random order: batches on the two nodes lock them in
+                    // different orders, so some deadlock and are retried.
+                    let first = generator.below(4)
+                    let picks = generator.below(2) == 0 ? [first] : [first, (first + 1 + generator.below(3)) % 4]
+                    let writes = try picks.map { k in
+                        Write(
+                            path: try doc("shared/s\(k)"), operation: .set([:], merge: true),
+                            transforms: [FieldTransform(field: try field("n"), kind: .increment(1))])
+                    }
+                    _ = try nodes[t % 2].commit(writes)
+                    increments += writes.count
+                }
+                return increments
+            }
+        }
+        let total = try threads.map { try $0.join() }.reduce(0, +)
+        var sum: Int64 = 0
+        for k in 0..<4 {
+            if case .int(let n)? = try nodes[0].get(doc("shared/s\(k)"))?.fields["n"] { sum += n }
+        }
+        #expect(sum == Int64(total))
+        #expect(try nodes[1].latestSequence() == Int64(total))
+    }
+}
+
+extension PostgresWriterBatchTests {
+    @Test("a single write whose statement fails (a composite key too long for a B-tree row) fails alone")
+    func aFailingStatementFailsOnlyItsCommit() throws {
+        let store = try PostgresDocumentStore(
+            database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 2))
+        defer { store.close() }
+        try store.createIndex(
+            CompositeIndex(
+                collectionGroup: "k", fields: [.init(try field("a"), .ascending), .init(try field("s"), .ascending)]))
+        store.waitForIndexJobs()
+        var generator = SplitMix(state: 7)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let huge = String(decoding: (0..<12_000).map { _ in alphabet[generator.below(64)] }, as: UTF8.self)
+        let count = 30
+        let outcomes = Shared<[Int: Bool]>([:])
+        let group = DispatchGroup()
+        for i in 0..<count {
+            group.enter()
+            let value: JSONValue = i == count / 2 ? .string(huge) : .string("s\(i)")
+            store.commit([Write(path: try doc("k/d\(i)"), operation: .set(["a": 1, "s": value], merge: false))]) {
+                result in
+                outcomes.withLock { $0[i] = (try? result.get()) != nil }
+                group.leave()
+            }
+        }
+        group.wait()
+        for i in 0..<count { #expect(outcomes.current[i] == (i != count / 2), "commit \(i)") }
+        #expect(try store.get(doc("k/d\(count / 2)")) == nil)
+        #expect(try store.changes(after: 0, limit: 100).count == count - 1)
+        #expect(try store.latestSequence() == Int64(count - 1))
+    }
+
+    @Test("pruning the change log keeps the numbering: the next entry follows the last one pruned")
+    func pruningKeepsNumbers() throws {
+        let store = try PostgresDocumentStore(
+            database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 2))
+        defer { store.close() }
+        for i in 0..<3 { try store.set(doc("p/d\(i)"), ["i": .int(Int64(i))]) }
+        #expect(try store.oldestRetainedSequence() == 1)
+        try store.pruneChangeLog(olderThan: WallClock.nowMicros() + 1)
+        #expect(try store.changes(after: 0, limit: 10).isEmpty)
+        #expect(try store.oldestRetainedSequence() == 4)
+        #expect(try store.latestSequence() == 3)
+        try store.set(doc("p/d9"), ["i": 9])
+        #expect(try store.changes(after: 0, limit: 10).map(\.sequence) == [4])
     }
 }

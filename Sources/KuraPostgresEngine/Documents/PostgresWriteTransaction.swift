@@ -113,6 +113,42 @@ final class PostgresWriteTransaction {
         jobChanges = []
     }
 
+    /// The advisory lock key of a document path: FNV-1a of its bytes (a collision only makes two documents'
+    /// writers wait for each other).
+    static func lockKey(_ path: DocumentPath) -> Int64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in path.description.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01B3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// Most advisory locks one batch takes: they live in PostgreSQL's shared lock table
+    /// (`max_locks_per_transaction` × connections, 6,400 by default, for every node together). A batch writing more
+    /// documents locks `maxLocks` buckets of them instead.
+    static let maxLocks = 256
+
+    /// Takes the advisory locks of documents `keys`, sorted, so every batch on every node takes them in the same
+    /// order and none waits for another that waits for it; held until the transaction ends. (A batch locking
+    /// buckets and one locking documents can still deadlock on their rows; PostgreSQL detects that and the
+    /// writer retries.)
+    func lock(_ keys: Set<Int64>) throws {
+        var keys = keys
+        if keys.count > Self.maxLocks {
+            // Bucket keys: the high bits of the document key, in a range of their own.
+            keys = Set(keys.map { 0x6B75_7261_2E62_0000 | Int64(UInt64(bitPattern: $0) % UInt64(Self.maxLocks)) })
+        }
+        var pending = keys.sorted()[...]
+        while !pending.isEmpty {
+            // A target list holds at most 1,664 entries; the calls are evaluated left to right.
+            let chunk = pending.prefix(500)
+            pending = pending.dropFirst(chunk.count)
+            let calls = chunk.indices.map { "pg_advisory_xact_lock($\($0 - chunk.startIndex + 1))" }
+            try connection.query("SELECT " + calls.joined(separator: ", "), chunk.map { .int($0) })
+        }
+    }
+
     /// A commit time strictly after the previous one, so updateTime orders this node's writes even if the clock
     /// steps back.
     func nextCommitTime() -> Int64 {
