@@ -3,6 +3,7 @@ import KuraCore
 import KuraModel
 import KuraPostgres
 import KuraServerTestSupport
+import KuraStore
 import KuraTestSupport
 import Testing
 
@@ -286,4 +287,19 @@ enum RuleSetSources {
         }
 
         """
+}
+
+/// A node alone on its engine (SQLite) keeps its single-node wiring: a local channel, no change-log follower, the
+/// rules and the admin key in its data directory.
+@Suite struct ClusterLocalTests {
+    @Test("a SQLite node tells nobody and follows no log")
+    func sqliteNodeIsAlone() throws {
+        try withTestKura { server in
+            #expect(server.kura.cluster.channel is LocalClusterChannel)
+            #expect(server.kura.cluster.channel.shared == nil)
+            #expect(server.kura.cluster.follower == nil)
+            #expect(server.kura.rules.sharedVersion == 0)
+            #expect(!FileManager.default.fileExists(atPath: server.dataDirectory + "/kura.rules.version"))
+        }
+    }
 }

@@ -66,7 +66,9 @@ final class ChangeLogFollower: @unchecked Sendable {
         }
     }
 
-    private func catchUp() throws {
+    /// Reads the log from this follower's position to its end; safe from any thread (the realtime feed calls it
+    /// when it is about to read past the follower).
+    func catchUp() throws {
         while !thread.isStopping {
             let after = position.withLock { $0 }
             let page = try store.changes(after: after, limit: Self.pageSize)
@@ -108,6 +110,9 @@ final class FollowingStore: DocumentStoreDecorator {
     }
 
     func changes(after sequence: Int64, limit: Int) throws -> [Change] {
+        // The feed can start past the follower (it skips ahead when nobody listens): the entries between must be
+        // forgotten before the feed delivers anything after them.
+        if follower.followedThrough < sequence { try follower.catchUp() }
         let page = try base.changes(after: sequence, limit: limit)
         follower.absorb(page, after: sequence)
         return page
