@@ -30,6 +30,9 @@ extension AuthService {
             try store.revokeSessions(uid: account.uid, except: claims.sessionID)
             // Every other session; this one keeps its access (its claims did not change).
             revoke(Revocation(uid: account.uid, keptSessionID: claims.sessionID))
+        } else if update.displayName != nil {
+            // Other nodes' account caches must forget the old name; tokens grant what they did.
+            changeObservers.announce(.accountChanged(uid: account.uid))
         }
         var result = ProfileUpdateResult(user: AuthUser(account))
         if let newAddress, newAddress.value != account.email {
@@ -64,7 +67,7 @@ extension AuthService {
         account.emailVerified = true
         try store.updateAccount(account)
         // Access only grows: cached verifications take the new `email_verified`, streams stay.
-        cache.invalidate(uid: account.uid)
+        accountChanged(uid: account.uid)
         return AuthUser(account)
     }
 

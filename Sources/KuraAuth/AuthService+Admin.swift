@@ -78,7 +78,7 @@ extension AuthService {
         if narrowed {
             revoke(Revocation(uid: uid))
         } else {
-            cache.invalidate(uid: uid)
+            accountChanged(uid: uid)
         }
         return AuthUser(account)
     }

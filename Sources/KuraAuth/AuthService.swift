@@ -24,6 +24,7 @@ public final class AuthService: Sendable {
     let hasher: PasswordHasher
     let cache: TokenCache
     let revocations = RevocationObservers()
+    let changeObservers = AuthChangeObservers()
 
     /// Opens the service on its stores: accounts, sessions and action codes in `store`, the ID-token signing keys
     /// in `keys` (a first key is made when it holds none). The SQLite engine opens both in the data directory
@@ -216,7 +217,10 @@ public final class AuthService: Sendable {
     public func jwks() -> JSONValue { keys.jwks }
 
     /// Makes a new signing key; tokens signed by the previous keys stay valid until they expire.
-    public func rotateSigningKey() throws { try keys.rotate(now: Int64(clock.now())) }
+    public func rotateSigningKey() throws {
+        try keys.rotate(now: Int64(clock.now()))
+        changeObservers.announce(.signingKeysRotated)
+    }
 
     /// The account of a token whose session is live, read past the account cache (so that the periodic re-check
     /// also sees other processes' changes). Throws when the session is revoked or the account gone or disabled.
@@ -242,5 +246,6 @@ public final class AuthService: Sendable {
     func revoke(_ revocation: Revocation) {
         cache.invalidate(uid: revocation.uid)
         revocations.announce(revocation)
+        changeObservers.announce(.revoked(revocation))
     }
 }

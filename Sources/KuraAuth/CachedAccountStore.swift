@@ -8,8 +8,9 @@ import Synchronization
 /// Coherence uses generations, as the document cache does: a reader takes the generation *before* reading the
 /// base store; every insert, update or delete of an account bumps the generation and marks that uid; an insert of
 /// a read older than the uid's mark is refused, so a read that raced a write is never cached. Evictions raise a
-/// floor for the same reason. Writes by other processes (a shared PostgreSQL store) are not seen here; the token
-/// cache's periodic re-check bounds how long they take to matter.
+/// floor for the same reason. Writes by other nodes (a shared PostgreSQL store) reach it as `forget(uid:)` when the
+/// node hears of them (`AuthService.applyRemote`); the token cache's periodic re-check bounds how long a change
+/// whose notification was lost can go unseen.
 public final class CachedAccountStore: AccountStore {
     public let base: any AccountStore
     private let capacity: Int
@@ -100,6 +101,19 @@ public final class CachedAccountStore: AccountStore {
             state.generation += 1
             if state.slots.count >= capacity { evict(&state) }
             state.slots[ByteKey(uid)] = Slot(record: nil, generation: state.generation)
+        }
+    }
+
+    /// Forgets `uid`'s record, changed by another node: the next read goes to the base store, and a read that
+    /// began before now is not cached.
+    public func forget(uid: String) { invalidate(uid) }
+
+    /// Forgets every record, and refuses every read that began before now (a node that may have missed changes).
+    public func forgetAll() {
+        state.withLock { state in
+            state.generation += 1
+            state.floor = state.generation
+            state.slots.removeAll()
         }
     }
 

@@ -81,6 +81,15 @@ final class SigningKeyRing: Sendable {
     /// All public keys, newest first, as a JWKS.
     var jwks: JSONValue { ["keys": .array(state.withLock { $0.keys.map(\.jwk) })] }
 
+    /// Reads the store again (another node rotated the keys); keeps the keys in memory when the store cannot be
+    /// read or holds none.
+    func reload() {
+        state.withLock { state in
+            guard let stored = try? store.load(), !stored.isEmpty else { return }
+            state.keys = stored.map(SigningKey.init)
+        }
+    }
+
     /// Makes a new signing key; the previous ones verify only, and the oldest beyond the retention are dropped.
     func rotate(now: Int64) throws {
         let key = StoredSigningKey(seed: SecureRandom.bytes(32), createTime: now)

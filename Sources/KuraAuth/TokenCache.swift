@@ -80,6 +80,14 @@ final class TokenCache: Sendable {
         }
     }
 
+    /// Makes every cached token re-check the database on its next use.
+    func invalidateAll() {
+        state.withLock { state in
+            epochCounter.wrappingAdd(1, ordering: .releasing)
+            for key in state.entries.keys { state.entries[key]?.checkedAt = -.infinity }
+        }
+    }
+
     /// Number of cached tokens.
     var count: Int { state.withLock { $0.entries.count } }
 }

@@ -103,6 +103,13 @@ public final class ListenerRegistry: Sendable {
         }
     }
 
+    /// Makes the change feed check the credentials of every open stream again within a second, ending those that
+    /// no longer hold: for a node that may have missed another node's revocation (docs/scaling.md).
+    public func recheckAllCredentials() {
+        for connection in allConnections { connection.authCheckDue.store(true, ordering: .releasing) }
+        signal.poke()
+    }
+
     /// The open stream with this id.
     public func connection(_ id: String) -> ListenConnection? { connections.withLock { $0[id] } }
 

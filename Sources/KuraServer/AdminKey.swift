@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraModel
+import KuraStore
 
 /// The administrator's API key: 256 random bits, hex, kept at `<data>/admin.key` with mode 0600.
 /// A request with `Authorization: Bearer <key>` acts as the administrator.
@@ -19,6 +20,33 @@ public struct AdminKey: Sendable {
             return (AdminKey(value: value, path: path), false)
         }
         let value = SecureRandom.hex(32)
+        let created = FileManager.default.createFile(
+            atPath: path, contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        guard created else { throw ConfigurationError("cannot write \(path)") }
+        return (AdminKey(value: value, path: path), true)
+    }
+
+    /// With several nodes on one database (`shared`): the key every node accepts, stored in the database by the
+    /// first node (its `<data>/admin.key` if it had one, else a new key); each node writes it to its own
+    /// `<data>/admin.key` for its operator, replacing a different one there. `written` says whether the file was
+    /// (re)written.
+    public static func loadOrCreate(dataDirectory: String, shared: (any SharedNodeState)?) throws
+        -> (key: AdminKey, written: Bool)
+    {
+        guard let shared else {
+            let (key, created) = try loadOrCreate(dataDirectory: dataDirectory)
+            return (key, created)
+        }
+        let path = (dataDirectory as NSString).appendingPathComponent("admin.key")
+        let local = (try? String(contentsOfFile: path, encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let proposed = local.flatMap { $0.utf8.count >= 32 ? $0 : nil } ?? SecureRandom.hex(32)
+        let value: String
+        do { value = try shared.adminKey(proposing: proposed) } catch {
+            throw ConfigurationError("cannot read the shared admin key from the database: \(error)")
+        }
+        guard local != value else { return (AdminKey(value: value, path: path), false) }
+        try? FileManager.default.removeItem(atPath: path)
         let created = FileManager.default.createFile(
             atPath: path, contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600])
         guard created else { throw ConfigurationError("cannot write \(path)") }

@@ -21,6 +21,9 @@ public struct KuraConfiguration: Sendable {
     var loopCaches = LoopCacheLimits()
     /// How often `<data>/kura.rules` is checked for changes, in seconds; 0 turns the polling off.
     public var rulesReloadInterval = 1.0
+    /// With several nodes on one database: how often each node reads the change log and the shared rules' version
+    /// without being notified (the fallback for a lost notification), in seconds.
+    public var clusterPollInterval = 0.5
     public var auth = AuthConfiguration()
     public var mail = MailConfiguration()
     /// Realtime listeners: heartbeats, queues and limits.
@@ -142,6 +145,12 @@ public struct KuraConfiguration: Sendable {
                     "rules.reloadIntervalSeconds: expected a number of seconds in 0...86400, got '\($1)'")
             }
             $0.rulesReloadInterval = seconds
+        },
+        Setting(
+            key: "cluster.pollMilliseconds",
+            help: "several nodes: how often each reads the change log and rules version unnotified (default 500)"
+        ) {
+            $0.clusterPollInterval = Double(try integer($1, "cluster.pollMilliseconds", 10...60_000)) / 1000
         },
         Setting(
             key: "rules.rememberedReadsPerLoop",

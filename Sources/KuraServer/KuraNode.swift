@@ -42,6 +42,8 @@ public final class KuraNode: Sendable {
     private let maintenance: Maintenance
     /// Polls `<data>/kura.rules` for changes; `nil` when `rules.reloadIntervalSeconds` is 0.
     private let rulesWatcher: Maintenance?
+    /// What this node tells the other nodes on its engine and hears from them (Cluster/ClusterLink.swift).
+    let cluster: ClusterLink
 
     /// Prepares the data directory and routes; `extraRoutes` lets tests add their own.
     public init(
@@ -57,9 +59,16 @@ public final class KuraNode: Sendable {
         ownership = try DataDirectoryLock(dataDirectory: configuration.dataDirectory)
         // New means nothing stored yet: the document database is the first thing a server creates that holds data.
         let newDataDirectory = try !engine.holdsDocuments()
-        let (key, created) = try AdminKey.loadOrCreate(dataDirectory: configuration.dataDirectory)
+        let channel = try engine.openCluster(log: { logger.warn($0) })
+        let (key, created) = try AdminKey.loadOrCreate(
+            dataDirectory: configuration.dataDirectory, shared: channel.shared)
         adminKey = key
-        if created { logger.info("created admin API key at \(key.path) (mode 0600)") }
+        if created {
+            logger.info(
+                channel.shared == nil
+                    ? "created admin API key at \(key.path) (mode 0600)"
+                    : "wrote the admin API key all nodes share to \(key.path) (mode 0600)")
+        }
         let database = try engine.openDocuments(log: {
             $0.hasPrefix("missing index") || $0.hasPrefix("store: slow") ? logger.warn($0) : logger.info($0)
         })
@@ -72,7 +81,8 @@ public final class KuraNode: Sendable {
             base: ChangeNotifyingStore(base: database, signal: commits),
             cache: DocumentCache(capacityBytes: configuration.store.cacheBytes))
         let rules = try SecurityRules(
-            dataDirectory: configuration.dataDirectory, newDataDirectory: newDataDirectory, logger: logger)
+            dataDirectory: configuration.dataDirectory, newDataDirectory: newDataDirectory, logger: logger,
+            shared: channel.shared)
         self.rules = rules
         rulesWatcher =
             configuration.rulesReloadInterval > 0
@@ -138,10 +148,22 @@ public final class KuraNode: Sendable {
             .register(on: router)
         IndexRoutes(indexes: database, callers: callers).register(on: router)
         let realtimeAccess = RealtimeAccess(access: access, callers: callers)
+        // With other nodes writing, a follower forgets the cached documents they change; the feed reads the log
+        // through it, so a listener never hears of a write before this node's cache forgot the older document.
+        let cached = store
+        let follower =
+            channel.shared == nil
+            ? nil
+            : try ChangeLogFollower(
+                store: store, cache: store.cache, signal: commits, pollSeconds: configuration.clusterPollInterval,
+                logger: logger)
         let realtime = ListenerRegistry(
-            store: store, access: realtimeAccess, configuration: configuration.realtime,
-            signal: commits, logger: logger)
+            store: follower.map { FollowingStore(base: cached, follower: $0) } ?? cached, access: realtimeAccess,
+            configuration: configuration.realtime, signal: commits, logger: logger)
         self.realtime = realtime
+        cluster = ClusterLink(
+            channel: channel, auth: auth, rules: rules, realtime: realtime, follower: follower,
+            pollSeconds: configuration.clusterPollInterval, logger: logger)
         // Revocation is immediate on every channel: REST through the token cache, listen streams here.
         auth.observeRevocations { revocation in
             realtime.revoke { RealtimeAccess.isRevoked($0, by: revocation) }
@@ -204,6 +226,8 @@ public final class KuraNode: Sendable {
     /// stay in the JWKS and keep verifying the tokens they signed.
     public static func rotateSigningKey(configuration: KuraConfiguration) throws -> String {
         try prepareDataDirectory(configuration.dataDirectory, logger: Logger(level: .warn))
+        // Running nodes on a shared engine hear of it from the engine (PostgreSQL: `NOTIFY kura_signing_keys` in
+        // the rotation's transaction) and read the keys again.
         let auth = try openAuth(engine: StoreEngines.engine(for: configuration), configuration: configuration)
         try auth.rotateSigningKey()
         guard case .object(let jwks) = auth.jwks(), case .array(let keys) = jwks["keys"] ?? .null,
@@ -219,6 +243,7 @@ public final class KuraNode: Sendable {
         maintenance.start()
         rulesWatcher?.start()
         realtime.start()
+        cluster.start()
         logger.info(
             "Kura \(KuraNode.version) listening on http://\(configuration.http.host):\(http.port) "
                 + "(data: \(configuration.dataDirectory), admin key: \(adminKey.path))")
@@ -240,6 +265,7 @@ public final class KuraNode: Sendable {
         mailer.shutdown()
         maintenance.stop()
         rulesWatcher?.stop()
+        cluster.stop()
         realtime.shutdown()
         documents.close()
         ownership.release()

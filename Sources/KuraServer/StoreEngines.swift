@@ -14,6 +14,9 @@ protocol NodeEngine: StoreEngine {
     func openSigningKeys() throws -> any SigningKeyStore
     /// The mail outbox every node's delivery worker takes mails from.
     func openOutbox() throws -> any OutboxStore
+    /// What this node tells the other nodes on the engine and hears from them, and the state they share (rules,
+    /// admin key); a local channel when the node is alone (Cluster/StoreEngines+Cluster.swift).
+    func openCluster(log: @escaping @Sendable (String) -> Void) throws -> any ClusterChannel
 }
 
 /// The storage engines `store.engine` can name. A new engine is one more entry here (and its target in

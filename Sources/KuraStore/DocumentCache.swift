@@ -11,7 +11,8 @@ import Synchronization
 /// read that raced a write can only fail to be cached, never bring back the older state. (A read that already saw
 /// the new data but is inserted before the invalidation is simply dropped by it.) Evicting a slot raises a floor
 /// below which inserts are refused, so forgetting an invalidation can't let an older read in either. With several
-/// server processes (PostgreSQL), invalidation must also follow other nodes' writes from the change log.
+/// nodes (PostgreSQL), each node also invalidates the paths other nodes wrote, as it reads them from the change log
+/// (`ChangeLogFollower` in KuraServer), and everything after it may have missed some (`invalidateAll`).
 public final class DocumentCache: Sendable {
     /// A cached document: its API JSON, its version (the ETag) and its fields (for the security rules, which
     /// evaluate `resource.data` on the event loop without parsing the JSON again).
@@ -96,6 +97,17 @@ public final class DocumentCache: Sendable {
                 state.clock &+= 1
                 store(Slot(entry: nil, sequence: state.generation, lastUsed: state.clock), at: path, in: &state)
             }
+        }
+    }
+
+    /// Forgets every cached document and refuses every read that began before now: for a node that may have missed
+    /// other nodes' writes (its notifications connection dropped).
+    public func invalidateAll() {
+        state.withLock { state in
+            state.generation += 1
+            state.floor = state.generation
+            state.slots.removeAll()
+            state.bytes = 0
         }
     }
 

@@ -1,6 +1,23 @@
 import KuraPostgres
 
-/// The schema steps for what nodes share and tell each other (rules, admin key, notifications) (versions 500–599; PostgresSchema.swift).
+/// The schema steps for what nodes share and tell each other (rules, admin key, notifications) (versions 500–599;
+/// PostgresSchema.swift). Notifications need no table: `LISTEN kura_cluster` / `kura_changes`.
 enum PostgresClusterSchema {
-    static let migrations: [SchemaMigration] = []
+    static let migrations: [SchemaMigration] = [
+        SchemaMigration(
+            version: 500, name: "shared security rules and admin key",
+            sql: """
+                CREATE TABLE rules (
+                    version bigint PRIMARY KEY CHECK (version > 0),
+                    source text NOT NULL,
+                    published_at timestamptz NOT NULL DEFAULT now(),
+                    published_by text NOT NULL DEFAULT ''
+                );
+                CREATE TABLE admin_key (
+                    id int PRIMARY KEY CHECK (id = 1),
+                    key text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                );
+                """)
+    ]
 }

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraRules
+import KuraStore
 import Synchronization
 
 #if canImport(Glibc)
@@ -16,7 +17,8 @@ public struct LoadedRules: Sendable {
     public let ruleSet: RuleSet
 }
 
-/// The security rules in force, kept in `<data>/kura.rules`.
+/// The security rules in force, kept in `<data>/kura.rules` — or, with several nodes on one database, in the
+/// database by version, the file being how an operator publishes a new version (`SecurityRules+Shared.swift`).
 ///
 /// The default rules are written there only into a new data directory; a file missing from one that already holds
 /// data is a start-up error, never silently replaced by the defaults. A file that does not compile refuses to load with
@@ -29,30 +31,57 @@ public final class SecurityRules: Sendable {
 
     /// `<data>/kura.rules`.
     public let path: String
-    private let logger: Logger
-    private let state: Mutex<State>
+    let logger: Logger
+    let state: Mutex<State>
     /// Serializes reloads and replacements (file I/O and compiling), so that readers of `state` never wait for it.
-    private let updates = Mutex(())
+    let updates = Mutex(())
+    /// The rules every node shares (PostgreSQL); `nil` when the file is the truth.
+    let shared: (any SharedNodeState)?
+    /// Told the version of every publication this node makes (the cluster link tells the other nodes).
+    let publications = Mutex<[@Sendable (Int64) -> Void]>([])
 
     /// `State.version`, readable without the lock.
     private let publishedVersion = Atomic<UInt64>(0)
 
-    private struct State {
+    struct State {
         var current: LoadedRules
         /// The file as last seen by a reload or written by a replacement.
         var signature: FileSignature?
         /// Counts the rules put in force.
         var version: UInt64 = 0
+        /// The shared version in force (0: none, or not shared).
+        var sharedVersion: Int64 = 0
+        /// A shared version that did not compile here, reported once.
+        var refusedSharedVersion: Int64 = 0
+        /// Whether the last read of the shared version failed (reported once until it works again).
+        var sharedReadFailing = false
+        /// A version this node published while starting, before anyone could be told (`takeStartPublication`).
+        var publishedAtStart: Int64?
     }
 
     /// Loads `<data>/kura.rules`. A missing file gets the default rules when `newDataDirectory` (nothing has been
     /// stored there yet), and is a `ConfigurationError` otherwise: a user who removed or lost the file did not mean
     /// the defaults. Throws a `ConfigurationError` whose message is `path:line:col: message` when the file does not
     /// compile.
-    public init(dataDirectory: String, newDataDirectory: Bool, logger: Logger) throws {
+    ///
+    /// With `shared`, the rules in force are the database's newest version, and the file follows it (see
+    /// `SecurityRules+Shared.swift` for what a start does with a file edited while the node was down).
+    public init(
+        dataDirectory: String, newDataDirectory: Bool, logger: Logger, shared: (any SharedNodeState)? = nil
+    ) throws {
         let path = (dataDirectory as NSString).appendingPathComponent(Self.fileName)
         self.path = path
         self.logger = logger
+        self.shared = shared
+        if let shared {
+            let (loaded, version, published) = try Self.startShared(
+                path: path, newDataDirectory: newDataDirectory, shared: shared, logger: logger)
+            state = Mutex(
+                State(
+                    current: loaded, signature: FileSignature(path: path), sharedVersion: version,
+                    publishedAtStart: published ? version : nil))
+            return
+        }
         if !FileManager.default.fileExists(atPath: path) {
             guard newDataDirectory else {
                 throw ConfigurationError(
@@ -84,7 +113,7 @@ public final class SecurityRules: Sendable {
     public var version: UInt64 { publishedVersion.load(ordering: .acquiring) }
 
     /// Puts `loaded` in force (with the lock held).
-    private func install(_ loaded: LoadedRules, in state: inout State) {
+    func install(_ loaded: LoadedRules, in state: inout State) {
         state.current = loaded
         state.version += 1
         publishedVersion.store(state.version, ordering: .releasing)
@@ -108,6 +137,9 @@ public final class SecurityRules: Sendable {
             do {
                 let source = try Self.read(path)
                 let ruleSet = try RuleSet.compile(source: source, fileName: path)
+                if shared != nil {
+                    return publishEditedFile(LoadedRules(source: source, ruleSet: ruleSet), signature: signature)
+                }
                 state.withLock { install(LoadedRules(source: source, ruleSet: ruleSet), in: &$0) }
                 logger.info("reloaded the security rules from \(path)")
             } catch {
@@ -127,6 +159,7 @@ public final class SecurityRules: Sendable {
             throw APIError.invalidRules(error.description)
         }
         let loaded = LoadedRules(source: source, ruleSet: ruleSet)
+        if shared != nil { return try publish(loaded) }
         try updates.withLock { _ in
             try Self.writeAtomically(source, to: path)
             let signature = FileSignature(path: path)
@@ -139,7 +172,7 @@ public final class SecurityRules: Sendable {
         return loaded
     }
 
-    private static func read(_ path: String) throws -> String {
+    static func read(_ path: String) throws -> String {
         do { return try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw ConfigurationError("cannot read \(path) as UTF-8 text: \(error.localizedDescription)")
         }

@@ -1,0 +1,156 @@
+import KuraModel
+
+/// Something one node tells the other nodes on the same engine, so that what they hold in memory stays correct
+/// (docs/scaling.md, "What nodes tell each other"). Every event is a hint to read the truth again (the database);
+/// none carries data another node would trust without reading it.
+public enum ClusterEvent: Sendable, Equatable {
+    /// The change log grew up to `through` (the engine's commit notification): follow it, and forget the cached
+    /// documents it names.
+    case documentsChanged(through: Int64)
+    /// An account changed in a way that only widens or keeps what its tokens grant (a new display name, a verified
+    /// address): forget the cached account and re-check its cached tokens.
+    case accountChanged(uid: String)
+    /// Access granted earlier no longer holds (`Revocation` in KuraAuth): as `accountChanged`, and end the
+    /// listen streams it covers.
+    case revoked(uid: String, sessionID: String?, keptSessionID: String?)
+    /// The ID-token signing keys were rotated: read them again.
+    case signingKeysRotated
+    /// A new version of the security rules was published: read it and put it in force.
+    case rulesPublished(version: Int64)
+    /// The channel (re)connected: events may have been missed while it was not listening, so everything cached
+    /// must be forgotten and the rules and keys read again. Also delivered once when the channel first listens.
+    case resync
+}
+
+/// What a node publishes to and hears from the other nodes on the same engine, opened through the engine
+/// (`NodeEngine.openCluster`). The SQLite engine has one node per data directory, so its channel is local: it
+/// publishes to nobody and hears nothing. The PostgreSQL engine's uses `LISTEN`/`NOTIFY`.
+public protocol ClusterChannel: Sendable {
+    /// The state every node of the engine shares (rules, admin key); `nil` when the node is alone (the data
+    /// directory is the truth).
+    var shared: (any SharedNodeState)? { get }
+
+    /// Tells every other node `event`, synchronously: when this returns, the event is on its way to every node
+    /// listening (PostgreSQL: the `NOTIFY` committed). Never delivered back to this node.
+    func publish(_ event: ClusterEvent) throws
+
+    /// Starts hearing the other nodes: `handler` is called with each event, on the channel's own thread, one at a
+    /// time. Call once.
+    func start(_ handler: @escaping @Sendable (ClusterEvent) -> Void)
+
+    /// Stops hearing; returns once `handler` will not be called again.
+    func stop()
+}
+
+/// One version of the security rules as the nodes share it.
+public struct SharedRules: Sendable, Equatable {
+    /// Increases by one with every publication.
+    public var version: Int64
+    /// The rules text.
+    public var source: String
+
+    public init(version: Int64, source: String) {
+        self.version = version
+        self.source = source
+    }
+}
+
+/// What the nodes of a shared engine keep in the database rather than in their data directories: the security
+/// rules, by version, and the admin key. Thread-safe; each method is atomic across nodes.
+public protocol SharedNodeState: Sendable {
+    /// The newest version of the rules; `nil` before the first publication.
+    func latestRules() throws -> SharedRules?
+
+    /// The newest version's number only (cheap enough to poll every second); 0 before the first publication.
+    func latestRulesVersion() throws -> Int64
+
+    /// The rules of `version`, if it exists.
+    func rules(version: Int64) throws -> SharedRules?
+
+    /// Publishes `source` as a new version — unless it is the newest version's text already, whose version is then
+    /// returned with `published == false` (several nodes publishing the same file make one version).
+    func publishRules(_ source: String) throws -> (rules: SharedRules, published: Bool)
+
+    /// The admin key every node accepts: the stored one, or `proposed` when none is stored yet (then stored).
+    func adminKey(proposing proposed: String) throws -> String
+}
+
+/// The channel of a node that is alone on its engine (SQLite: one node per data directory, `DataDirectoryLock`).
+public final class LocalClusterChannel: ClusterChannel {
+    public init() {}
+    public var shared: (any SharedNodeState)? { nil }
+    public func publish(_ event: ClusterEvent) throws {}
+    public func start(_ handler: @escaping @Sendable (ClusterEvent) -> Void) {}
+    public func stop() {}
+}
+
+extension ClusterEvent {
+    /// The event as a notification payload from node `node` (compact JSON, far below `NOTIFY`'s 8000 bytes for
+    /// any uid the API accepts); `resync` and `documentsChanged` are never sent this way.
+    public func payload(from node: String) -> String {
+        var object: JSONObject = ["from": .string(node)]
+        switch self {
+        case .documentsChanged(let through):
+            object["event"] = "documents"
+            object["through"] = .int(through)
+        case .accountChanged(let uid):
+            object["event"] = "account"
+            object["uid"] = .string(uid)
+        case .revoked(let uid, let sessionID, let keptSessionID):
+            object["event"] = "revoked"
+            object["uid"] = .string(uid)
+            if let sessionID { object["session"] = .string(sessionID) }
+            if let keptSessionID { object["kept"] = .string(keptSessionID) }
+        case .signingKeysRotated:
+            object["event"] = "keys"
+        case .rulesPublished(let version):
+            object["event"] = "rules"
+            object["version"] = .int(version)
+        case .resync:
+            object["event"] = "resync"
+        }
+        return JSONValue.object(object).jsonString
+    }
+
+    /// Decodes `payload(from:)`: the sending node and the event; `nil` for anything else (a newer build's event
+    /// this one does not know is then ignored, and its effect reaches this node through the periodic re-checks).
+    public init?(payload: String) {
+        guard let (_, event) = Self.decode(payload) else { return nil }
+        self = event
+    }
+
+    /// The sending node and the event of a payload made by `payload(from:)`.
+    public static func decode(_ payload: String) -> (from: String, event: ClusterEvent)? {
+        guard case .object(let object)? = try? JSONValue.parse(payload),
+            case .string(let from)? = object["from"], case .string(let kind)? = object["event"]
+        else { return nil }
+        func string(_ key: String) -> String? {
+            if case .string(let value)? = object[key] { return value }
+            return nil
+        }
+        func integer(_ key: String) -> Int64? {
+            if case .int(let value)? = object[key] { return value }
+            return nil
+        }
+        switch kind {
+        case "documents":
+            guard let through = integer("through") else { return nil }
+            return (from, .documentsChanged(through: through))
+        case "account":
+            guard let uid = string("uid") else { return nil }
+            return (from, .accountChanged(uid: uid))
+        case "revoked":
+            guard let uid = string("uid") else { return nil }
+            return (from, .revoked(uid: uid, sessionID: string("session"), keptSessionID: string("kept")))
+        case "keys":
+            return (from, .signingKeysRotated)
+        case "rules":
+            guard let version = integer("version") else { return nil }
+            return (from, .rulesPublished(version: version))
+        case "resync":
+            return (from, .resync)
+        default:
+            return nil
+        }
+    }
+}
