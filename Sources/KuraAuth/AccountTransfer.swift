@@ -10,7 +10,7 @@ public protocol AccountTransfer: Sendable {
     func withAccountSnapshot<T>(_ body: (any AccountSnapshot) throws -> T) throws -> T
 
     /// Stores `accounts` as they are, in one transaction. An account whose uid exists already fails the whole
-    /// transaction with 409 `ALREADY_EXISTS`, unless `replacing`, which overwrites it and revokes its sessions. An
+    /// transaction with 409 `ALREADY_EXISTS`, unless `replacing`, which overwrites it (its sessions and action codes are deleted). An
     /// address that belongs to another account is 400 `EMAIL_EXISTS`, and nothing is stored.
     func importAccounts(_ accounts: [AccountRecord], replacing: Bool) throws
 }
