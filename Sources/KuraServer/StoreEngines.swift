@@ -20,9 +20,9 @@ protocol NodeEngine: StoreEngine {
 /// Package.swift, and its `NodeEngine` conformance below); nothing else in the server names an engine's types.
 enum StoreEngines {
     /// Every engine, the default first.
-    static let all: [any NodeEngine.Type] = [SQLiteEngine.self]
+    static let all: [any NodeEngine.Type] = [SQLiteEngine.self, PostgresEngine.self]
 
-    /// The engines' names, for help and error messages (`sqlite`).
+    /// The engines' names, for help and error messages (`sqlite, postgres`).
     static var names: String { all.map { $0.name }.joined(separator: ", ") }
 
     /// The engine called `name`; a configuration error naming the engines there are otherwise.
@@ -47,4 +47,13 @@ extension SQLiteEngine: NodeEngine {
     func openSigningKeys() throws -> any SigningKeyStore { SigningKeyFile(directory: dataDirectory) }
     /// `<data>/mail.db`.
     func openOutbox() throws -> any OutboxStore { try SQLiteOutboxStore(directory: dataDirectory) }
+}
+
+extension PostgresEngine: NodeEngine {
+    /// The `accounts`, `sessions`, `rotated_refresh_tokens` and `action_codes` tables of `store.url`.
+    func openAccounts() throws -> any AccountStore { try PostgresAccountStore(database: database) }
+    /// The `signing_keys` table of `store.url`.
+    func openSigningKeys() throws -> any SigningKeyStore { try PostgresSigningKeyStore(database: database) }
+    /// The `outbox` table of `store.url`.
+    func openOutbox() throws -> any OutboxStore { try PostgresOutboxStore(database: database) }
 }

@@ -67,7 +67,8 @@ import Testing
         ])
         #expect(unknown.status != 0)
         #expect(
-            unknown.output.contains("store.engine: unknown engine 'mongodb'; the engines are: sqlite"), "\(unknown)")
+            unknown.output.contains("store.engine: unknown engine 'mongodb'; the engines are: sqlite, postgres"),
+            "\(unknown)")
         #expect(!FileManager.default.fileExists(atPath: root + "/y.db"))
     }
 

@@ -3,10 +3,13 @@ import KuraAuth
 import KuraCore
 import KuraMail
 import KuraModel
+import KuraPostgres
+import KuraPostgresEngine
 import KuraSQLiteEngine
+import KuraTestSupport
 
-/// One engine under test. Every suite in this target runs once per entry of `Engine.all`; the PostgreSQL engine
-/// (issue 17) joins by adding one entry.
+/// One engine under test. Every suite in this target runs once per entry of `Engine.all`: SQLite always, PostgreSQL
+/// when the test kit can reach a server (`TestPostgres`: `KURA_TEST_POSTGRES_URL`, or the binaries to start one).
 struct Engine: Sendable, CustomStringConvertible {
     let name: String
     /// A fresh, empty database of this engine.
@@ -14,7 +17,12 @@ struct Engine: Sendable, CustomStringConvertible {
 
     var description: String { name }
 
-    static let all: [Engine] = [.sqlite]
+    static let all: [Engine] = postgresAvailable ? [.sqlite, .postgres] : [.sqlite]
+
+    /// What `TestPostgres.available` checks, as a value: a server URL is given, or the binaries are installed.
+    static let postgresAvailable =
+        ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"] != nil
+        || FileManager.default.isExecutableFile(atPath: TestPostgres.binaries + "/initdb")
 
     /// The SQLite engine: a database is a data directory.
     static let sqlite = Engine(name: "SQLite") {
@@ -25,6 +33,25 @@ struct Engine: Sendable, CustomStringConvertible {
             signingKeys: { SigningKeyFile(directory: directory) },
             outbox: { try SQLiteOutboxStore(directory: directory) },
             drop: { try? FileManager.default.removeItem(atPath: directory) })
+    }
+
+    /// The PostgreSQL engine: a database is a fresh database on the test server. Each `open…` makes a
+    /// `PostgresDatabase` (a connection pool) of its own, as another node would; `drop()` removes the database,
+    /// closing whatever connections its stores still hold.
+    static let postgres = Engine(name: "PostgreSQL") {
+        let url = try TestPostgres.freshDatabase()
+        let node: @Sendable () -> PostgresDatabase = { PostgresDatabase(url: url, poolSize: 4) }
+        return EngineDatabase(
+            accounts: { try PostgresAccountStore(database: node()) },
+            signingKeys: { try PostgresSigningKeyStore(database: node()) },
+            outbox: { try PostgresOutboxStore(database: node()) },
+            drop: { dropPostgresDatabase(url) })
+    }
+
+    /// Drops the test database at `url` (made by `TestPostgres.freshDatabase()`), cutting its open connections.
+    static func dropPostgresDatabase(_ url: String) {
+        let name = url.split(separator: "/").last.map { String($0.prefix { $0 != "?" }) } ?? ""
+        try? PostgresConnection(url: TestPostgres.serverURL()).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }
 }
 

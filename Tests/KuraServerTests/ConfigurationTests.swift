@@ -67,14 +67,14 @@ import Testing
         #expect(configuration.store.engine == "sqlite")
         try configuration.set("store.engine", "sqlite")
         let error = try #require(throws: ConfigurationError.self) { try configuration.set("store.engine", "mongodb") }
-        #expect(error.message == "store.engine: unknown engine 'mongodb'; the engines are: sqlite")
+        #expect(error.message == "store.engine: unknown engine 'mongodb'; the engines are: sqlite, postgres")
         // Set in code, past the parser: the server refuses to start, before it creates the data directory.
         configuration.store.engine = "mongodb"
         configuration.dataDirectory = NSTemporaryDirectory() + "kura-engine-" + UUID().uuidString
         let startError = try #require(throws: ConfigurationError.self) {
             _ = try KuraNode(configuration: configuration)
         }
-        #expect(startError.message.contains("the engines are: sqlite"))
+        #expect(startError.message.contains("the engines are: sqlite, postgres"))
         #expect(!FileManager.default.fileExists(atPath: configuration.dataDirectory))
     }
 
