@@ -28,10 +28,18 @@ public struct PostgresEngine: StoreEngine {
     public func holdsDocuments() throws -> Bool { try database.holdsDocuments() }
 
     public func openDocuments(log: (@Sendable (String) -> Void)?) throws -> any EngineDocumentStore {
-        throw APIError.unavailable("the PostgreSQL document store is not built yet")
+        try PostgresDocumentStore(
+            database: database,
+            configuration: .init(
+                changeRetention: configuration.changeRetentionSeconds * 1_000_000,
+                maxScanRows: configuration.maxScanRows > 0 ? configuration.maxScanRows : nil,
+                autoCreateIndexes: configuration.autoCreateIndexes, log: log))
     }
 
     public func backupDocuments(to file: String) throws {
-        throw APIError.unavailable("kura backup on PostgreSQL: use pg_dump (docs/scaling.md)")
+        throw APIError.unavailable(
+            "kura backup copies an SQLite file; on PostgreSQL back up the database with pg_dump "
+                + "(pg_dump --format=custom \(documentsLocation) > \(file)), or export the documents with "
+                + "kura export (docs/scaling.md)")
     }
 }

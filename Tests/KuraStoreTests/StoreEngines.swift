@@ -1,6 +1,7 @@
 import Foundation
 import KuraCore
 import KuraModel
+import KuraPostgresEngine
 import KuraSQLiteEngine
 import KuraStore
 import KuraTestSupport
@@ -36,6 +37,25 @@ struct EngineUnderTest: Sendable, CustomTestStringConvertible {
         }
     }
 
-    /// Every engine the conformance suite covers.
-    static let all: [EngineUnderTest] = [.sqlite]
+    /// The PostgreSQL engine on a fresh database of the test server (`TestPostgres`), opened as a node opens it.
+    static let postgres = EngineUnderTest(name: "PostgreSQL") {
+        var configuration = StoreConfiguration()
+        configuration.engine = PostgresEngine.name
+        configuration.postgres.url = try TestPostgres.freshDatabase()
+        let directory = try TemporaryDirectory("store")
+        let store = try PostgresEngine(configuration: configuration, dataDirectory: directory.path)
+            .openDocuments(log: nil)
+        return StoreHarness(store: store) {
+            store.close()
+            directory.remove()
+        }
+    }
+
+    /// Every engine the conformance suite covers: PostgreSQL too when a server can be had (`TestPostgres`).
+    static let all: [EngineUnderTest] = postgresAvailable ? [.sqlite, .postgres] : [.sqlite]
+
+    private static var postgresAvailable: Bool {
+        ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"] != nil
+            || FileManager.default.isExecutableFile(atPath: TestPostgres.binaries + "/initdb")
+    }
 }

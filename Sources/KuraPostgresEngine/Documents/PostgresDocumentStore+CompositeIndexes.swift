@@ -1,0 +1,244 @@
+import Foundation
+import KuraCore
+import KuraModel
+import KuraPostgres
+import KuraStore
+import Synchronization
+
+/// The `composite_catalog` version this node's catalog reflects.
+struct CatalogState {
+    var version: Int64 = -1
+    /// Monotonic seconds of the last check by a query.
+    var checked: Double = 0
+}
+
+/// Declaring, building and dropping composite indexes, on a database several nodes write to.
+///
+/// Declaring or dropping an index takes the catalog lock exclusively and bumps `composite_catalog.version`; every
+/// write batch takes the lock shared and reads the version right after BEGIN, reloading the catalog when it
+/// changed. So once a declaration has committed, every batch on every node keeps the new index's entries, and
+/// every batch that did not know about it had committed before (the declaration waited for it).
+///
+/// The existing documents are then indexed in the background, a window of document row ids per transaction on a
+/// connection of its own, so writes never wait for the build. A build step reads its documents `FOR SHARE`: a
+/// document a concurrent write is changing (which holds it `FOR UPDATE`) is read after that write committed, so
+/// the step indexes what the write left, and a write that comes after the step finds the step's entries to
+/// replace. The step that passes the last document marks the index READY (bumping the version, so other nodes'
+/// planners learn of it); the planner uses only READY indexes. A restart resumes an unfinished build.
+extension PostgresDocumentStore {
+    /// Document row ids per build step.
+    static let buildWindow: Int64 = 2000
+    /// Entries deleted per step when an index is dropped.
+    static let dropBatch = 5000
+    /// How stale a query's view of the catalog may be (other nodes' declarations, READY states and drops).
+    static let catalogCheckSeconds = 1.0
+
+    public var compositeIndexes: [CompositeIndexStatus] { composites.all }
+
+    @discardableResult
+    public func createIndex(_ index: CompositeIndex) throws -> CompositeIndexStatus {
+        if let existing = composites.status(of: index) { return existing }
+        let definition = String(decoding: index.json.jsonBytes, as: UTF8.self)
+        let (iid, created) = try pool.withConnection { connection -> (Int64, Bool) in
+            try connection.transaction { connection in
+                try connection.query("SELECT pg_advisory_xact_lock($1)", [.int(PostgresDocumentSchema.catalogLock)])
+                let found = try connection.query(
+                    "SELECT iid FROM composite_indexes WHERE definition = $1", [.text(definition)],
+                    resultFormat: .binary)
+                if found.rowCount == 1, let iid = try found.int(0, 0) { return (iid, false) }
+                let inserted = try connection.query(
+                    "INSERT INTO composite_indexes(definition, state) VALUES($1, 'CREATING') RETURNING iid",
+                    [.text(definition)], resultFormat: .binary)
+                try connection.execute("UPDATE composite_catalog SET version = version + 1")
+                return (try inserted.int(0, 0) ?? 0, true)
+            }
+        }
+        let status = CompositeIndexStatus(id: iid, index: index, state: .creating, documentsScanned: 0)
+        if composites.status(id: iid) == nil { composites.put(status) }
+        guard created else { return composites.status(id: iid) ?? status }
+        configuration.log?("index \(iid) \(index): CREATING (building in the background)")
+        startBuild(iid)
+        return status
+    }
+
+    public func dropIndex(id: Int64) -> Bool {
+        guard let status = composites.status(id: id) else { return false }
+        do {
+            try pool.withConnection { connection in
+                try connection.transaction { connection in
+                    try connection.query(
+                        "SELECT pg_advisory_xact_lock($1)", [.int(PostgresDocumentSchema.catalogLock)])
+                    try connection.query("DELETE FROM composite_indexes WHERE iid = $1", [.int(id)])
+                    try connection.execute("UPDATE composite_catalog SET version = version + 1")
+                }
+            }
+        } catch {
+            configuration.log?("index \(id) \(status.index): dropping failed: \(error)")
+            return false
+        }
+        composites.remove(id)
+        configuration.log?("index \(id) \(status.index): dropped")
+        indexJobs.async { [self] in
+            while !indexBuildsStopped.load(ordering: .acquiring) {
+                let deleted = try? pool.withConnection { connection in
+                    try connection.query(
+                        """
+                        DELETE FROM cidx WHERE iid = $1 AND (scope, key) IN
+                            (SELECT scope, key FROM cidx WHERE iid = $1 LIMIT $2)
+                        """, [.int(id), .int(Int64(Self.dropBatch))]
+                    ).affectedRows
+                }
+                if (deleted ?? 0) == 0 { break }
+            }
+        }
+        return true
+    }
+
+    public func waitForIndexJobs() { indexJobs.sync {} }
+
+    /// Builds index `iid` from where its build stopped, in the background.
+    func startBuild(_ iid: Int64) {
+        indexJobs.async { [self] in
+            guard let status = composites.status(id: iid) else { return }
+            let started = MonotonicClock.seconds()
+            var lastReport = started
+            while !indexBuildsStopped.load(ordering: .acquiring), composites.status(id: iid) != nil {
+                do {
+                    guard let step = try pool.withConnection({ try buildStep(iid, status.index, $0) }) else { return }
+                    composites.update(iid) {
+                        $0.documentsScanned += step.scanned
+                        if step.done { $0.state = .ready }
+                    }
+                    let scanned = composites.status(id: iid)?.documentsScanned ?? 0
+                    if step.done {
+                        let seconds = String(format: "%.1f", MonotonicClock.seconds() - started)
+                        configuration.log?("index \(iid) \(status.index): READY (\(scanned) documents, \(seconds) s)")
+                        return
+                    }
+                    if MonotonicClock.seconds() - lastReport >= 5 {
+                        lastReport = MonotonicClock.seconds()
+                        configuration.log?("index \(iid) \(status.index): CREATING, \(scanned) documents so far")
+                    }
+                } catch {
+                    if indexBuildsStopped.load(ordering: .acquiring) { return }
+                    composites.update(iid) {
+                        $0.state = .error
+                        $0.message = "\(error)"
+                    }
+                    _ = try? pool.withConnection { connection in
+                        try connection.query(
+                            "UPDATE composite_indexes SET state = 'ERROR', message = $1 WHERE iid = $2",
+                            [.text("\(error)"), .int(iid)])
+                    }
+                    configuration.log?("index \(iid) \(status.index): ERROR \(error)")
+                    return
+                }
+            }
+        }
+    }
+
+    /// One transaction of a build: indexes the documents with `rid` in `(build_rid, build_rid + window]` of the
+    /// index's collections. `nil` when the index was dropped meanwhile.
+    private func buildStep(_ iid: Int64, _ index: CompositeIndex, _ connection: PostgresConnection) throws
+        -> (scanned: Int64, done: Bool)?
+    {
+        try connection.transaction { connection in
+            let state = try connection.query(
+                "SELECT build_rid FROM composite_indexes WHERE iid = $1 FOR UPDATE", [.int(iid)],
+                resultFormat: .binary)
+            guard state.rowCount == 1, let from = try state.int(0, 0) else { return nil }
+            let rows = try connection.query(
+                """
+                SELECT d.cid, d.id, d.data, c.path FROM docs d JOIN collections c ON c.cid = d.cid
+                WHERE d.rid > $1 AND d.rid <= $2 AND c.group_id = $3 FOR SHARE OF d
+                """, [.int(from), .int(from + Self.buildWindow), PostgresRows.name(index.collectionGroup)],
+                resultFormat: .binary)
+            var entries: [PostgresValue] = []
+            func flush() throws {
+                guard !entries.isEmpty else { return }
+                let count = entries.count / 5
+                let values = (0..<count).map { row in
+                    "(" + (1...5).map { "$\(row * 5 + $0)" }.joined(separator: ", ") + ")"
+                }
+                try connection.query(
+                    "INSERT INTO cidx(iid, scope, key, cid, id) VALUES \(values.joined(separator: ", ")) "
+                        + "ON CONFLICT DO NOTHING", entries)
+                entries = []
+            }
+            for row in 0..<rows.rowCount {
+                guard let cid = try rows.int(row, 0), let bytes = rows.bytes(row, 2),
+                    let collection = try? CollectionPath(PostgresRows.text(rows, row, 3)),
+                    case .object(let fields) = try JSONValue.parse(bytes, maxDepth: 512)
+                else { continue }
+                let id = PostgresRows.text(rows, row, 1)
+                let scope = index.scope == .collection ? cid : 0
+                for key in CompositeIndexKey.keys(index, fields: fields, id: id, collection: collection) {
+                    entries += [.int(iid), .int(scope), .bytes(key), .int(cid), PostgresRows.name(id)]
+                    if entries.count >= 500 { try flush() }
+                }
+            }
+            try flush()
+            let position = from + Self.buildWindow
+            let largest = try connection.query("SELECT coalesce(max(rid), 0) FROM docs", resultFormat: .binary)
+            let done = position >= (try largest.int(0, 0) ?? 0)
+            try connection.query(
+                "UPDATE composite_indexes SET build_rid = $1, scanned = scanned + $2, state = $3 WHERE iid = $4",
+                [.int(position), .int(Int64(rows.rowCount)), .text(done ? "READY" : "CREATING"), .int(iid)])
+            if done { try connection.execute("UPDATE composite_catalog SET version = version + 1") }
+            return (Int64(rows.rowCount), done)
+        }
+    }
+
+    /// Reads `composite_indexes` into the catalog; returns the unfinished builds.
+    @discardableResult
+    func reloadCatalog(_ connection: PostgresConnection) throws -> [Int64] {
+        let version = try connection.query("SELECT version FROM composite_catalog", resultFormat: .binary)
+        let rows = try connection.query(
+            "SELECT iid, definition, state, scanned, message FROM composite_indexes ORDER BY iid",
+            resultFormat: .binary)
+        var unfinished: [Int64] = []
+        var present: Set<Int64> = []
+        for row in 0..<rows.rowCount {
+            guard let iid = try rows.int(row, 0), let text = rows.string(row, 1),
+                let index = try? CompositeIndex(json: JSONValue.parse(Array(text.utf8)))
+            else { continue }
+            let state = CompositeIndexStatus.State(rawValue: rows.string(row, 2) ?? "") ?? .error
+            present.insert(iid)
+            let scanned = try rows.int(row, 3) ?? 0
+            if let known = composites.status(id: iid), known.state == state {
+                continue  // keep this node's own progress figures
+            }
+            composites.put(
+                CompositeIndexStatus(
+                    id: iid, index: index, state: state, documentsScanned: scanned, message: rows.string(row, 4)))
+            if state == .creating { unfinished.append(iid) }
+        }
+        for status in composites.all where !present.contains(status.id) { composites.remove(status.id) }
+        let loaded = try version.int(0, 0) ?? 0
+        catalogState.withLock {
+            $0.version = loaded
+            $0.checked = MonotonicClock.seconds()
+        }
+        return unfinished
+    }
+
+    /// Right after a write batch's BEGIN (which took the catalog lock shared): reloads the catalog if another
+    /// declaration, drop or build changed it.
+    func refreshCatalogInTransaction(_ connection: PostgresConnection) throws {
+        let rows = try connection.query(
+            "SELECT version FROM composite_catalog", resultFormat: .binary, prepared: true)
+        let version = try rows.int(0, 0) ?? 0
+        if version != catalogState.withLock({ $0.version }) { try reloadCatalog(connection) }
+    }
+
+    /// Before planning a query: reloads the catalog when it was last checked more than `catalogCheckSeconds` ago.
+    func refreshCatalogIfStale(_ connection: PostgresConnection) throws {
+        let now = MonotonicClock.seconds()
+        let (known, checked) = catalogState.withLock { ($0.version, $0.checked) }
+        guard now - checked >= Self.catalogCheckSeconds else { return }
+        let rows = try connection.query(
+            "SELECT version FROM composite_catalog", resultFormat: .binary, prepared: true)
+        let version = try rows.int(0, 0) ?? 0
+        if version != known { try reloadCatalog(connection) } else { catalogState.withLock { $0.checked = now } }
+    }
+}

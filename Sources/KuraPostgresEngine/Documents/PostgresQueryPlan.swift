@@ -1,0 +1,357 @@
+import KuraCore
+import KuraModel
+import KuraPostgres
+import KuraStore
+
+/// Turns a `NormalizedQuery` into one SQL statement over the index scheme of `PostgresDocumentSchema` (the SQLite
+/// engine's `SQLiteQueryPlan`, in PostgreSQL's dialect): the first orderBy field's `idx` rows (or `docs`, or a
+/// composite index range) drive the walk in order, other filters are `EXISTS` probes on `idx`'s primary key,
+/// secondary orderBy keys are joined from `idx_doc`, and the statement stops at the limit.
+///
+/// Every parameter is typed (`bytea`, `int8`), so a statement may leave some unused: `examinedSQL` reuses the
+/// bindings of the driver's own conditions.
+struct PostgresQueryPlan {
+    /// The statement selecting `d.id, d.data, d.ctime, d.utime, d.version, c.path, <walk key>` in order.
+    private(set) var sql = ""
+    /// The statement counting matches (cursors and limit apply).
+    private(set) var countSQL = ""
+    /// Parameter values, `$1` first.
+    private(set) var bindings: [PostgresValue] = []
+
+    private let query: NormalizedQuery
+    /// The field whose index drives the scan (`i0`), if the driver is an index rather than `docs`.
+    private var driverField: FieldPath?
+    /// An `==`/`array-contains` filter used as the driver when ordering by id only (or when chosen for a rare value).
+    private var driverFilter: Int?
+    private var conditions: [String] = []
+    /// The conditions on the driver alone (what the walk visits), for counting rows examined.
+    private var driverConditions: [String] = []
+    private var driverFrom = ""
+    /// The driver's first sort key, selected as the last column: the walk reaches every driver row up to it.
+    private var walkKey: String?
+    private var walkDescending = false
+    /// Secondary orderBy fields joined from `idx` (alias `s<position>`).
+    private var joins: [String] = []
+    /// Filters a composite index range already enforces.
+    private var coveredFilters: Set<Int> = []
+    /// The composite index walked, if any (alias `x`).
+    private(set) var composite: CompositeScan?
+
+    init(_ query: NormalizedQuery, equalityDriver: Int? = nil) throws {
+        self.query = query
+        if let equalityDriver { driverFilter = equalityDriver } else { chooseDriver() }
+        driverFrom = usesIndexDriver ? "idx i0" : "docs d JOIN collections c ON c.cid = d.cid"
+        addSourceCondition()
+        driverConditions = conditions
+        addFilterConditions()
+        addCursorConditions()
+        let keys = query.orders.enumerated().map { sortExpression($0.offset, $0.element) }
+        var orderTerms = zip(keys, query.orders).map { "\($0) \($1.descending ? "DESC" : "ASC")" }
+        if case .collectionGroup = query.source {
+            orderTerms.append("c.pkey \(query.orders.last?.descending == true ? "DESC" : "ASC")")
+        }
+        switch (driverField, driverFilter) {
+        case (.some, _):
+            walkKey = "i0.value"
+            walkDescending = query.orders[0].descending
+        case (nil, nil):
+            walkKey = keys[0]
+            walkDescending = query.orders[0].descending
+        default:
+            walkKey = nil  // the driver's range is read whole and sorted
+        }
+        let from =
+            (usesIndexDriver
+                ? "idx i0 JOIN docs d ON d.cid = i0.cid AND d.id = i0.id JOIN collections c ON c.cid = d.cid"
+                : "docs d JOIN collections c ON c.cid = d.cid") + joins.map { " " + $0 }.joined()
+        finish(from: from, orderBy: orderTerms.joined(separator: ", "))
+    }
+
+    /// A plan that walks one range of a composite index (`CompositeScan`): its keys are in the query's order, so
+    /// the statement reads entries in order and stops at the limit; uncovered filters are checked per entry.
+    init(_ query: NormalizedQuery, composite scan: CompositeScan) throws {
+        self.query = query
+        composite = scan
+        coveredFilters = Set(query.filters.indices).subtracting(scan.residual)
+        // Collection-scope entries are filed under their collection's cid, collection-group ones under 0.
+        if case .collection(let path) = query.source {
+            conditions.append(
+                "x.scope = coalesce((SELECT cid FROM collections WHERE path = \(param(PostgresRows.name(path.description)))), -1)"
+            )
+        } else {
+            conditions.append("x.scope = 0")
+        }
+        conditions.append("x.iid = \(param(.int(scan.indexID)))")
+        for bound in scan.lowerBounds { conditions.append("x.key >= \(param(.bytes(bound)))") }
+        for bound in scan.upperBounds { conditions.append("x.key < \(param(.bytes(bound)))") }
+        if scan.isEmpty { conditions.append("false") }
+        driverConditions = conditions
+        driverFrom = "cidx x"
+        walkKey = "x.key"
+        walkDescending = scan.reverse
+        addFilterConditions()
+        finish(
+            from: "cidx x JOIN docs d ON d.cid = x.cid AND d.id = x.id JOIN collections c ON c.cid = d.cid",
+            orderBy: "x.key " + (scan.reverse ? "DESC" : "ASC"))
+    }
+
+    private mutating func finish(from: String, orderBy: String) {
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let limitClause = query.limit.map { " LIMIT \(param(.int(Int64($0))))" } ?? ""
+        sql =
+            "SELECT d.id, d.data, d.ctime, d.utime, d.version, c.path, \(walkKey ?? "NULL::bytea") FROM \(from)"
+            + "\(whereClause) ORDER BY \(orderBy)\(limitClause)"
+        countSQL = "SELECT count(*) FROM (SELECT 1 FROM \(from)\(whereClause)\(limitClause)) AS matches"
+    }
+
+    /// The statement counting the rows the walk examined (at most `cap`), with its bindings: the driver's rows in
+    /// its range, up to `last` (the walk key of the last row returned, when the query stopped at its limit).
+    func examinedSQL(last: PostgresValue?, cap: Int64) -> (String, [PostgresValue]) {
+        var bindings = self.bindings
+        var conditions = driverConditions
+        if let last, let walkKey {
+            bindings.append(last)
+            let op = walkDescending ? ">=" : "<="
+            conditions.append("\(walkKey) \(op) $\(bindings.count)")
+        }
+        bindings.append(.int(cap))
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return (
+            "SELECT count(*) FROM (SELECT 1 FROM \(driverFrom)\(whereClause) LIMIT $\(bindings.count)) AS walked",
+            bindings
+        )
+    }
+
+    /// Walking the first orderBy field's index with an `==` filter on another field examines about
+    /// `limit / selectivity` rows: a long walk for a rare value. This is that filter, whose matches can instead be
+    /// counted (up to a cap, index-only) and, if few, driven and sorted.
+    static func equalityDriverCandidate(_ query: NormalizedQuery) -> Int? {
+        guard case .field(let orderPath) = query.orders[0].field else { return nil }
+        return query.filters.firstIndex { filter in
+            guard case .field(let path) = filter.field, path != orderPath else { return false }
+            return filter.op == .equal || filter.op == .arrayContains
+        }
+    }
+
+    /// SQL counting at most `cap` index entries of filter `index`: cheap, it reads only the index range.
+    static func matchCountSQL(_ query: NormalizedQuery, filter index: Int, cap: Int) -> (String, [PostgresValue]) {
+        let filter = query.filters[index]
+        guard case .field(let path) = filter.field else { return ("SELECT 0::int8", []) }
+        let kind = filter.op == .arrayContains ? PostgresDocumentSchema.elementKind : PostgresDocumentSchema.valueKind
+        let source: String
+        var bindings: [PostgresValue]
+        switch query.source {
+        case .collection(let collection):
+            source = "cid = (SELECT cid FROM collections WHERE path = $1)"
+            bindings = [PostgresRows.name(collection.description)]
+        case .collectionGroup(let id):
+            source = "cid IN (SELECT cid FROM collections WHERE group_id = $1)"
+            bindings = [PostgresRows.name(id)]
+        }
+        bindings += [
+            PostgresRows.name(path.description), .int(kind), .bytes(PostgresRows.indexKey(filter.value)),
+            .int(Int64(cap)),
+        ]
+        return (
+            "SELECT count(*) FROM (SELECT 1 FROM idx WHERE \(source) AND field = $2 AND kind = $3 AND value = $4 "
+                + "LIMIT $5) AS matches",
+            bindings
+        )
+    }
+
+    /// What drives the scan, for `explain`.
+    var driverDescription: String {
+        if let composite { return "composite index \(composite.indexID): \(composite.index)" }
+        if let driverField { return "single-field index on \(driverField) (ordered walk)" }
+        if let driverFilter, case .field(let path) = query.filters[driverFilter].field {
+            return "single-field index on \(path) (\(query.filters[driverFilter].op.rawValue) range)"
+        }
+        return "documents table (\(query.orders[0].field) order)"
+    }
+
+    private mutating func param(_ value: PostgresValue) -> String {
+        bindings.append(value)
+        return "$\(bindings.count)"
+    }
+
+    private mutating func chooseDriver() {
+        switch query.orders[0].field {
+        case .field(let path):
+            driverField = path
+        case .id:
+            driverFilter = query.filters.firstIndex { filter in
+                if case .field = filter.field { return filter.op == .equal || filter.op == .arrayContains }
+                return false
+            }
+        case .createTime, .updateTime:
+            break
+        }
+    }
+
+    private var usesIndexDriver: Bool { driverField != nil || driverFilter != nil }
+
+    private mutating func addSourceCondition() {
+        let column = usesIndexDriver ? "i0.cid" : "d.cid"
+        switch query.source {
+        case .collection(let path):
+            conditions.append(
+                "\(column) = (SELECT cid FROM collections WHERE path = \(param(PostgresRows.name(path.description))))")
+        case .collectionGroup(let id):
+            conditions.append(
+                "\(column) IN (SELECT cid FROM collections WHERE group_id = \(param(PostgresRows.name(id))))")
+        }
+        if let driverField {
+            conditions.append("i0.field = \(param(PostgresRows.name(driverField.description))) AND i0.kind = 0")
+        } else if let driverFilter {
+            let filter = query.filters[driverFilter]
+            guard case .field(let path) = filter.field else { return }
+            let kind =
+                filter.op == .arrayContains ? PostgresDocumentSchema.elementKind : PostgresDocumentSchema.valueKind
+            conditions.append(
+                "i0.field = \(param(PostgresRows.name(path.description))) AND i0.kind = \(kind) AND i0.value = "
+                    + param(.bytes(PostgresRows.indexKey(filter.value))))
+        }
+    }
+
+    private mutating func addFilterConditions() {
+        for (position, filter) in query.filters.enumerated()
+        where position != driverFilter && !coveredFilters.contains(position) {
+            switch filter.field {
+            case .field(let path) where path == driverField && !filter.op.isArrayMembership:
+                // The driver walks the field's whole-value rows; array membership is about its element rows.
+                let condition = valueCondition("i0.value", filter)
+                conditions.append(condition)
+                driverConditions.append(condition)
+            case .field(let path):
+                let kind =
+                    filter.op.isArrayMembership ? PostgresDocumentSchema.elementKind : PostgresDocumentSchema.valueKind
+                let row = composite != nil ? "x" : usesIndexDriver ? "i0" : "d"
+                let probe =
+                    "EXISTS (SELECT 1 FROM idx e WHERE e.cid = \(row).cid AND e.field = "
+                    + "\(param(PostgresRows.name(path.description))) AND e.kind = \(kind) AND "
+                    + "\(valueCondition("e.value", filter)) AND e.id = \(row).id)"
+                conditions.append(probe)
+            case .id, .createTime, .updateTime:
+                conditions.append(metadataCondition(filter))
+            }
+        }
+    }
+
+    /// A condition on an encoded value column. Range operators only match the operand's own type.
+    private mutating func valueCondition(_ column: String, _ filter: Filter) -> String {
+        let operand = PostgresRows.indexKey(filter.value)
+        switch filter.op {
+        case .equal, .arrayContains: return "\(column) = \(param(.bytes(operand)))"
+        case .notEqual: return "\(column) <> \(param(.bytes(operand)))"
+        case .lessThan, .lessThanOrEqual:
+            let op = filter.op == .lessThan ? "<" : "<="
+            return "\(column) \(op) \(param(.bytes(operand))) AND \(column) >= "
+                + param(.bytes(IndexKey.typeLowerBound(filter.value)))
+        case .greaterThan, .greaterThanOrEqual:
+            let op = filter.op == .greaterThan ? ">" : ">="
+            return "\(column) \(op) \(param(.bytes(operand))) AND \(column) < "
+                + param(.bytes(IndexKey.typeUpperBound(filter.value)))
+        case .in, .arrayContainsAny, .notIn:
+            let list = (filter.value.arrayValue ?? []).map { param(.bytes(PostgresRows.indexKey($0))) }
+            return "\(column) \(filter.op == .notIn ? "NOT IN" : "IN") (\(list.joined(separator: ", ")))"
+        }
+    }
+
+    private mutating func metadataCondition(_ filter: Filter) -> String {
+        let column =
+            switch filter.field {
+            case .createTime: "d.ctime"
+            case .updateTime: "d.utime"
+            default: "d.id"
+            }
+        switch filter.op {
+        case .in, .notIn:
+            let list = (filter.value.arrayValue ?? []).map { param(Self.metadataValue($0)) }
+            return "\(column) \(filter.op == .notIn ? "NOT IN" : "IN") (\(list.joined(separator: ", ")))"
+        default:
+            let op = filter.op == .equal ? "=" : filter.op == .notEqual ? "<>" : filter.op.rawValue
+            return "\(column) \(op) \(param(Self.metadataValue(filter.value)))"
+        }
+    }
+
+    private static func metadataValue(_ value: JSONValue) -> PostgresValue {
+        switch value {
+        case .int(let micros): .int(micros)
+        case .string(let id): PostgresRows.name(id)
+        default: .null
+        }
+    }
+
+    /// The SQL expression of sort key `position`; a data field other than the driver's is joined from `idx`
+    /// (an inner join: documents without the field are not results, as Firestore has it).
+    private mutating func sortExpression(_ position: Int, _ order: Order) -> String {
+        switch order.field {
+        case .id: return usesIndexDriver ? "i0.id" : "d.id"
+        case .createTime: return "d.ctime"
+        case .updateTime: return "d.utime"
+        case .field(let path):
+            if position == 0 && driverField == path { return "i0.value" }
+            let alias = "s\(position)"
+            if !joins.contains(where: { $0.contains(" \(alias) ") }) {
+                joins.append(
+                    "JOIN idx \(alias) ON \(alias).cid = d.cid AND \(alias).field = "
+                        + "\(param(PostgresRows.name(path.description))) AND \(alias).kind = 0 AND \(alias).id = d.id")
+            }
+            return "\(alias).value"
+        }
+    }
+
+    /// The SQL key value of a cursor value for `order`.
+    private static func keyValue(_ value: JSONValue, _ order: Order) -> PostgresValue {
+        if case .field = order.field { return .bytes(PostgresRows.indexKey(value)) }
+        return metadataValue(value)
+    }
+
+    private mutating func addCursorConditions() {
+        let keys = query.orders.enumerated().map { sortExpression($0.offset, $0.element) }
+        var orders = query.orders
+        var allKeys = keys
+        if let start = query.start { addCursor(start.values, inclusive: start.inclusive, after: true, keys, orders) }
+        if let end = query.end { addCursor(end.values, inclusive: end.inclusive, after: false, keys, orders) }
+        if let after = query.after {
+            var values = after.values.enumerated().map { Self.keyValue($0.element, orders[$0.offset]) }
+            if case .collectionGroup = query.source {
+                allKeys.append("c.pkey")
+                orders.append(Order(.id, descending: orders.last?.descending ?? false))
+                values.append(.bytes(PostgresRows.pathKey(after.path.collection.segments)))
+            }
+            addKeyCondition(values, inclusive: false, after: true, allKeys, orders)
+        }
+    }
+
+    private mutating func addCursor(
+        _ values: [JSONValue], inclusive: Bool, after: Bool, _ keys: [String], _ orders: [Order]
+    ) {
+        let converted = values.enumerated().map { Self.keyValue($0.element, orders[$0.offset]) }
+        addKeyCondition(converted, inclusive: inclusive, after: after, keys, orders)
+    }
+
+    /// `(keys…) > (values…)` (or `<`, `>=`, `<=`) in the query's mixed directions, as nested ORs, plus a plain
+    /// bound on the first key so the driver's index scan starts at the cursor.
+    private mutating func addKeyCondition(
+        _ values: [PostgresValue], inclusive: Bool, after: Bool, _ keys: [String], _ orders: [Order]
+    ) {
+        let params = values.map { param($0) }
+        func build(_ k: Int) -> String {
+            if k == params.count { return inclusive ? "true" : "false" }
+            let forward = after != orders[k].descending
+            let op = forward ? ">" : "<"
+            return "(\(keys[k]) \(op) \(params[k]) OR (\(keys[k]) = \(params[k]) AND \(build(k + 1))))"
+        }
+        let forward = after != orders[0].descending
+        let bound = "\(keys[0]) \(forward ? ">=" : "<=") \(params[0])"
+        conditions.append(bound)
+        if keys[0].hasPrefix("i0.") || (!usesIndexDriver && keys[0].hasPrefix("d.")) { driverConditions.append(bound) }
+        conditions.append(build(0))
+    }
+}
+
+extension Filter.Operator {
+    /// `array-contains` and `array-contains-any`: conditions on an array's elements, not on the field's value.
+    fileprivate var isArrayMembership: Bool { self == .arrayContains || self == .arrayContainsAny }
+}

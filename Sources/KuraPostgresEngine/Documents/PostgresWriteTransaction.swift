@@ -1,0 +1,291 @@
+import KuraCore
+import KuraModel
+import KuraPostgres
+import KuraStore
+
+/// One write batch's view of its transaction: transaction control plus the row operations commits are made of
+/// (documents, index entries, change log). Used only on the writer thread; `connection` is set for the batch.
+///
+/// Change-log entries are collected while the jobs run and inserted after `reserve` takes their sequence numbers,
+/// the last thing before COMMIT (`finish`), so the span during which other committers wait is as short as it can be.
+final class PostgresWriteTransaction {
+    /// A document as read inside the transaction, with the bytes it is stored as (for the change log).
+    struct StoredDocument {
+        var document: Document
+        var data: [UInt8]
+    }
+
+    /// A change-log entry waiting for its sequence number.
+    struct PendingChange {
+        var path: DocumentPath
+        var kind: Change.Kind
+        var version: Int64
+        var time: Int64
+        var createTime: Int64
+        var before: StoredDocument?
+        var after: [UInt8]?
+    }
+
+    /// The batch's connection (set by the writer before `begin`).
+    var connection: PostgresConnection!
+    /// The composite indexes writes keep.
+    let composites: CompositeIndexCatalog
+    /// Collection path → cid, for collections known to be committed.
+    private var cids: [CollectionPath: Int64] = [:]
+    private var savepointCids: [CollectionPath: Int64] = [:]
+    private var transactionCids: [CollectionPath: Int64] = [:]
+    private var lastCommitTime: Int64 = 0
+    /// Entries of the jobs done so far in this transaction, and of the current job.
+    private var changes: [PendingChange] = []
+    private var jobChanges: [PendingChange] = []
+    /// Statements that changed rows in this transaction (a failed job that changed some cannot fail alone without
+    /// a savepoint).
+    var modifications = 0
+    /// Transactions begun so far.
+    private(set) var transactions = 0
+
+    init(composites: CompositeIndexCatalog) {
+        self.composites = composites
+    }
+
+    // MARK: Transaction control
+
+    func begin() throws {
+        // One round trip: BEGIN, and the shared side of the catalog lock (see PostgresDocumentSchema).
+        try connection.execute(
+            "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared(\(PostgresDocumentSchema.catalogLock))"
+        )
+        transactions += 1
+        changes = []
+        jobChanges = []
+        modifications = 0
+    }
+    func savepoint() throws {
+        savepointCids = [:]
+        jobChanges = []
+        try connection.query("SAVEPOINT job", prepared: true)
+    }
+    func release() throws {
+        try connection.query("RELEASE job", prepared: true)
+        keepJobState()
+    }
+    /// Ends a job that left the transaction consistent (succeeded, or failed without changing a row).
+    func keepJobState() {
+        transactionCids.merge(savepointCids) { $1 }
+        savepointCids = [:]
+        changes += jobChanges
+        jobChanges = []
+    }
+    /// Forgets the current job's work (its rows were not written, or were rolled back).
+    func discardJobState() {
+        savepointCids = [:]
+        jobChanges = []
+    }
+    func rollbackToSavepoint() {
+        if connection.isConnected {
+            try? connection.execute("ROLLBACK TO job; RELEASE job")
+        }
+        discardJobState()
+    }
+
+    /// Takes the sequence numbers of the entries collected, inserts them, notifies the other nodes and commits.
+    /// Returns the newest sequence (nil when the batch wrote no entry).
+    @discardableResult
+    func finish() throws -> Int64? {
+        var newest: Int64?
+        if !changes.isEmpty {
+            let range = try PostgresDocumentSchema.changeSequence.reserve(changes.count, in: connection)
+            try insertChanges(from: range.lowerBound)
+            try connection.notify(PostgresDocumentSchema.notifyChannel, payload: String(range.upperBound))
+            newest = range.upperBound
+        }
+        try connection.query("COMMIT", prepared: true)
+        cids.merge(transactionCids) { $1 }
+        transactionCids = [:]
+        changes = []
+        return newest
+    }
+    func rollback() {
+        if connection.isConnected { try? connection.execute("ROLLBACK") }
+        transactionCids = [:]
+        savepointCids = [:]
+        changes = []
+        jobChanges = []
+    }
+
+    /// A commit time strictly after the previous one, so updateTime orders this node's writes even if the clock
+    /// steps back.
+    func nextCommitTime() -> Int64 {
+        lastCommitTime = max(WallClock.nowMicros(), lastCommitTime + 1)
+        return lastCommitTime
+    }
+
+    @discardableResult
+    private func modify(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresResult {
+        let result = try connection.query(sql, parameters, resultFormat: .binary, prepared: true)
+        modifications += result.affectedRows
+        return result
+    }
+
+    // MARK: Rows
+
+    /// The cid of `collection`, inserting it when `create` is set (another node may insert it at the same time:
+    /// `ON CONFLICT DO NOTHING` waits for it and then reads its row).
+    func cid(of collection: CollectionPath, create: Bool) throws -> Int64? {
+        if let cid = cids[collection] ?? transactionCids[collection] ?? savepointCids[collection] { return cid }
+        let path = PostgresRows.name(collection.description)
+        let select = "SELECT cid FROM collections WHERE path = $1"
+        let found = try connection.query(select, [path], resultFormat: .binary, prepared: true)
+        if found.rowCount == 1, let cid = try found.int(0, 0) {
+            // Perhaps inserted by an earlier job of this transaction: cached once the transaction commits.
+            savepointCids[collection] = cid
+            return cid
+        }
+        guard create else { return nil }
+        let inserted = try modify(
+            """
+            INSERT INTO collections(path, group_id, pkey) VALUES($1, $2, $3) ON CONFLICT (path) DO NOTHING
+            RETURNING cid
+            """,
+            [path, PostgresRows.name(collection.collectionID), .bytes(PostgresRows.pathKey(collection.segments))])
+        if inserted.rowCount == 1, let cid = try inserted.int(0, 0) {
+            savepointCids[collection] = cid
+            return cid
+        }
+        let raced = try connection.query(select, [path], resultFormat: .binary, prepared: true)
+        guard raced.rowCount == 1, let cid = try raced.int(0, 0) else {
+            throw PostgresError(kind: .protocolViolation, message: "collection \(collection) vanished")
+        }
+        cids[collection] = cid
+        return cid
+    }
+
+    /// The current document at `path` (locked until the transaction ends, so a concurrent writer on another node
+    /// waits and then reads this write's outcome), and its cid (nil cid: the collection was never written).
+    func document(at path: DocumentPath) throws -> (cid: Int64?, stored: StoredDocument?) {
+        guard let cid = try cid(of: path.collection, create: false) else { return (nil, nil) }
+        let rows = try connection.query(
+            "SELECT data, ctime, utime, version FROM docs WHERE cid = $1 AND id = $2 FOR UPDATE",
+            [.int(cid), PostgresRows.name(path.id)], resultFormat: .binary, prepared: true)
+        guard rows.rowCount == 1 else { return (cid, nil) }
+        let document = try PostgresRows.document(path: path, rows, 0, data: 0, ctime: 1, utime: 2, version: 3)
+        return (cid, StoredDocument(document: document, data: rows.bytes(0, 0) ?? []))
+    }
+
+    /// Inserts a new document at version 1; `false` if one exists at that path (the unique key decides, without
+    /// aborting the transaction).
+    func insertDocument(cid: Int64, id: String, data: [UInt8], time: Int64) throws -> Bool {
+        let result = try modify(
+            """
+            INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES($1, $2, $3, $4, $4, 1)
+            ON CONFLICT (cid, id) DO NOTHING
+            """, [.int(cid), PostgresRows.name(id), .bytes(data), .int(time)])
+        return result.affectedRows == 1
+    }
+
+    /// Replaces an existing document's data and brings its index entries from `oldFields` to `newEntries`.
+    func updateDocument(
+        cid: Int64, id: String, data: [UInt8], time: Int64, version: Int64, oldFields: JSONObject,
+        newEntries: [IndexEntry]
+    ) throws {
+        try modify(
+            "UPDATE docs SET data = $1, utime = $2, version = $3 WHERE cid = $4 AND id = $5",
+            [.bytes(data), .int(time), .int(version), .int(cid), PostgresRows.name(id)])
+        let old = Set(PostgresRows.stored(IndexEntries.of(oldFields)))
+        let new = Set(PostgresRows.stored(newEntries))
+        try deleteEntries(Array(old.subtracting(new)), cid: cid, id: id)
+        try insertEntries(Array(new.subtracting(old)), cid: cid, id: id)
+    }
+
+    /// Inserts index entries, several rows per statement.
+    func insertEntries(_ entries: [IndexEntry], cid: Int64, id: String) throws {
+        var pending = PostgresRows.stored(entries)[...]
+        let name = PostgresRows.name(id)
+        while !pending.isEmpty {
+            let chunk = pending.prefix(Self.entriesPerStatement)
+            pending = pending.dropFirst(chunk.count)
+            var bindings: [PostgresValue] = [.int(cid), name]
+            bindings.reserveCapacity(2 + chunk.count * 3)
+            for entry in chunk { bindings += [PostgresRows.name(entry.field), .int(entry.kind), .bytes(entry.value)] }
+            try modify(Self.insertEntriesSQL[chunk.count], bindings)
+        }
+    }
+
+    private static let entriesPerStatement = 32
+    /// `insertEntriesSQL[n]` inserts `n` rows of one document (`$1` cid, `$2` id).
+    private static let insertEntriesSQL: [String] = (0...entriesPerStatement).map { count in
+        "INSERT INTO idx(cid, field, kind, value, id) VALUES "
+            + (0..<count).map { "($1, $\(3 + 3 * $0), $\(4 + 3 * $0), $\(5 + 3 * $0), $2)" }.joined(separator: ", ")
+    }
+
+    /// Deletes a document row and its index entries.
+    func remove(cid: Int64, id: String, fields: JSONObject) throws {
+        try modify("DELETE FROM docs WHERE cid = $1 AND id = $2", [.int(cid), PostgresRows.name(id)])
+        try deleteEntries(PostgresRows.stored(IndexEntries.of(fields)), cid: cid, id: id)
+    }
+
+    private func deleteEntries(_ entries: [IndexEntry], cid: Int64, id: String) throws {
+        var pending = entries[...]
+        let name = PostgresRows.name(id)
+        while !pending.isEmpty {
+            let chunk = pending.prefix(Self.entriesPerStatement)
+            pending = pending.dropFirst(chunk.count)
+            var bindings: [PostgresValue] = [.int(cid), name]
+            for entry in chunk { bindings += [PostgresRows.name(entry.field), .int(entry.kind), .bytes(entry.value)] }
+            try modify(Self.deleteEntriesSQL[chunk.count], bindings)
+        }
+    }
+
+    /// `deleteEntriesSQL[n]` deletes `n` entries of one document.
+    private static let deleteEntriesSQL: [String] = (0...entriesPerStatement).map { count in
+        "DELETE FROM idx WHERE cid = $1 AND id = $2 AND (field, kind, value) IN ("
+            + (0..<count).map { "($\(3 + 3 * $0), $\(4 + 3 * $0), $\(5 + 3 * $0))" }.joined(separator: ", ") + ")"
+    }
+
+    /// Queues a change-log entry with the document's encoding before (`nil`: it did not exist) and after
+    /// (`nil`: deleted); it is inserted with its sequence number at the end of the transaction.
+    func appendChange(
+        path: DocumentPath, kind: Change.Kind, version: Int64, time: Int64, createTime: Int64,
+        before: StoredDocument?, after: [UInt8]?
+    ) {
+        jobChanges.append(
+            PendingChange(
+                path: path, kind: kind, version: version, time: time, createTime: createTime, before: before,
+                after: after))
+    }
+
+    private static let changesPerStatement = 100
+    private static let insertChangesSQL: [Int: String] = {
+        var statements: [Int: String] = [:]
+        for count in 1...changesPerStatement {
+            statements[count] =
+                "INSERT INTO changes(\(PostgresRows.changeColumns)) VALUES "
+                + (0..<count).map { row in
+                    "(" + (1...10).map { "$\(row * 10 + $0)" }.joined(separator: ", ") + ")"
+                }.joined(separator: ", ")
+        }
+        return statements
+    }()
+
+    private func insertChanges(from first: Int64) throws {
+        var sequence = first
+        var pending = changes[...]
+        while !pending.isEmpty {
+            let chunk = pending.prefix(Self.changesPerStatement)
+            pending = pending.dropFirst(chunk.count)
+            var bindings: [PostgresValue] = []
+            bindings.reserveCapacity(chunk.count * 10)
+            for change in chunk {
+                bindings += [
+                    .int(sequence), PostgresRows.name(change.path.description), .int(Int64(change.kind.rawValue)),
+                    .int(change.version), .int(change.time), .int(change.createTime),
+                    change.before.map { .int($0.document.updateTime) } ?? .null,
+                    change.before.map { .int($0.document.version) } ?? .null,
+                    change.before.map { .bytes($0.data) } ?? .null, change.after.map { .bytes($0) } ?? .null,
+                ]
+                sequence += 1
+            }
+            try connection.query(Self.insertChangesSQL[chunk.count]!, bindings, prepared: true)
+        }
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import KuraCore
+import KuraModel
+import KuraPostgres
+import KuraStore
+
+/// This node's writer: one thread draining a queue of commits into batch transactions (the SQLite engine's
+/// group commit, `SQLiteWriter`, on PostgreSQL).
+///
+/// Callers `submit` a commit and either block or get a completion callback, so no thread waits per commit. The
+/// writer thread takes everything queued (up to `maxBatchWrites` writes), runs it in one READ COMMITTED
+/// transaction on a pooled connection, takes the batch's change-log numbers from `ChangeSequence` as the last
+/// statement before COMMIT, sends `NOTIFY kura_changes, '<newest seq>'` in the same transaction, and calls the
+/// completions once COMMIT returned. The span other committers (on every node) wait for is thereby one per batch,
+/// not one per write (docs/scaling.md, "Change-log order on PostgreSQL").
+///
+/// One failing commit must not take its batch with it. A commit of several writes runs inside its own SAVEPOINT
+/// and rolls back alone. A single write runs without one (two round trips saved): it fails, if at all, before it
+/// changes a row (preconditions are checked in Swift; inserts use `ON CONFLICT DO NOTHING`, which does not abort
+/// the transaction). Should a statement fail anyway (PostgreSQL then aborts the whole transaction), the
+/// transaction is rolled back and the rest of the batch runs again in a new one. Deadlocks and serialization
+/// failures (two nodes writing the same documents in different orders) are retried a few times.
+final class PostgresWriter: @unchecked Sendable {
+    private class Job: @unchecked Sendable {
+        let size: Int
+        let selfContained: Bool
+        init(size: Int, selfContained: Bool) {
+            self.size = size
+            self.selfContained = selfContained
+        }
+        func run(_ transaction: PostgresWriteTransaction) throws { fatalError("abstract") }
+        func fail(_ error: any Error) { fatalError("abstract") }
+        var succeeded: Bool { fatalError("abstract") }
+        func finish() { fatalError("abstract") }
+    }
+
+    private final class TypedJob<T>: Job, @unchecked Sendable {
+        let work: (PostgresWriteTransaction) throws -> T
+        var result: Result<T, any Error> = .failure(APIError.unavailable("the store is closed"))
+        let completion: @Sendable (Result<T, any Error>) -> Void
+        init(
+            size: Int, selfContained: Bool, work: @escaping (PostgresWriteTransaction) throws -> T,
+            completion: @escaping @Sendable (Result<T, any Error>) -> Void
+        ) {
+            self.work = work
+            self.completion = completion
+            super.init(size: size, selfContained: selfContained)
+        }
+        override func run(_ transaction: PostgresWriteTransaction) throws { result = .success(try work(transaction)) }
+        override func fail(_ error: any Error) { result = .failure(error) }
+        override var succeeded: Bool {
+            if case .success = result { return true }
+            return false
+        }
+        override func finish() { completion(result) }
+    }
+
+    /// Most writes per batch transaction.
+    static let maxBatchWrites = 2000
+    /// Attempts of a batch (or one commit) that hit a deadlock or serialization failure.
+    static let maxAttempts = 4
+
+    private let pool: PostgresConnectionPool
+    private let condition = NSCondition()
+    /// Runs the completions of committed batches, in commit order, off the writer thread.
+    private let acknowledgements = SerialQueue(name: "kura-pg-write-acks")
+    private var queue: [Job] = []
+    private var stopped = false
+    private let thread = ServiceThread(name: "kura-pg-writer")
+    private let transaction: PostgresWriteTransaction
+    /// Runs right after BEGIN (the catalog check: PostgresDocumentStore+CompositeIndexes).
+    private let afterBegin: (PostgresConnection) throws -> Void
+    /// Runs between batches (change-log pruning).
+    private let maintenance: (PostgresConnection) -> Void
+    private let log: (@Sendable (String) -> Void)?
+
+    init(
+        pool: PostgresConnectionPool, composites: CompositeIndexCatalog, log: (@Sendable (String) -> Void)?,
+        afterBegin: @escaping (PostgresConnection) throws -> Void,
+        maintenance: @escaping (PostgresConnection) -> Void
+    ) {
+        self.pool = pool
+        self.log = log
+        self.afterBegin = afterBegin
+        self.maintenance = maintenance
+        transaction = PostgresWriteTransaction(composites: composites)
+        thread.start { [unowned self] in self.run() }
+    }
+
+    /// Runs `work` inside the next batch transaction and returns its result once that transaction committed.
+    /// If `work` throws, only its own changes are rolled back and the error is rethrown here.
+    func submit<T>(size: Int, selfContained: Bool = false, _ work: @escaping (PostgresWriteTransaction) throws -> T)
+        throws -> T
+    {
+        let outcome = Outcome<T>()
+        submit(size: size, selfContained: selfContained, work) { result in
+            outcome.result = result
+            outcome.done.raise()
+        }
+        outcome.done.wait()
+        return try outcome.result.get()
+    }
+
+    /// Queues `work` for the next batch transaction; `completion` runs once it committed (or failed), on a serial
+    /// queue that calls the completions in commit order. `selfContained`: see the type's documentation.
+    func submit<T>(
+        size: Int, selfContained: Bool = false, _ work: @escaping (PostgresWriteTransaction) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let job = TypedJob(size: size, selfContained: selfContained, work: work, completion: completion)
+        condition.lock()
+        guard !stopped else {
+            condition.unlock()
+            completion(.failure(APIError.unavailable("the store is closed")))
+            return
+        }
+        queue.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private final class Outcome<T>: @unchecked Sendable {
+        var result: Result<T, any Error> = .failure(APIError.unavailable("the store is closed"))
+        let done = Wakeup()
+    }
+
+    /// Finishes queued work and stops the thread; later submits fail with 503.
+    func stop() {
+        condition.lock()
+        let wasStopped = stopped
+        stopped = true
+        condition.signal()
+        condition.unlock()
+        if wasStopped { return }
+        thread.join()
+        acknowledgements.stop()
+    }
+
+    private func run() {
+        while let batch = nextBatch() {
+            do {
+                try pool.withConnection { connection in
+                    transaction.connection = connection
+                    defer { transaction.connection = nil }
+                    commit(batch)
+                }
+            } catch {
+                // No connection: nothing ran.
+                for job in batch { job.fail(Self.answerable(error)) }
+                acknowledge(batch)
+            }
+            try? pool.withConnection { maintenance($0) }
+        }
+        acknowledgements.sync {}
+    }
+
+    private func nextBatch() -> [Job]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !stopped { condition.wait() }
+        if queue.isEmpty { return nil }
+        var count = 0
+        var size = 0
+        for job in queue {
+            if count > 0 && size + job.size > Self.maxBatchWrites { break }
+            count += 1
+            size += job.size
+        }
+        let batch = Array(queue.prefix(count))
+        queue.removeFirst(count)
+        return batch
+    }
+
+    private func commit(_ batch: [Job]) {
+        var pending = batch
+        var attempt = 0
+        while !pending.isEmpty {
+            attempt += 1
+            do {
+                try transaction.begin()
+                try afterBegin(transaction.connection)
+            } catch {
+                transaction.rollback()
+                if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
+                for job in pending { job.fail(Self.answerable(error)) }
+                return acknowledge(pending)
+            }
+            var redo: [Job]?
+            for (index, job) in pending.enumerated() {
+                if job.selfContained {
+                    let before = transaction.modifications
+                    do {
+                        try job.run(transaction)
+                        transaction.keepJobState()
+                    } catch {
+                        transaction.discardJobState()
+                        if error is PostgresError || transaction.modifications != before {
+                            // The transaction is aborted, or holds rows of the failed job: start over without it
+                            // (or with it, when another attempt may succeed).
+                            transaction.rollback()
+                            if Self.isTransient(error) && attempt < Self.maxAttempts {
+                                redo = pending
+                            } else {
+                                job.fail(Self.answerable(error))
+                                acknowledge([job])
+                                var rest = pending
+                                rest.remove(at: index)
+                                redo = rest
+                            }
+                            break
+                        }
+                        job.fail(error)
+                    }
+                    continue
+                }
+                var jobAttempt = 0
+                while true {
+                    jobAttempt += 1
+                    do {
+                        try transaction.savepoint()
+                        try job.run(transaction)
+                        try transaction.release()
+                    } catch {
+                        transaction.rollbackToSavepoint()
+                        if !transaction.connection.isConnected { break }
+                        if Self.isTransient(error) && jobAttempt < Self.maxAttempts { continue }
+                        job.fail(Self.answerable(error))
+                    }
+                    break
+                }
+                if !transaction.connection.isConnected { break }
+            }
+            if let redo {
+                pending = redo
+                continue
+            }
+            do {
+                try transaction.finish()
+            } catch {
+                transaction.rollback()
+                if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
+                for job in pending where job.succeeded { job.fail(Self.answerable(error)) }
+                if transaction.connection.isConnected == false {
+                    log?("store: the connection broke during a commit of \(pending.count) job(s): \(error)")
+                }
+            }
+            return acknowledge(pending)
+        }
+    }
+
+    /// Deadlocks (two nodes writing the same documents in different orders) and serialization failures.
+    private static func isTransient(_ error: any Error) -> Bool {
+        guard let error = error as? PostgresError else { return false }
+        return error.isDeadlock || error.isSerializationFailure
+    }
+
+    /// What a caller sees of a failure: the error itself (a `PostgresError` is answered as an opaque 500 and
+    /// logged by the server).
+    static func answerable(_ error: any Error) -> any Error { error }
+
+    private func acknowledge(_ jobs: [Job]) {
+        acknowledgements.async { for job in jobs { job.finish() } }
+    }
+}
