@@ -15,10 +15,12 @@ public protocol DocumentTransfer: Sendable {
     func withDocumentSnapshot<T>(_ body: (any DocumentSnapshot) throws -> T) throws -> T
 
     /// Stores `documents` (at most `CommitLimits.maxWrites`) as they are, with their create and update times and
-    /// versions, in one atomic commit, keeping the single-field and composite indexes. Each appears in the change
-    /// log as a `created` (or, replacing, `updated`) entry at its update time, so listeners and caches see it like
-    /// any other write. A document already at one of the paths fails the whole commit with 409 `ALREADY_EXISTS`,
-    /// unless `replacing`, which overwrites it.
+    /// versions, in one atomic commit, keeping the single-field and composite indexes. Each gets a change-log entry
+    /// (`created`, or `updated` when replacing) stamped with its own update time, under the change-log contract like
+    /// any write, so listeners and other nodes' caches see it. An entry older than the change retention is pruned
+    /// at the next pruning pass, as any old entry is (a follower then resynchronises as after any pruning). A
+    /// document already at one of the paths fails the whole commit with 409 `ALREADY_EXISTS`, unless `replacing`,
+    /// which overwrites it.
     func importDocuments(_ documents: [Document], replacing: Bool) throws
 }
 

@@ -95,7 +95,9 @@ import Testing
             let again = scratch.file("again.ndjson")
             try KuraNode.export(
                 configuration: TransferRoundTripTests.configuration(back), to: again, logger: quiet, interactive: false)
-            #expect(try TransferRoundTripTests.linesWithoutTime(fromSQLite) == TransferRoundTripTests.linesWithoutTime(again))
+            #expect(
+                try TransferRoundTripTests.linesWithoutTime(fromSQLite)
+                    == TransferRoundTripTests.linesWithoutTime(again))
         }
     }
 }
