@@ -88,10 +88,41 @@ import Testing
             headers: [("Authorization", "Bearer \(newToken)")])
         #expect(after.status == 200)
         #expect(after.body == before.body)
+        #expect(try Self.kura(["import", "-", "--data", root + "/other"]).errors.contains("not standard input"))
         // An import needs the data directory to itself.
         let busy = try Self.kura(["import", file, "--data", root + "/target", "--merge"])
         #expect(busy.status != 0)
         #expect(busy.errors.contains("in use by process"), "\(busy.errors)")
+    }
+}
+
+@Suite(TestPostgres.available) struct TransferCommandPostgresTests {
+    @Test("kura import and kura export with --set store.engine=postgres: SQLite → PostgreSQL → SQLite, same records")
+    func throughPostgres() throws {
+        let root = try TemporaryDirectory("transfer-cli-pg").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let created = try TransferCommandTests.kura([
+            "admin", "create-user", "--email", "ops@example.com", "--password", "ops-password", "--data",
+            root + "/source",
+        ])
+        #expect(created.status == 0, "\(created.errors)")
+        try "rules_version = '1';\nmatch /boards/{id} { allow read: if true; }\n".write(
+            toFile: root + "/source/kura.rules", atomically: true, encoding: .utf8)
+        let file = root + "/app.ndjson"
+        #expect(try TransferCommandTests.kura(["export", file, "--data", root + "/source"]).status == 0)
+        let postgres = ["--set", "store.engine=postgres", "--set", "store.url=\(try TestPostgres.freshDatabase())"]
+        let imported = try TransferCommandTests.kura(["import", file, "--data", root + "/node"] + postgres)
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(imported.output.contains("imported 0 documents, 1 accounts"), "\(imported.output)")
+        let back = root + "/back.ndjson"
+        let exported = try TransferCommandTests.kura(["export", back, "--data", root + "/node"] + postgres)
+        #expect(exported.status == 0, "\(exported.errors)")
+        func records(_ path: String) throws -> [String] {
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map(String.init)
+        }
+        #expect(try records(file).count == 2)  // the rules and the account
+        #expect(try records(file) == records(back))
+        #expect(try String(contentsOfFile: back, encoding: .utf8).contains(#""engine":"postgres""#))
     }
 }
 

@@ -32,13 +32,24 @@ enum Exporter {
         configuration: KuraConfiguration, to file: String, logger: Logger, interactive: Bool? = nil
     ) throws -> TransferSummary {
         let engine = try StoreEngines.engine(for: configuration)
-        guard try engine.holdsDocuments() else {
-            throw TransferError("nothing to export: \(engine.documentsLocation) holds no Kura data")
+        // No document database yet (accounts made with `kura admin create-user` only): none to export, and opening
+        // one would create it, after which the directory no longer counts as new (SecurityRules).
+        let holdsDocuments = try engine.holdsDocuments()
+        guard holdsDocuments || FileManager.default.fileExists(atPath: configuration.dataDirectory) else {
+            throw TransferError(
+                "nothing to export: \(engine.documentsLocation) holds no documents and there is no data directory "
+                    + configuration.dataDirectory)
         }
-        let database = try engine.openDocuments(log: { logger.info($0) })
-        defer { database.close() }
-        guard let documents = database as? any DocumentTransfer else {
-            throw TransferError("the \(type(of: engine).name) engine cannot list its documents for an export")
+        let database = holdsDocuments ? try engine.openDocuments(log: { logger.info($0) }) : nil
+        defer { database?.close() }
+        let documents: any DocumentTransfer
+        if let database {
+            guard let transfer = database as? any DocumentTransfer else {
+                throw TransferError("the \(type(of: engine).name) engine cannot list its documents for an export")
+            }
+            documents = transfer
+        } else {
+            documents = NoDocuments()
         }
         guard let accounts = try engine.openAccounts() as? any AccountTransfer else {
             throw TransferError("the \(type(of: engine).name) engine cannot list its accounts for an export")
@@ -46,7 +57,7 @@ enum Exporter {
         let rulesPath = (configuration.dataDirectory as NSString).appendingPathComponent(SecurityRules.fileName)
         let rules = FileManager.default.contents(atPath: rulesPath).map { String(decoding: $0, as: UTF8.self) }
         // Sorted by their JSON, so the same definitions give the same lines whatever order they were declared in.
-        let indexes = database.compositeIndexes.map(\.index).map { ($0, $0.json.jsonBytes) }
+        let indexes = (database?.compositeIndexes ?? []).map(\.index).map { ($0, $0.json.jsonBytes) }
             .sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
         let output = try TransferLineWriter(path: file)
         let summary = try accounts.withAccountSnapshot { accountSnapshot in
@@ -94,6 +105,16 @@ enum Exporter {
         }
         return summary
     }
+}
+
+/// The documents of an engine that has no document database yet.
+private struct NoDocuments: DocumentTransfer, DocumentSnapshot {
+    func withDocumentSnapshot<T>(_ body: (any DocumentSnapshot) throws -> T) throws -> T { try body(self) }
+    func importDocuments(_ documents: [Document], replacing: Bool) throws {
+        throw TransferError("there is no document database to import into")
+    }
+    func documentCount() -> Int64 { 0 }
+    func documents(after position: DocumentPath?, limit: Int) -> [Document] { [] }
 }
 
 extension KuraNode {

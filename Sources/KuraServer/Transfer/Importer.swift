@@ -28,6 +28,11 @@ enum Importer {
         guard (1...CommitLimits.maxWrites).contains(batchSize) else {
             throw TransferError("--batch must be between 1 and \(CommitLimits.maxWrites)")
         }
+        guard path != "-" else {
+            throw TransferError(
+                "kura import reads a file, not standard input: it reads it twice (every line checked first, then "
+                    + "written); save the export to a file")
+        }
         let engine = try StoreEngines.engine(for: configuration)
         // The header first: a file that is not an export is refused before anything is created.
         let reader = try TransferLineReader(path: path)
