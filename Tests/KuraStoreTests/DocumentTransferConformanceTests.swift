@@ -109,4 +109,30 @@ import Testing
         let old = StructuredQuery(.collection(try col("a")), filters: [Filter(.field(try field("f")), .equal, 1.0)])
         #expect(try harness.store.query(old).documents.map(\.path.description) == ["a/new"])
     }
+
+    @Test("imported documents are in the composite indexes declared before", arguments: EngineUnderTest.all)
+    func compositeIndexes(_ engine: EngineUnderTest) throws {
+        let harness = try engine.make()
+        let transfer = try Self.transfer(harness)
+        let indexing = try #require(harness.store as? any CompositeIndexing)
+        let index = try CompositeIndex(
+            collectionGroup: "c", scope: .collection,
+            fields: [.init(try field("a"), .ascending), .init(try field("b"), .descending)])
+        let status = try indexing.createIndex(index)
+        indexing.waitForIndexJobs()
+        let documents = try (0..<30).map { i in
+            Document(
+                path: try DocumentPath("c/d\(i)"), fields: ["a": .int(Int64(i % 3)), "b": .int(Int64(i))],
+                createTime: 1, updateTime: 2, version: 1)
+        }
+        try transfer.importDocuments(documents, replacing: false)
+        let query = StructuredQuery(
+            .collection(try col("c")), filters: [Filter(.field(try field("a")), .equal, 1)],
+            orderBy: [Order(.field(try field("b")), descending: true)])
+        let explained = try indexing.explain(query)
+        #expect(explained.compositeIndexID == status.id)
+        #expect(
+            try harness.store.query(query).documents.map(\.id)
+                == (0..<30).filter { $0 % 3 == 1 }.reversed().map { "d\($0)" })
+    }
 }
