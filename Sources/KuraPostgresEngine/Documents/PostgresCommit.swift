@@ -38,9 +38,22 @@ enum PostgresCommit {
         return WriteResult(path: path, version: 1, updateTime: commitTime)
     }
 
+    /// Another node may insert the document this write found missing before this write inserts it: the insert
+    /// then waits for that node's commit and finds the row (`ON CONFLICT DO NOTHING`), and the write is applied
+    /// again to what that node committed.
     private static func apply(
         _ prepared: PreparedWrite, in transaction: PostgresWriteTransaction, at commitTime: Int64
     ) throws -> WriteResult {
+        for _ in 0..<3 {
+            if let result = try attempt(prepared, in: transaction, at: commitTime) { return result }
+        }
+        throw PostgresCommitError.vanished(prepared.write.path)
+    }
+
+    /// The write's result, or nil when another node inserted the document meanwhile (nothing was changed).
+    private static func attempt(
+        _ prepared: PreparedWrite, in transaction: PostgresWriteTransaction, at commitTime: Int64
+    ) throws -> WriteResult? {
         let write = prepared.write
         let (knownCid, stored) = try transaction.document(at: write.path)
         let existing = stored?.document
@@ -66,7 +79,7 @@ enum PostgresCommit {
                 newEntries: entries)
         } else {
             guard try transaction.insertDocument(cid: cid, id: id, data: data, time: commitTime) else {
-                throw PostgresCommitError.vanished(write.path)
+                return nil
             }
             try transaction.insertEntries(entries, cid: cid, id: id)
         }
@@ -84,7 +97,8 @@ enum PostgresCommitError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .vanished(let path): "document \(path) was read as missing but exists (writer invariant broken)"
+        case .vanished(let path):
+            "document \(path) was read as missing but exists, three times (writer invariant broken)"
         }
     }
 }

@@ -27,7 +27,7 @@ struct CatalogState {
 /// planners learn of it); the planner uses only READY indexes. A restart resumes an unfinished build.
 extension PostgresDocumentStore {
     /// Document row ids per build step.
-    static let buildWindow: Int64 = 2000
+    static let buildWindow: Int64 = 5000
     /// Entries deleted per step when an index is dropped.
     static let dropBatch = 5000
     /// How stale a query's view of the catalog may be (other nodes' declarations, READY states and drops).
@@ -119,6 +119,10 @@ extension PostgresDocumentStore {
                         lastReport = MonotonicClock.seconds()
                         configuration.log?("index \(iid) \(status.index): CREATING, \(scanned) documents so far")
                     }
+                } catch let error as PostgresError where error.isDeadlock || error.isSerializationFailure {
+                    // A write locked documents of the window in another order (it waits for this step, this step
+                    // for it); PostgreSQL aborted one of the two. The step is simply run again.
+                    continue
                 } catch {
                     if indexBuildsStopped.load(ordering: .acquiring) { return }
                     composites.update(iid) {
@@ -153,31 +157,34 @@ extension PostgresDocumentStore {
                 WHERE d.rid > $1 AND d.rid <= $2 AND c.group_id = $3 FOR SHARE OF d
                 """, [.int(from), .int(from + Self.buildWindow), PostgresRows.name(index.collectionGroup)],
                 resultFormat: .binary)
-            var entries: [PostgresValue] = []
-            func flush() throws {
-                guard !entries.isEmpty else { return }
-                let count = entries.count / 5
-                let values = (0..<count).map { row in
-                    "(" + (1...5).map { "$\(row * 5 + $0)" }.joined(separator: ", ") + ")"
-                }
-                try connection.query(
-                    "INSERT INTO cidx(iid, scope, key, cid, id) VALUES \(values.joined(separator: ", ")) "
-                        + "ON CONFLICT DO NOTHING", entries)
-                entries = []
-            }
+            // The entries travel as four array parameters of one statement (text-form array literals): one
+            // round trip per step, and PostgreSQL parses arrays much faster than thousands of bound values.
+            var scopes = PostgresArrayLiteral()
+            var keys = PostgresArrayLiteral()
+            var cids = PostgresArrayLiteral()
+            var ids = PostgresArrayLiteral()
             for row in 0..<rows.rowCount {
-                guard let cid = try rows.int(row, 0), let bytes = rows.bytes(row, 2),
+                guard let cid = try rows.int(row, 0), let bytes = rows.bytes(row, 2), let idBytes = rows.bytes(row, 1),
                     let collection = try? CollectionPath(PostgresRows.text(rows, row, 3)),
                     case .object(let fields) = try JSONValue.parse(bytes, maxDepth: 512)
                 else { continue }
-                let id = PostgresRows.text(rows, row, 1)
+                let id = String(decoding: idBytes, as: UTF8.self)
                 let scope = index.scope == .collection ? cid : 0
                 for key in CompositeIndexKey.keys(index, fields: fields, id: id, collection: collection) {
-                    entries += [.int(iid), .int(scope), .bytes(key), .int(cid), PostgresRows.name(id)]
-                    if entries.count >= 500 { try flush() }
+                    scopes.append(scope)
+                    keys.append(key)
+                    cids.append(cid)
+                    ids.append(idBytes)
                 }
             }
-            try flush()
+            if !keys.isEmpty {
+                try connection.query(
+                    """
+                    INSERT INTO cidx(iid, scope, key, cid, id)
+                    SELECT $1, s, k, c, i FROM unnest($2::bigint[], $3::bytea[], $4::bigint[], $5::bytea[]) AS u(s, k, c, i)
+                    ON CONFLICT DO NOTHING
+                    """, [.int(iid), .text(scopes.text), .text(keys.text), .text(cids.text), .text(ids.text)])
+            }
             let position = from + Self.buildWindow
             let largest = try connection.query("SELECT coalesce(max(rid), 0) FROM docs", resultFormat: .binary)
             let done = position >= (try largest.int(0, 0) ?? 0)
@@ -241,4 +248,35 @@ extension PostgresDocumentStore {
         let version = try rows.int(0, 0) ?? 0
         if version != known { try reloadCatalog(connection) } else { catalogState.withLock { $0.checked = now } }
     }
+}
+
+/// A one-dimensional array literal (`{1,2}`, `{"\\x0a0b"}`) for an array parameter.
+struct PostgresArrayLiteral {
+    private var bytes: [UInt8] = [UInt8(ascii: "{")]
+    private(set) var isEmpty = true
+
+    private mutating func separate() {
+        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
+        isEmpty = false
+    }
+
+    mutating func append(_ value: Int64) {
+        separate()
+        bytes += Array(String(value).utf8)
+    }
+
+    /// A `bytea` element in hex form, quoted: `"\\x0a0b"`.
+    mutating func append(_ value: [UInt8]) {
+        separate()
+        bytes += [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        for byte in value {
+            bytes.append(Self.hex[Int(byte >> 4)])
+            bytes.append(Self.hex[Int(byte & 0x0F)])
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    var text: String { String(decoding: bytes + [UInt8(ascii: "}")], as: UTF8.self) }
+
+    private static let hex = Array("0123456789abcdef".utf8)
 }

@@ -95,7 +95,8 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
         }
         if writes.isEmpty { return [] }
         let prepared = try writes.map(PreparedWrite.init)
-        return try writer.submit(size: writes.count, selfContained: writes.count == 1) { transaction in
+        return try writer.submit(size: writes.count, selfContained: writes.count == 1, paths: writes.map(\.path)) {
+            transaction in
             try PostgresCommit.apply(prepared, in: transaction)
         }
     }
@@ -111,7 +112,7 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
         let prepared: [PreparedWrite]
         do { prepared = try writes.map(PreparedWrite.init) } catch { return completion(.failure(error)) }
         writer.submit(
-            size: writes.count, selfContained: writes.count == 1,
+            size: writes.count, selfContained: writes.count == 1, paths: writes.map(\.path),
             { transaction in try PostgresCommit.apply(prepared, in: transaction) }, completion: completion)
     }
 

@@ -113,6 +113,25 @@ final class PostgresWriteTransaction {
         jobChanges = []
     }
 
+    /// The advisory lock key of a document path: FNV-1a of its bytes (a collision only makes two documents'
+    /// writers wait for each other).
+    static func lockKey(_ path: DocumentPath) -> Int64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in path.description.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01B3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// Takes the advisory locks `keys` (sorted, so every batch on every node takes them in the same order and
+    /// none waits for another that waits for it), held until the transaction ends. Evaluated left to right.
+    func lock(_ keys: [Int64]) throws {
+        guard !keys.isEmpty else { return }
+        let calls = keys.indices.map { "pg_advisory_xact_lock($\($0 + 1))" }
+        try connection.query("SELECT " + calls.joined(separator: ", "), keys.map { .int($0) })
+    }
+
     /// A commit time strictly after the previous one, so updateTime orders this node's writes even if the clock
     /// steps back.
     func nextCommitTime() -> Int64 {

@@ -3,6 +3,7 @@ import KuraCore
 import KuraModel
 import KuraPostgres
 import KuraStore
+import Synchronization
 
 /// This node's writer: one thread draining a queue of commits into batch transactions (the SQLite engine's
 /// group commit, `SQLiteWriter`, on PostgreSQL).
@@ -19,14 +20,19 @@ import KuraStore
 /// changes a row (preconditions are checked in Swift; inserts use `ON CONFLICT DO NOTHING`, which does not abort
 /// the transaction). Should a statement fail anyway (PostgreSQL then aborts the whole transaction), the
 /// transaction is rolled back and the rest of the batch runs again in a new one. Deadlocks and serialization
-/// failures (two nodes writing the same documents in different orders) are retried a few times.
+/// failures are retried a few times. Two nodes' batches writing the same documents would deadlock whenever they
+/// took their row locks in different orders, so each batch first takes a transaction-level advisory lock per
+/// document it writes, all batches in one order (the keys sorted), in one statement.
 final class PostgresWriter: @unchecked Sendable {
     private class Job: @unchecked Sendable {
         let size: Int
         let selfContained: Bool
-        init(size: Int, selfContained: Bool) {
+        /// Advisory lock keys of the documents it writes (`PostgresWriteTransaction.lockKey`).
+        let lockKeys: [Int64]
+        init(size: Int, selfContained: Bool, lockKeys: [Int64]) {
             self.size = size
             self.selfContained = selfContained
+            self.lockKeys = lockKeys
         }
         func run(_ transaction: PostgresWriteTransaction) throws { fatalError("abstract") }
         func fail(_ error: any Error) { fatalError("abstract") }
@@ -39,12 +45,12 @@ final class PostgresWriter: @unchecked Sendable {
         var result: Result<T, any Error> = .failure(APIError.unavailable("the store is closed"))
         let completion: @Sendable (Result<T, any Error>) -> Void
         init(
-            size: Int, selfContained: Bool, work: @escaping (PostgresWriteTransaction) throws -> T,
+            size: Int, selfContained: Bool, lockKeys: [Int64], work: @escaping (PostgresWriteTransaction) throws -> T,
             completion: @escaping @Sendable (Result<T, any Error>) -> Void
         ) {
             self.work = work
             self.completion = completion
-            super.init(size: size, selfContained: selfContained)
+            super.init(size: size, selfContained: selfContained, lockKeys: lockKeys)
         }
         override func run(_ transaction: PostgresWriteTransaction) throws { result = .success(try work(transaction)) }
         override func fail(_ error: any Error) { result = .failure(error) }
@@ -61,6 +67,8 @@ final class PostgresWriter: @unchecked Sendable {
     static let maxAttempts = 4
 
     private let pool: PostgresConnectionPool
+    /// Batch transactions committed so far (tests tell batches apart by it).
+    let batchesCommitted = Atomic<Int>(0)
     private let condition = NSCondition()
     /// Runs the completions of committed batches, in commit order, off the writer thread.
     private let acknowledgements = SerialQueue(name: "kura-pg-write-acks")
@@ -89,11 +97,12 @@ final class PostgresWriter: @unchecked Sendable {
 
     /// Runs `work` inside the next batch transaction and returns its result once that transaction committed.
     /// If `work` throws, only its own changes are rolled back and the error is rethrown here.
-    func submit<T>(size: Int, selfContained: Bool = false, _ work: @escaping (PostgresWriteTransaction) throws -> T)
-        throws -> T
-    {
+    func submit<T>(
+        size: Int, selfContained: Bool = false, paths: [DocumentPath] = [],
+        _ work: @escaping (PostgresWriteTransaction) throws -> T
+    ) throws -> T {
         let outcome = Outcome<T>()
-        submit(size: size, selfContained: selfContained, work) { result in
+        submit(size: size, selfContained: selfContained, paths: paths, work) { result in
             outcome.result = result
             outcome.done.raise()
         }
@@ -102,12 +111,16 @@ final class PostgresWriter: @unchecked Sendable {
     }
 
     /// Queues `work` for the next batch transaction; `completion` runs once it committed (or failed), on a serial
-    /// queue that calls the completions in commit order. `selfContained`: see the type's documentation.
+    /// queue that calls the completions in commit order. `selfContained`: see the type's documentation. `paths`:
+    /// the documents `work` writes, locked (in one global order) when the batch begins.
     func submit<T>(
-        size: Int, selfContained: Bool = false, _ work: @escaping (PostgresWriteTransaction) throws -> T,
+        size: Int, selfContained: Bool = false, paths: [DocumentPath] = [],
+        _ work: @escaping (PostgresWriteTransaction) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        let job = TypedJob(size: size, selfContained: selfContained, work: work, completion: completion)
+        let job = TypedJob(
+            size: size, selfContained: selfContained, lockKeys: paths.map(PostgresWriteTransaction.lockKey),
+            work: work, completion: completion)
         condition.lock()
         guard !stopped else {
             condition.unlock()
@@ -179,6 +192,7 @@ final class PostgresWriter: @unchecked Sendable {
             do {
                 try transaction.begin()
                 try afterBegin(transaction.connection)
+                try transaction.lock(Set(pending.flatMap(\.lockKeys)).sorted())
             } catch {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
@@ -236,6 +250,7 @@ final class PostgresWriter: @unchecked Sendable {
             }
             do {
                 try transaction.finish()
+                batchesCommitted.add(1, ordering: .relaxed)
             } catch {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
