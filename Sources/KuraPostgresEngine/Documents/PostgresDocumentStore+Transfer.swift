@@ -24,7 +24,8 @@ extension PostgresDocumentStore: DocumentTransfer {
         let prepared = try documents.map { document in
             (document, try DocumentLimits.validate(document.fields), IndexEntries.of(document.fields))
         }
-        try writer.submit(size: documents.count) { transaction in
+        // The paths are locked (in the global order) like any commit's, so a node writing the same documents waits.
+        try writer.submit(size: documents.count, paths: documents.map(\.path)) { transaction in
             if !replacing { return try transaction.importNewDocuments(prepared) }
             for (document, data, entries) in prepared {
                 try transaction.importDocument(document, data: data, entries: entries, replacing: replacing)
