@@ -196,4 +196,32 @@ import Testing
             try Self.importing([], into: scratch.file("other"), in: scratch)
         } throws: { error in (error as? TransferError)?.message.contains(":1: ") == true }
     }
+
+    @Test("--merge: an address that belongs to another account of the target is refused at its line")
+    func mergeAddressConflict() throws {
+        let scratch = try TemporaryDirectory("transfer-lines")
+        defer { scratch.remove() }
+        let target = scratch.file("data")
+        var other = Self.good
+        other[3] = Self.account(uid: "u9")  // ann@example.com under another uid
+        other[4] = Self.document("notes/c")
+        other[5] = Self.document("notes/d")
+        _ = try Self.importing(other, into: target, in: scratch)
+        let file = scratch.file("merge.ndjson")
+        try (Self.good.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            try KuraNode.importFile(
+                configuration: Self.configuration(target), from: file, merge: true,
+                logger: TransferRoundTripTests.quiet, interactive: false)
+        } throws: { error in
+            (error as? TransferError)?.message.contains("merge.ndjson:4: ann@example.com belongs to account u9") == true
+        }
+        // Nothing of the file went in: notes/a is still missing, u9 keeps the address.
+        let summary = try KuraNode.export(
+            configuration: Self.configuration(target), to: scratch.file("after.ndjson"),
+            logger: TransferRoundTripTests.quiet, interactive: false)
+        #expect(summary.documents == 2)
+        let after = try String(contentsOfFile: scratch.file("after.ndjson"), encoding: .utf8)
+        #expect(after.contains("notes/c") && !after.contains("notes/a"))
+    }
 }
