@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraPostgres
 import KuraServerTestSupport
 import KuraTestSupport
 import Testing
@@ -99,5 +100,56 @@ import Testing
                 try TransferRoundTripTests.linesWithoutTime(fromSQLite)
                     == TransferRoundTripTests.linesWithoutTime(again))
         }
+    }
+
+    @Test("storage failing half-way: the error says exactly what was stored, and that is what the target holds")
+    func partialImport() throws {
+        let scratch = try TemporaryDirectory("transfer-pg")
+        defer { scratch.remove() }
+        let url = try TestPostgres.freshDatabase()
+        let quiet = TransferRoundTripTests.quiet
+        let node = scratch.file("node")
+        func file(_ name: String, documents: Int) throws -> String {
+            var lines = [
+                #"{"kind":"header","format":"kura-export","formatVersion":1,"kura":"0.1.0","engine":"sqlite","#
+                    + #""time":"2026-01-01T00:00:00Z","documents":\#(documents),"accounts":0,"indexes":0,"rules":0}"#
+            ]
+            for i in 0..<documents {
+                lines.append(
+                    #"{"kind":"document","path":"bulk/d\#(String(format: "%04d", i))","createTime":"#
+                        + #""2026-01-01T00:00:00Z","updateTime":"2026-01-01T00:00:00Z","version":1,"data":{"n":\#(i)}}"#
+                )
+            }
+            let path = scratch.file(name)
+            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        // An empty import creates the schema; then the database refuses one document, as a full disk would.
+        try KuraNode.importFile(
+            configuration: Self.postgres(node, url: url), from: try file("empty.ndjson", documents: 0), logger: quiet,
+            interactive: false)
+        try PostgresConnection(url: url).execute(
+            """
+            CREATE FUNCTION refuse_d0700() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.id = convert_to('d0700', 'UTF8') THEN RAISE EXCEPTION 'no space left (test)'; END IF;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER refuse_d0700 BEFORE INSERT ON docs FOR EACH ROW EXECUTE FUNCTION refuse_d0700();
+            """)
+        let big = try file("big.ndjson", documents: 1200)
+        #expect {
+            try KuraNode.importFile(
+                configuration: Self.postgres(node, url: url), from: big, logger: quiet, interactive: false)
+        } throws: { error in
+            guard let error = error as? TransferError else { return false }
+            let said = error.message.contains("after storing 500 documents, 0 accounts") && error.exitCode == 1
+            if !said { Issue.record("\(error.message)") }
+            return said
+        }
+        let summary = try KuraNode.export(
+            configuration: Self.postgres(node, url: url), to: scratch.file("after.ndjson"), logger: quiet,
+            interactive: false)
+        #expect(summary.documents == 500)
     }
 }
