@@ -201,3 +201,51 @@ extension DocumentNodesTests {
         #expect(try nodes[1].latestSequence() == Int64(total))
     }
 }
+
+extension PostgresWriterBatchTests {
+    @Test("a single write whose statement fails (a composite key too long for a B-tree row) fails alone")
+    func aFailingStatementFailsOnlyItsCommit() throws {
+        let store = try PostgresDocumentStore(
+            database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 2))
+        defer { store.close() }
+        try store.createIndex(
+            CompositeIndex(
+                collectionGroup: "k", fields: [.init(try field("a"), .ascending), .init(try field("s"), .ascending)]))
+        store.waitForIndexJobs()
+        var generator = SplitMix(state: 7)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let huge = String(decoding: (0..<12_000).map { _ in alphabet[generator.below(64)] }, as: UTF8.self)
+        let count = 30
+        let outcomes = Shared<[Int: Bool]>([:])
+        let group = DispatchGroup()
+        for i in 0..<count {
+            group.enter()
+            let value: JSONValue = i == count / 2 ? .string(huge) : .string("s\(i)")
+            store.commit([Write(path: try doc("k/d\(i)"), operation: .set(["a": 1, "s": value], merge: false))]) {
+                result in
+                outcomes.withLock { $0[i] = (try? result.get()) != nil }
+                group.leave()
+            }
+        }
+        group.wait()
+        for i in 0..<count { #expect(outcomes.current[i] == (i != count / 2), "commit \(i)") }
+        #expect(try store.get(doc("k/d\(count / 2)")) == nil)
+        #expect(try store.changes(after: 0, limit: 100).count == count - 1)
+        #expect(try store.latestSequence() == Int64(count - 1))
+    }
+
+    @Test("pruning the change log keeps the numbering: the next entry follows the last one pruned")
+    func pruningKeepsNumbers() throws {
+        let store = try PostgresDocumentStore(
+            database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 2))
+        defer { store.close() }
+        for i in 0..<3 { try store.set(doc("p/d\(i)"), ["i": .int(Int64(i))]) }
+        #expect(try store.oldestRetainedSequence() == 1)
+        try store.pruneChangeLog(olderThan: WallClock.nowMicros() + 1)
+        #expect(try store.changes(after: 0, limit: 10).isEmpty)
+        #expect(try store.oldestRetainedSequence() == 4)
+        #expect(try store.latestSequence() == 3)
+        try store.set(doc("p/d9"), ["i": 9])
+        #expect(try store.changes(after: 0, limit: 10).map(\.sequence) == [4])
+    }
+}

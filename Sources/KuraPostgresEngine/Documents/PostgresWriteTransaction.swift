@@ -124,12 +124,29 @@ final class PostgresWriteTransaction {
         return Int64(bitPattern: hash)
     }
 
-    /// Takes the advisory locks `keys` (sorted, so every batch on every node takes them in the same order and
-    /// none waits for another that waits for it), held until the transaction ends. Evaluated left to right.
-    func lock(_ keys: [Int64]) throws {
-        guard !keys.isEmpty else { return }
-        let calls = keys.indices.map { "pg_advisory_xact_lock($\($0 + 1))" }
-        try connection.query("SELECT " + calls.joined(separator: ", "), keys.map { .int($0) })
+    /// Most advisory locks one batch takes: they live in PostgreSQL's shared lock table
+    /// (`max_locks_per_transaction` × connections, 6,400 by default, for every node together). A batch writing more
+    /// documents locks `maxLocks` buckets of them instead.
+    static let maxLocks = 256
+
+    /// Takes the advisory locks of documents `keys`, sorted, so every batch on every node takes them in the same
+    /// order and none waits for another that waits for it; held until the transaction ends. (A batch locking
+    /// buckets and one locking documents can still deadlock on their rows; PostgreSQL detects that and the
+    /// writer retries.)
+    func lock(_ keys: Set<Int64>) throws {
+        var keys = keys
+        if keys.count > Self.maxLocks {
+            // Bucket keys: the high bits of the document key, in a range of their own.
+            keys = Set(keys.map { 0x6B75_7261_2E62_0000 | Int64(UInt64(bitPattern: $0) % UInt64(Self.maxLocks)) })
+        }
+        var pending = keys.sorted()[...]
+        while !pending.isEmpty {
+            // A target list holds at most 1,664 entries; the calls are evaluated left to right.
+            let chunk = pending.prefix(500)
+            pending = pending.dropFirst(chunk.count)
+            let calls = chunk.indices.map { "pg_advisory_xact_lock($\($0 - chunk.startIndex + 1))" }
+            try connection.query("SELECT " + calls.joined(separator: ", "), chunk.map { .int($0) })
+        }
     }
 
     /// A commit time strictly after the previous one, so updateTime orders this node's writes even if the clock

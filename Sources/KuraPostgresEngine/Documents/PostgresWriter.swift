@@ -42,7 +42,8 @@ final class PostgresWriter: @unchecked Sendable {
 
     private final class TypedJob<T>: Job, @unchecked Sendable {
         let work: (PostgresWriteTransaction) throws -> T
-        var result: Result<T, any Error> = .failure(APIError.unavailable("the store is closed"))
+        var result: Result<T, any Error> = .failure(
+            APIError.unavailable("the write was not committed (the database connection broke)"))
         let completion: @Sendable (Result<T, any Error>) -> Void
         init(
             size: Int, selfContained: Bool, lockKeys: [Int64], work: @escaping (PostgresWriteTransaction) throws -> T,
@@ -192,7 +193,7 @@ final class PostgresWriter: @unchecked Sendable {
             do {
                 try transaction.begin()
                 try afterBegin(transaction.connection)
-                try transaction.lock(Set(pending.flatMap(\.lockKeys)).sorted())
+                try transaction.lock(Set(pending.flatMap(\.lockKeys)))
             } catch {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
