@@ -35,6 +35,9 @@ enum Usage {
         Usage:
           kura serve [OPTIONS]          serve the API (default http://127.0.0.1:8090, data in ./kura_data)
           kura backup FILE [OPTIONS]    write a consistent copy of the document database to FILE, even while serving
+          kura export FILE [OPTIONS]    write documents, accounts, indexes and rules to FILE as NDJSON (- : stdout)
+          kura import FILE [--merge] [--batch N] [OPTIONS]
+                                        load an export into an empty data directory or database
           kura rules test TABLE [--rules FILE]
                                         run a rules test table (docs/rules.md); exits 1 if a case fails
           kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
@@ -59,6 +62,31 @@ enum Usage {
 
         Writes a consistent copy of the document database (one snapshot) to FILE, also while `kura serve` runs on
         the same data directory. FILE can be opened as the documents.db of a new data directory.
+        """ + "\n\n" + options
+
+    static let export = """
+        Usage: kura export FILE [OPTIONS]
+
+        Writes every document (with its times and version), composite index definition, account (with its
+        password hash, so users sign in again with the same password) and the security rules to FILE as NDJSON
+        (docs/export-format.md); `-` writes to standard output. Reads through the engine store.engine names, from
+        one snapshot taken at the start, also while `kura serve` runs. Sessions, refresh tokens, action codes,
+        queued mails, signing keys and the admin key are not exported. FILE is created with mode 0600.
+        Moving an app between engines: docs/scaling.md.
+        """ + "\n\n" + options
+
+    static let importing = """
+        Usage: kura import FILE [--merge] [--batch N] [OPTIONS]
+
+        Loads an export (kura export) into the engine store.engine names, keeping document paths, times and
+        versions, and account uids and password hashes, exactly. Checks every line first and imports nothing if
+        one is wrong (the message names the line; exit 2). The target must hold no documents and no accounts.
+        No server may run on the data directory meanwhile.
+
+          --merge              import into a target that holds data: records in FILE replace those with the same
+                               document path or uid (a replaced account is signed out), the rest stays, and the
+                               file's rules replace the target's
+          --batch N            records per transaction, 1-500 (default 500)
         """ + "\n\n" + options
 
     static let rules = """

@@ -111,6 +111,49 @@ func backup(_ arguments: ArraySlice<String>) {
     }
 }
 
+func export(_ arguments: ArraySlice<String>) {
+    helpIfAsked(arguments, Usage.export)
+    let (configuration, positional, _) = configuration(from: arguments, command: "export")
+    guard positional.count == 1, let file = positional.first else { fail("usage: kura export FILE [OPTIONS]") }
+    do {
+        let summary = try KuraNode.export(configuration: configuration, to: file)
+        if file != "-" { print("kura: exported \(summary) to \(file)") }
+    } catch let error as TransferError {
+        failTransfer(error)
+    } catch {
+        fail("export failed: \(error)")
+    }
+}
+
+func importFile(_ arguments: ArraySlice<String>) {
+    helpIfAsked(arguments, Usage.importing)
+    let (configuration, positional, extras) = configuration(
+        from: arguments, command: "import", extra: ["--batch"], switches: ["--merge"])
+    guard positional.count == 1, let file = positional.first else {
+        fail("usage: kura import FILE [--merge] [--batch N] [OPTIONS]")
+    }
+    var batch = 500
+    if let text = extras["--batch"] {
+        guard let value = Int(text) else { fail("--batch takes a number (1-500)") }
+        batch = value
+    }
+    do {
+        let summary = try KuraNode.importFile(
+            configuration: configuration, from: file, merge: extras["--merge"] != nil, batchSize: batch)
+        print("kura: imported \(summary) from \(file)")
+    } catch let error as TransferError {
+        failTransfer(error)
+    } catch {
+        fail("import failed: \(error)")
+    }
+}
+
+/// Prints a transfer error and exits with its code (2: refused before writing, 1: failed while writing).
+func failTransfer(_ error: TransferError) -> Never {
+    FileHandle.standardError.write(Data("kura: \(error.message)\n".utf8))
+    exit(error.exitCode)
+}
+
 func rotateKeys(_ arguments: ArraySlice<String>) {
     helpIfAsked(arguments, Usage.rotateKeys)
     let (configuration, positional, _) = configuration(from: arguments, command: "admin rotate-keys")
@@ -193,6 +236,8 @@ let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "serve": serve(arguments.dropFirst())
 case "backup": backup(arguments.dropFirst())
+case "export": export(arguments.dropFirst())
+case "import": importFile(arguments.dropFirst())
 case "admin": admin(arguments.dropFirst())
 case "rules": rules(arguments.dropFirst())
 case "--version", "version": print("kura \(KuraNode.version)")
