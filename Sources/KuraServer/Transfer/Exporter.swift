@@ -54,8 +54,11 @@ enum Exporter {
         guard let accounts = try engine.openAccounts() as? any AccountTransfer else {
             throw TransferError("the \(type(of: engine).name) engine cannot list its accounts for an export")
         }
+        // The rules in force: on a shared engine the newest version in the database, else the data directory's file.
         let rulesPath = (configuration.dataDirectory as NSString).appendingPathComponent(SecurityRules.fileName)
-        let rules = FileManager.default.contents(atPath: rulesPath).map { String(decoding: $0, as: UTF8.self) }
+        let rules =
+            try engine.openCluster(log: { logger.info($0) }).shared?.latestRules()?.source
+            ?? FileManager.default.contents(atPath: rulesPath).map { String(decoding: $0, as: UTF8.self) }
         // Sorted by their JSON, so the same definitions give the same lines whatever order they were declared in.
         let indexes = (database?.compositeIndexes ?? []).map(\.index).map { ($0, $0.json.jsonBytes) }
             .sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)

@@ -64,10 +64,12 @@ enum Importer {
                 + "\(type(of: engine).name) (\(engine.documentsLocation))\(merge ? ", merging" : "")")
         let checked = try check(
             path, header: header, target: merge ? accountStore : nil, logger: logger, interactive: interactive)
+        // On a shared engine the database holds the rules (docs/scaling.md, "What nodes tell each other").
+        let shared = try engine.openCluster(log: { logger.info($0) }).shared
         return try write(
             path, header: header, checked: checked, merge: merge, batchSize: batchSize,
-            into: (database, documents, accounts), dataDirectory: configuration.dataDirectory, logger: logger,
-            interactive: interactive)
+            into: (database, documents, accounts), shared: shared, dataDirectory: configuration.dataDirectory,
+            logger: logger, interactive: interactive)
     }
 
     private static func readHeader(_ reader: TransferLineReader) throws -> TransferHeader {
@@ -150,7 +152,7 @@ enum Importer {
         into target: (
             database: any EngineDocumentStore, documents: any DocumentTransfer, accounts: any AccountTransfer
         ),
-        dataDirectory: String, logger: Logger, interactive: Bool
+        shared: (any SharedNodeState)?, dataDirectory: String, logger: Logger, interactive: Bool
     ) throws -> TransferSummary {
         var stored = TransferSummary()
         let reader = try TransferLineReader(path: path)
@@ -163,6 +165,9 @@ enum Importer {
         let rulesPath = (dataDirectory as NSString).appendingPathComponent(SecurityRules.fileName)
         do {
             if let rules = checked.rules {
+                // Published as a new version on a shared engine (running nodes switch to it within a second), and
+                // written to this data directory's file either way.
+                if let shared { _ = try shared.publishRules(rules) }
                 try SecurityRules.writeAtomically(rules, to: rulesPath)
                 stored.rules = 1
             } else if !FileManager.default.fileExists(atPath: rulesPath) {
