@@ -227,7 +227,8 @@ struct ClusterNodeTests {
                 try PostgresConnection(url: url).query(
                     """
                     SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                    WHERE datname = current_database() AND query LIKE 'LISTEN%'
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    AND (query LIKE 'LISTEN%' OR query LIKE 'INSERT INTO cluster_nodes%' OR query LIKE '%kura_cluster_ack%')
                     """)
             }.join()
             #expect(waitUntil(timeout: 10) { (try? b.me(user.idToken).status) == 401 })
