@@ -128,6 +128,8 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
                     try opened.listen(Self.acknowledgementChannel)
                     // Alive only once listening: whoever reads this row afterwards, this node hears.
                     try recordAlive(on: opened)
+                    // Rows of nodes killed long ago (each process is a new name): nobody waits for them anyway.
+                    try opened.query("DELETE FROM cluster_nodes WHERE seen_at < now() - interval '1 day'")
                     lastHeartbeat = MonotonicClock.nanoseconds()
                     connection = opened
                     let connects = status.withLock { status in
