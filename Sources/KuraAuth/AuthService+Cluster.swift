@@ -57,6 +57,20 @@ extension AuthService {
         keys.reload()
     }
 
+    /// For a node that cannot hear the other nodes (its channel lost its connection): forgets every cached account,
+    /// and until `resumeCachedTokens` answers no token from the token cache, so every request re-checks the
+    /// database (per-thread caches go stale with `revocationEpoch`).
+    public func suspendCachedTokens() {
+        cache.suspend()
+        (store as? CachedAccountStore)?.forgetAll()
+    }
+
+    /// Ends `suspendCachedTokens`, once the node hears the other nodes again (after `forgetCachedState`).
+    public func resumeCachedTokens() { cache.resume() }
+
+    /// Whether `suspendCachedTokens` is in force; for tests and diagnostics.
+    public var cachedTokensSuspended: Bool { cache.isSuspended }
+
     /// The user's account changed in this process: cached verifications take the change, other nodes hear of it.
     func accountChanged(uid: String) {
         cache.invalidate(uid: uid)

@@ -22,6 +22,8 @@ final class TokenCache: Sendable {
     }
     private struct State {
         var entries: [Substring: Entry] = [:]
+        /// While set, nothing is answered from the cache nor added to it (`suspend`).
+        var suspended = false
     }
 
     private let capacity: Int
@@ -37,7 +39,9 @@ final class TokenCache: Sendable {
 
     /// The entry for `token`, if cached.
     func entry(_ token: String) -> Entry? {
-        guard let entry = state.withLock({ $0.entries[Self.key(token)] }), entry.token.bytesEqual(token) else {
+        guard let entry = state.withLock({ $0.suspended ? nil : $0.entries[Self.key(token)] }),
+            entry.token.bytesEqual(token)
+        else {
             return nil
         }
         return entry
@@ -50,7 +54,7 @@ final class TokenCache: Sendable {
     /// time `now`; ignored if a revocation happened since.
     func insert(_ token: String, claims: AuthClaims, checkedAt: Double, now wallNow: Double, epoch: UInt64) {
         state.withLock { state in
-            guard epochCounter.load(ordering: .relaxed) == epoch else { return }
+            guard !state.suspended, epochCounter.load(ordering: .relaxed) == epoch else { return }
             let key = Self.key(token)
             if state.entries[key] == nil && state.entries.count >= capacity {
                 // Expired entries first; if the cache is full of live tokens, start over (cheap, and rare).
@@ -87,6 +91,22 @@ final class TokenCache: Sendable {
             for key in state.entries.keys { state.entries[key]?.checkedAt = -.infinity }
         }
     }
+
+    /// Stops answering from the cache (every token re-checks the database, every time) and makes every
+    /// per-thread cache stale, until `resume`: for a node that cannot hear the other nodes' revocations.
+    func suspend() {
+        state.withLock { state in
+            state.suspended = true
+            epochCounter.wrappingAdd(1, ordering: .releasing)
+            for key in state.entries.keys { state.entries[key]?.checkedAt = -.infinity }
+        }
+    }
+
+    /// Answers from the cache again (after `suspend`); the entries cached before still re-check on next use.
+    func resume() { state.withLock { $0.suspended = false } }
+
+    /// Whether `suspend` is in force.
+    var isSuspended: Bool { state.withLock { $0.suspended } }
 
     /// Number of cached tokens.
     var count: Int { state.withLock { $0.entries.count } }

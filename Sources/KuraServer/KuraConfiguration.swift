@@ -24,6 +24,9 @@ public struct KuraConfiguration: Sendable {
     /// With several nodes on one database: how often each node reads the change log and the shared rules' version
     /// without being notified (the fallback for a lost notification), in seconds.
     public var clusterPollInterval = 0.5
+    /// With several nodes on one database: how long a revocation (or an account change) waits for every other live
+    /// node to confirm it applied it before answering anyway, in seconds.
+    public var clusterRevocationWait = 2.0
     public var auth = AuthConfiguration()
     public var mail = MailConfiguration()
     /// Realtime listeners: heartbeats, queues and limits.
@@ -151,6 +154,13 @@ public struct KuraConfiguration: Sendable {
             help: "several nodes: how often each reads the change log and rules version unnotified (default 500)"
         ) {
             $0.clusterPollInterval = Double(try integer($1, "cluster.pollMilliseconds", 10...60_000)) / 1000
+        },
+        Setting(
+            key: "cluster.revocationWaitMilliseconds",
+            help: "several nodes: how long a revocation waits for the other nodes to apply it (default 2000)"
+        ) {
+            $0.clusterRevocationWait =
+                Double(try integer($1, "cluster.revocationWaitMilliseconds", 1...60_000)) / 1000
         },
         Setting(
             key: "rules.rememberedReadsPerLoop",

@@ -163,7 +163,8 @@ public final class KuraNode: Sendable {
         self.realtime = realtime
         cluster = ClusterLink(
             channel: channel, auth: auth, rules: rules, realtime: realtime, follower: follower,
-            pollSeconds: configuration.clusterPollInterval, logger: logger)
+            pollSeconds: configuration.clusterPollInterval,
+            revocationWait: .milliseconds(Int64(configuration.clusterRevocationWait * 1000)), logger: logger)
         // Revocation is immediate on every channel: REST through the token cache, listen streams here.
         auth.observeRevocations { revocation in
             realtime.revoke { RealtimeAccess.isRevoked($0, by: revocation) }

@@ -20,6 +20,9 @@ public enum ClusterEvent: Sendable, Equatable {
     /// The channel (re)connected: events may have been missed while it was not listening, so everything cached
     /// must be forgotten and the rules and keys read again. Also delivered once when the channel first listens.
     case resync
+    /// The channel stopped listening (its connection was lost): until the next `resync`, this node may miss what
+    /// the others revoke, so nothing it cached about tokens may be trusted. Never sent to other nodes.
+    case disconnected
 }
 
 /// What a node publishes to and hears from the other nodes on the same engine, opened through the engine
@@ -33,6 +36,12 @@ public protocol ClusterChannel: Sendable {
     /// Tells every other node `event`, synchronously: when this returns, the event is on its way to every node
     /// listening (PostgreSQL: the `NOTIFY` committed). Never delivered back to this node.
     func publish(_ event: ClusterEvent) throws
+
+    /// Tells every other node `event`, as `publish`, then waits until every other node alive on the engine has
+    /// applied it (its handler returned), or until `timeout` passed. Returns the names of the live nodes that did
+    /// not confirm in time, empty when all did (or when there is nobody to tell). Blocks: never call it on an
+    /// event loop.
+    func publishAndWait(_ event: ClusterEvent, timeout: Duration) throws -> [String]
 
     /// Starts hearing the other nodes: `handler` is called with each event, on the channel's own thread, one at a
     /// time. Call once.
@@ -80,15 +89,18 @@ public final class LocalClusterChannel: ClusterChannel {
     public init() {}
     public var shared: (any SharedNodeState)? { nil }
     public func publish(_ event: ClusterEvent) throws {}
+    public func publishAndWait(_ event: ClusterEvent, timeout: Duration) throws -> [String] { [] }
     public func start(_ handler: @escaping @Sendable (ClusterEvent) -> Void) {}
     public func stop() {}
 }
 
 extension ClusterEvent {
-    /// The event as a notification payload from node `node` (compact JSON, far below `NOTIFY`'s 8000 bytes for
+    /// The event as a notification payload from node `node`, with `id` when the sender waits for the other nodes'
+    /// acknowledgements (`publishAndWait`) (compact JSON, far below `NOTIFY`'s 8000 bytes for
     /// any uid the API accepts); `resync` and `documentsChanged` are never sent this way.
-    public func payload(from node: String) -> String {
+    public func payload(from node: String, id: String? = nil) -> String {
         var object: JSONObject = ["from": .string(node)]
+        if let id { object["id"] = .string(id) }
         switch self {
         case .documentsChanged(let through):
             object["event"] = "documents"
@@ -108,6 +120,8 @@ extension ClusterEvent {
             object["version"] = .int(version)
         case .resync:
             object["event"] = "resync"
+        case .disconnected:
+            object["event"] = "disconnected"
         }
         return JSONValue.object(object).jsonString
     }
@@ -121,6 +135,12 @@ extension ClusterEvent {
 
     /// The sending node and the event of a payload made by `payload(from:)`.
     public static func decode(_ payload: String) -> (from: String, event: ClusterEvent)? {
+        decodeWithID(payload).map { ($0.from, $0.event) }
+    }
+
+    /// The sending node, the id it waits for acknowledgements of (`nil` when it does not wait) and the event of a
+    /// payload made by `payload(from:id:)`.
+    public static func decodeWithID(_ payload: String) -> (from: String, id: String?, event: ClusterEvent)? {
         guard case .object(let object)? = try? JSONValue.parse(payload),
             case .string(let from)? = object["from"], case .string(let kind)? = object["event"]
         else { return nil }
@@ -132,23 +152,24 @@ extension ClusterEvent {
             if case .int(let value)? = object[key] { return value }
             return nil
         }
+        let id = string("id")
         switch kind {
         case "documents":
             guard let through = integer("through") else { return nil }
-            return (from, .documentsChanged(through: through))
+            return (from, id, .documentsChanged(through: through))
         case "account":
             guard let uid = string("uid") else { return nil }
-            return (from, .accountChanged(uid: uid))
+            return (from, id, .accountChanged(uid: uid))
         case "revoked":
             guard let uid = string("uid") else { return nil }
-            return (from, .revoked(uid: uid, sessionID: string("session"), keptSessionID: string("kept")))
+            return (from, id, .revoked(uid: uid, sessionID: string("session"), keptSessionID: string("kept")))
         case "keys":
-            return (from, .signingKeysRotated)
+            return (from, id, .signingKeysRotated)
         case "rules":
             guard let version = integer("version") else { return nil }
-            return (from, .rulesPublished(version: version))
+            return (from, id, .rulesPublished(version: version))
         case "resync":
-            return (from, .resync)
+            return (from, id, .resync)
         default:
             return nil
         }

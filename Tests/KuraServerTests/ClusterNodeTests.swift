@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraPostgres
+import KuraPostgresEngine
 import KuraServerTestSupport
 import KuraStore
 import KuraTestSupport
@@ -223,12 +224,16 @@ struct ClusterNodeTests {
             // B's caches still answer: nothing told it.
             #expect(try b.me(user.idToken).status == 200)
             #expect(b.kura.rules.current.source != newRules)
+            // Both nodes' listening connections, as a database restart would.
+            let listeners = [a, b].compactMap {
+                ($0.kura.cluster.channel as? PostgresClusterChannel)?.listenerProcessID
+            }
+            #expect(listeners.count == 2 && !listeners.contains(0))
             try TestThread {
-                try PostgresConnection(url: url).query(
-                    """
-                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                    WHERE datname = current_database() AND query LIKE 'LISTEN%'
-                    """)
+                let connection = try PostgresConnection(url: url)
+                for pid in listeners {
+                    try connection.query("SELECT pg_terminate_backend($1::int)", [.int(Int64(pid))])
+                }
             }.join()
             #expect(waitUntil(timeout: 10) { (try? b.me(user.idToken).status) == 401 })
             #expect(waitUntil(timeout: 10) { b.kura.rules.current.source == newRules })

@@ -13,12 +13,22 @@ import Synchronization
 /// A notification is delivered to every session listening when the sending transaction commits, and to none that
 /// is not: after any reconnect (the database restarted, a failover, a network cut) the channel assumes it missed
 /// events and delivers `.resync` before anything else. It reconnects by itself (every 50 ms at first, backing off
-/// to once a second), following a multi-host `store.url` to a promoted standby.
+/// to once a second), following a multi-host `store.url` to a promoted standby. While it is not listening it
+/// delivers `.disconnected` once, so the node stops trusting its cached tokens until that `.resync`.
+///
+/// **Waiting for the other nodes** (`publishAndWait`). While listening, the node records itself alive in
+/// `cluster_nodes` every `heartbeat` (its name, the database's `now()`), on the listening connection, so a node
+/// whose listener is gone stops counting as alive; a stopping node removes its row. An event sent with an id is
+/// acknowledged by every node that hears it, after its handler returned: `NOTIFY kura_cluster_ack` with the id and
+/// the node's name, from the listening thread. The sender reads the nodes seen within `liveness`, sends, and waits
+/// for each of them to acknowledge, up to its timeout.
 public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
     /// The channel nodes notify each other on.
     public static let channelName = "kura_cluster"
     /// The channel the document store notifies on each commit, with the newest sequence as payload.
     public static let changesChannel = "kura_changes"
+    /// The channel nodes acknowledge events on (`ClusterAcknowledgements.payload`).
+    public static let acknowledgementChannel = "kura_cluster_ack"
 
     /// This node's name in payloads (its own notifications come back to its listener and are skipped).
     public let node: String
@@ -29,16 +39,27 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
     /// How long one wait for notifications lasts: bounds how long `stop()` takes.
     private let waitSlice: Duration = .milliseconds(200)
     private let status = Mutex(Status())
+    /// How often a listening node records itself alive.
+    private let heartbeat: Duration
+    /// How recently a node must have recorded itself alive to be waited for.
+    private let liveness: Duration
+    private let acknowledgements = ClusterAcknowledgements()
 
     private struct Status {
         var connects = 0
         var listenerProcessID: Int32 = 0
     }
 
-    /// A channel for `database`, named `node` in what it sends; `log` gets connection losses and recoveries.
-    public init(database: PostgresDatabase, node: String, log: @escaping @Sendable (String) -> Void) {
+    /// A channel for `database`, named `node` in what it sends; `log` gets connection losses and recoveries. A
+    /// listening node records itself alive every `heartbeat`; a sender waits for the nodes seen within `liveness`.
+    public init(
+        database: PostgresDatabase, node: String, heartbeat: Duration = .seconds(1), liveness: Duration = .seconds(5),
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.database = database
         self.node = node
+        self.heartbeat = heartbeat
+        self.liveness = liveness
         self.log = log
         shared = PostgresSharedState(database: database, node: node)
     }
@@ -54,6 +75,33 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
         try database.prepared().withConnection { try $0.notify(Self.channelName, payload: payload) }
     }
 
+    public func publishAndWait(_ event: ClusterEvent, timeout: Duration) throws -> [String] {
+        let id = SecureRandom.hex(8)
+        let payload = event.payload(from: node, id: id)
+        acknowledgements.expect(id)
+        let alive: [String]
+        do {
+            alive = try database.prepared().withConnection { connection in
+                let rows = try connection.query(
+                    """
+                    SELECT name FROM cluster_nodes
+                    WHERE name <> $1 AND seen_at > now() - $2 * interval '1 millisecond' ORDER BY name
+                    """, [.text(node), .int(Self.milliseconds(liveness))], prepared: true)
+                try connection.notify(Self.channelName, payload: payload)
+                return (0..<rows.rowCount).compactMap { rows.string($0, 0) }
+            }
+        } catch {
+            acknowledgements.forget(id)
+            throw error
+        }
+        let deadline = MonotonicClock.nanoseconds() + UInt64(Self.milliseconds(timeout)) * 1_000_000
+        return acknowledgements.wait(for: id, from: alive, untilNanoseconds: deadline)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
+
     public func start(_ handler: @escaping @Sendable (ClusterEvent) -> Void) {
         thread.start { [self] in run(handler) }
     }
@@ -64,6 +112,12 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
         var connection: PostgresConnection?
         var reportedLoss = false
         var retry = 0.05
+        var lastHeartbeat: UInt64 = 0
+        let heartbeatNanoseconds = UInt64(Self.milliseconds(heartbeat)) * 1_000_000
+        defer {
+            // Stopping: not alive any more, so nobody waits for this node's acknowledgements.
+            _ = try? connection?.query("DELETE FROM cluster_nodes WHERE name = $1", [.text(node)])
+        }
         while !thread.isStopping {
             guard let listening = connection else {
                 do {
@@ -71,6 +125,12 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
                     try opened.listen(Self.channelName)
                     try opened.listen(Self.changesChannel)
                     try opened.listen(PostgresSigningKeyStore.rotationChannel)
+                    try opened.listen(Self.acknowledgementChannel)
+                    // Alive only once listening: whoever reads this row afterwards, this node hears.
+                    try recordAlive(on: opened)
+                    // Rows of nodes killed long ago (each process is a new name): nobody waits for them anyway.
+                    try opened.query("DELETE FROM cluster_nodes WHERE seen_at < now() - interval '1 day'")
+                    lastHeartbeat = MonotonicClock.nanoseconds()
                     connection = opened
                     let connects = status.withLock { status in
                         status.connects += 1
@@ -94,19 +154,37 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
                 continue
             }
             do {
-                deliver(try listening.notifications(waitingUpTo: waitSlice), to: handler)
+                try deliver(try listening.notifications(waitingUpTo: waitSlice), on: listening, to: handler)
+                let now = MonotonicClock.nanoseconds()
+                if now &- lastHeartbeat >= heartbeatNanoseconds {
+                    try recordAlive(on: listening)
+                    lastHeartbeat = now
+                }
             } catch {
                 log("cluster: lost the notifications connection (\(error)); reconnecting")
                 reportedLoss = true
                 connection = nil
                 status.withLock { $0.listenerProcessID = 0 }
+                handler(.disconnected)
             }
         }
     }
 
-    /// Hands the handler the other nodes' events in the order they came, then one `documentsChanged` for the
-    /// newest sequence among the commits notified (a burst of commits is one wake-up).
-    private func deliver(_ notifications: [PostgresNotification], to handler: (ClusterEvent) -> Void) {
+    /// Records this node alive now (`cluster_nodes`).
+    private func recordAlive(on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            INSERT INTO cluster_nodes (name, seen_at) VALUES ($1, now())
+            ON CONFLICT (name) DO UPDATE SET seen_at = now()
+            """, [.text(node)], prepared: true)
+    }
+
+    /// Hands the handler the other nodes' events in the order they came, acknowledging each that asks for it once
+    /// the handler returned, then one `documentsChanged` for the newest sequence among the commits notified (a
+    /// burst of commits is one wake-up). Acknowledgements of this node's events are handed to their waiters.
+    private func deliver(
+        _ notifications: [PostgresNotification], on connection: PostgresConnection, to handler: (ClusterEvent) -> Void
+    ) throws {
         var newest: Int64?
         var rotated = false
         for notification in notifications {
@@ -114,18 +192,29 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
                 rotated = true
                 continue
             }
+            if notification.channel == Self.acknowledgementChannel {
+                if let (id, from) = ClusterAcknowledgements.decode(notification.payload) {
+                    acknowledgements.record(id, from: from)
+                }
+                continue
+            }
             if notification.channel == Self.changesChannel {
                 let sequence = Int64(notification.payload) ?? Int64.max
                 newest = max(newest ?? sequence, sequence)
                 continue
             }
-            guard let (from, event) = ClusterEvent.decode(notification.payload) else {
+            guard let (from, id, event) = ClusterEvent.decodeWithID(notification.payload) else {
                 log(
                     "cluster: ignored a notification this build does not understand: \(notification.payload.prefix(200))"
                 )
                 continue
             }
-            if from != node { handler(event) }
+            guard from != node else { continue }
+            handler(event)
+            if let id {
+                try connection.notify(
+                    Self.acknowledgementChannel, payload: ClusterAcknowledgements.payload(id: id, node: node))
+            }
         }
         if rotated { handler(.signingKeysRotated) }
         if let newest { handler(.documentsChanged(through: newest)) }

@@ -1,7 +1,8 @@
 import KuraPostgres
 
 /// The schema steps for what nodes share and tell each other (rules, admin key, notifications) (versions 500–599;
-/// PostgresSchema.swift). Notifications need no table: `LISTEN kura_cluster` / `kura_changes`.
+/// PostgresSchema.swift). Notifications need no table: `LISTEN kura_cluster` / `kura_changes`; the nodes alive
+/// (`cluster_nodes`) are who a revocation waits for.
 enum PostgresClusterSchema {
     static let migrations: [SchemaMigration] = [
         SchemaMigration(
@@ -18,6 +19,14 @@ enum PostgresClusterSchema {
                     key text NOT NULL,
                     created_at timestamptz NOT NULL DEFAULT now()
                 );
-                """)
+                """),
+        SchemaMigration(
+            version: 501, name: "nodes alive, for revocation acknowledgements",
+            sql: """
+                CREATE TABLE cluster_nodes (
+                    name text PRIMARY KEY,
+                    seen_at timestamptz NOT NULL DEFAULT now()
+                );
+                """),
     ]
 }
