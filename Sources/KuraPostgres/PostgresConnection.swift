@@ -57,8 +57,10 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Runs one or more `;`-separated statements with the simple query protocol (no parameters, text results);
-    /// for schema changes and transaction control.
-    public func execute(_ sql: String) throws {
+    /// for schema changes and transaction control. Returns the last statement's result (text format); the first
+    /// statement that fails stops the rest and is thrown.
+    @discardableResult
+    public func execute(_ sql: String) throws -> PostgresResult {
         try check(PQexec(handle, sql), doing: sql)
     }
 
@@ -137,7 +139,7 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    private func preparedName(for sql: String, _ encoded: [EncodedParameter]) throws -> String {
+    func preparedName(for sql: String, _ encoded: [EncodedParameter]) throws -> String {
         // Keyed by the parameter types too: the server fixes them at PQprepare, and a later call binding, say,
         // text where the first bound an integer needs a statement of its own.
         let key = PreparedKey(sql: sql, types: encoded.map(\.type))
@@ -150,7 +152,7 @@ public final class PostgresConnection: @unchecked Sendable {
         return name
     }
 
-    private static func errorMessage(_ connection: OpaquePointer) -> String {
+    static func errorMessage(_ connection: OpaquePointer) -> String {
         guard let message = PQerrorMessage(connection) else { return "unknown error" }
         return String(cString: message).trimmingSuffix("\n")
     }
@@ -162,7 +164,7 @@ private struct PreparedKey: Hashable {
 }
 
 /// Lays the encoded parameters out as the four C arrays `PQexecParams` takes, valid for the duration of `body`.
-private func withParameterArrays<R>(
+func withParameterArrays<R>(
     _ parameters: [EncodedParameter],
     _ body: (
         UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?

@@ -50,15 +50,23 @@ final class PostgresWriteTransaction {
 
     // MARK: Transaction control
 
-    func begin() throws {
-        // One round trip: BEGIN, and the shared side of the catalog lock (see PostgresDocumentSchema).
-        try connection.execute(
+    /// Begins the batch's transaction and takes its locks, in one round trip: BEGIN, the shared side of the
+    /// catalog lock (see PostgresDocumentSchema), the advisory locks of documents `keys` (`lock`), and the
+    /// catalog version, which it returns (for `PostgresDocumentStore.refreshCatalogInTransaction`).
+    func begin(locking keys: Set<Int64>) throws -> Int64 {
+        var sql =
             "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared(\(PostgresDocumentSchema.catalogLock))"
-        )
+        for chunk in Self.lockOrder(keys) {
+            // A target list holds at most 1,664 entries; the calls are evaluated left to right.
+            sql += "; SELECT " + chunk.map { "pg_advisory_xact_lock(\($0))" }.joined(separator: ", ")
+        }
+        sql += "; SELECT version FROM composite_catalog"
+        let version = try connection.execute(sql)
         transactions += 1
         changes = []
         jobChanges = []
         modifications = 0
+        return try version.int(0, 0) ?? 0
     }
     func savepoint() throws {
         savepointCids = [:]
@@ -88,23 +96,67 @@ final class PostgresWriteTransaction {
         discardJobState()
     }
 
-    /// Takes the sequence numbers of the entries collected, inserts them, notifies the other nodes and commits.
-    /// Returns the newest sequence (nil when the batch wrote no entry).
+    /// Takes the sequence numbers of the entries collected, inserts them, notifies the other nodes and commits:
+    /// one statement (`finishSQL`) pipelined with COMMIT, so the span during which other committers wait for the
+    /// change sequence is one round trip plus the WAL flush. Returns the newest sequence (nil when the batch wrote
+    /// no entry).
     @discardableResult
     func finish() throws -> Int64? {
         var newest: Int64?
-        if !changes.isEmpty {
+        if changes.isEmpty {
+            try connection.query("COMMIT", prepared: true)
+        } else if changes.reduce(0, { $0 + ($1.before?.data.count ?? 0) + ($1.after?.count ?? 0) })
+            > Self.maxFinishBytes
+        {
             let range = try PostgresDocumentSchema.changeSequence.reserve(changes.count, in: connection)
             try insertChanges(from: range.lowerBound)
             try connection.notify(PostgresDocumentSchema.notifyChannel, payload: String(range.upperBound))
+            try connection.query("COMMIT", prepared: true)
             newest = range.upperBound
+        } else {
+            let results = try connection.pipeline([
+                PipelinedStatement(Self.finishSQL, finishBindings(), resultFormat: .binary, prepared: true),
+                PipelinedStatement("COMMIT", prepared: true),
+            ])
+            newest = try results.first?.int(0, 0)
         }
-        try connection.query("COMMIT", prepared: true)
         cids.merge(transactionCids) { $1 }
         transactionCids = [:]
         changes = []
         return newest
     }
+
+    /// Most bytes of document data the change entries of one `finishSQL` statement carry; a batch with more
+    /// inserts them in several statements (and one more round trip each) instead.
+    static let maxFinishBytes = 64 << 20
+
+    /// Takes the numbers (`ChangeSequence.reserveSQL`), inserts every entry numbered in order (one row per array
+    /// element), and sends NOTIFY with the newest number, which it returns. If the counter row were missing, `seq`
+    /// would be NULL and the statement fail, so COMMIT never runs without the entries.
+    private static let finishSQL = """
+        WITH r AS (\(ChangeSequence.reserveSQL(name: 1, count: 2))),
+        c AS (INSERT INTO changes(\(PostgresRows.changeColumns))
+            SELECT r.last_value - $2 + u.n, u.path, u.kind, u.version, u.time, u.ctime, u.old_utime, u.old_version,
+                u.old_data, u.new_data
+            FROM unnest($3::bytea[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[],
+                $9::bigint[], $10::bytea[], $11::bytea[])
+                WITH ORDINALITY AS u(path, kind, version, time, ctime, old_utime, old_version, old_data, new_data, n)
+            LEFT JOIN r ON true)
+        SELECT r.last_value, pg_notify($12, r.last_value::text) FROM r
+        """
+
+    private func finishBindings() -> [PostgresValue] {
+        [
+            .text(PostgresDocumentSchema.changeSequence.name), .int(Int64(changes.count)),
+            .bytesArray(changes.map { Array($0.path.description.utf8) }),
+            .intArray(changes.map { Int64($0.kind.rawValue) }), .intArray(changes.map(\.version)),
+            .intArray(changes.map(\.time)), .intArray(changes.map(\.createTime)),
+            .intArray(changes.map { $0.before?.document.updateTime }),
+            .intArray(changes.map { $0.before?.document.version }), .bytesArray(changes.map { $0.before?.data }),
+            .bytesArray(changes.map(\.after)), .text(PostgresDocumentSchema.notifyChannel),
+        ]
+    }
+
     func rollback() {
         if connection.isConnected { try? connection.execute("ROLLBACK") }
         transactionCids = [:]
@@ -129,24 +181,18 @@ final class PostgresWriteTransaction {
     /// documents locks `maxLocks` buckets of them instead.
     static let maxLocks = 256
 
-    /// Takes the advisory locks of documents `keys`, sorted, so every batch on every node takes them in the same
-    /// order and none waits for another that waits for it; held until the transaction ends. (A batch locking
-    /// buckets and one locking documents can still deadlock on their rows; PostgreSQL detects that and the
-    /// writer retries.)
-    func lock(_ keys: Set<Int64>) throws {
+    /// The advisory locks of documents `keys` in the order `begin` takes them: sorted, so every batch on every
+    /// node takes them in the same order and none waits for another that waits for it; held until the
+    /// transaction ends. (A batch locking buckets and one locking documents can still deadlock on their rows;
+    /// PostgreSQL detects that and the writer retries.) In chunks of 500, one statement each.
+    static func lockOrder(_ keys: Set<Int64>) -> [[Int64]] {
         var keys = keys
         if keys.count > Self.maxLocks {
             // Bucket keys: the high bits of the document key, in a range of their own.
             keys = Set(keys.map { 0x6B75_7261_2E62_0000 | Int64(UInt64(bitPattern: $0) % UInt64(Self.maxLocks)) })
         }
-        var pending = keys.sorted()[...]
-        while !pending.isEmpty {
-            // A target list holds at most 1,664 entries; the calls are evaluated left to right.
-            let chunk = pending.prefix(500)
-            pending = pending.dropFirst(chunk.count)
-            let calls = chunk.indices.map { "pg_advisory_xact_lock($\($0 - chunk.startIndex + 1))" }
-            try connection.query("SELECT " + calls.joined(separator: ", "), chunk.map { .int($0) })
-        }
+        let sorted = keys.sorted()
+        return stride(from: 0, to: sorted.count, by: 500).map { Array(sorted[$0..<min($0 + 500, sorted.count)]) }
     }
 
     /// A commit time strictly after the previous one, so updateTime orders this node's writes even if the clock

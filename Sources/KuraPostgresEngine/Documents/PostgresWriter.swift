@@ -22,19 +22,30 @@ import Synchronization
 /// transaction is rolled back and the rest of the batch runs again in a new one. Deadlocks and serialization
 /// failures are retried a few times. Two nodes' batches writing the same documents would deadlock whenever they
 /// took their row locks in different orders, so each batch first takes a transaction-level advisory lock per
-/// document it writes, all batches in one order (the keys sorted), in one statement.
+/// document it writes, all batches in one order (the keys sorted), in the same round trip as BEGIN.
+///
+/// Single-create commits (blind creates, the common `POST` of a new document) that follow each other in the queue
+/// run together: one statement inserts all their documents and index entries (`createAll`), and the ones whose
+/// path exists already fail alone. A batch of such creates costs three round trips however many it holds: BEGIN
+/// with the locks, the inserts, and the change entries pipelined with COMMIT.
 final class PostgresWriter: @unchecked Sendable {
     private class Job: @unchecked Sendable {
         let size: Int
         let selfContained: Bool
         /// Advisory lock keys of the documents it writes (`PostgresWriteTransaction.lockKey`).
         let lockKeys: [Int64]
-        init(size: Int, selfContained: Bool, lockKeys: [Int64]) {
+        /// The commit's one write, a blind create, when it may run in bulk with its neighbours (`createAll`);
+        /// cleared when a bulk insert failed, so it runs alone on the next attempt.
+        var bulkCreate: PreparedWrite?
+        init(size: Int, selfContained: Bool, lockKeys: [Int64], bulkCreate: PreparedWrite?) {
             self.size = size
             self.selfContained = selfContained
             self.lockKeys = lockKeys
+            self.bulkCreate = bulkCreate
         }
         func run(_ transaction: PostgresWriteTransaction) throws { fatalError("abstract") }
+        /// Records the result of its bulk create.
+        func created(_ result: WriteResult) { fatalError("abstract") }
         func fail(_ error: any Error) { fatalError("abstract") }
         var succeeded: Bool { fatalError("abstract") }
         func finish() { fatalError("abstract") }
@@ -45,15 +56,22 @@ final class PostgresWriter: @unchecked Sendable {
         var result: Result<T, any Error> = .failure(
             APIError.unavailable("the write was not committed (the database connection broke)"))
         let completion: @Sendable (Result<T, any Error>) -> Void
+        /// Turns a bulk create's result into the job's.
+        let bulkResult: ((WriteResult) -> T)?
         init(
-            size: Int, selfContained: Bool, lockKeys: [Int64], work: @escaping (PostgresWriteTransaction) throws -> T,
+            size: Int, selfContained: Bool, lockKeys: [Int64], bulk: (PreparedWrite, (WriteResult) -> T)?,
+            work: @escaping (PostgresWriteTransaction) throws -> T,
             completion: @escaping @Sendable (Result<T, any Error>) -> Void
         ) {
             self.work = work
             self.completion = completion
-            super.init(size: size, selfContained: selfContained, lockKeys: lockKeys)
+            bulkResult = bulk?.1
+            super.init(size: size, selfContained: selfContained, lockKeys: lockKeys, bulkCreate: bulk?.0)
         }
         override func run(_ transaction: PostgresWriteTransaction) throws { result = .success(try work(transaction)) }
+        override func created(_ result: WriteResult) {
+            if let bulkResult { self.result = .success(bulkResult(result)) }
+        }
         override func fail(_ error: any Error) { result = .failure(error) }
         override var succeeded: Bool {
             if case .success = result { return true }
@@ -77,15 +95,16 @@ final class PostgresWriter: @unchecked Sendable {
     private var stopped = false
     private let thread = ServiceThread(name: "kura-pg-writer")
     private let transaction: PostgresWriteTransaction
-    /// Runs right after BEGIN (the catalog check: PostgresDocumentStore+CompositeIndexes).
-    private let afterBegin: (PostgresConnection) throws -> Void
+    /// Runs right after BEGIN with the catalog version BEGIN read (the catalog check:
+    /// PostgresDocumentStore+CompositeIndexes).
+    private let afterBegin: (PostgresConnection, Int64) throws -> Void
     /// Runs between batches (change-log pruning).
     private let maintenance: (PostgresConnection) -> Void
     private let log: (@Sendable (String) -> Void)?
 
     init(
         pool: PostgresConnectionPool, composites: CompositeIndexCatalog, log: (@Sendable (String) -> Void)?,
-        afterBegin: @escaping (PostgresConnection) throws -> Void,
+        afterBegin: @escaping (PostgresConnection, Int64) throws -> Void,
         maintenance: @escaping (PostgresConnection) -> Void
     ) {
         self.pool = pool
@@ -100,10 +119,11 @@ final class PostgresWriter: @unchecked Sendable {
     /// If `work` throws, only its own changes are rolled back and the error is rethrown here.
     func submit<T>(
         size: Int, selfContained: Bool = false, paths: [DocumentPath] = [],
+        bulk: (create: PreparedWrite, result: (WriteResult) -> T)? = nil,
         _ work: @escaping (PostgresWriteTransaction) throws -> T
     ) throws -> T {
         let outcome = Outcome<T>()
-        submit(size: size, selfContained: selfContained, paths: paths, work) { result in
+        submit(size: size, selfContained: selfContained, paths: paths, bulk: bulk, work) { result in
             outcome.result = result
             outcome.done.raise()
         }
@@ -113,15 +133,18 @@ final class PostgresWriter: @unchecked Sendable {
 
     /// Queues `work` for the next batch transaction; `completion` runs once it committed (or failed), on a serial
     /// queue that calls the completions in commit order. `selfContained`: see the type's documentation. `paths`:
-    /// the documents `work` writes, locked (in one global order) when the batch begins.
+    /// the documents `work` writes, locked (in one global order) when the batch begins. `bulk`: the commit is
+    /// this one blind create, which may run in bulk with its neighbours instead of through `work` (whose result
+    /// `bulk.result` makes from the create's).
     func submit<T>(
         size: Int, selfContained: Bool = false, paths: [DocumentPath] = [],
+        bulk: (create: PreparedWrite, result: (WriteResult) -> T)? = nil,
         _ work: @escaping (PostgresWriteTransaction) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         let job = TypedJob(
             size: size, selfContained: selfContained, lockKeys: paths.map(PostgresWriteTransaction.lockKey),
-            work: work, completion: completion)
+            bulk: bulk.map { ($0.create, $0.result) }, work: work, completion: completion)
         condition.lock()
         guard !stopped else {
             condition.unlock()
@@ -191,9 +214,8 @@ final class PostgresWriter: @unchecked Sendable {
         while !pending.isEmpty {
             attempt += 1
             do {
-                try transaction.begin()
-                try afterBegin(transaction.connection)
-                try transaction.lock(Set(pending.flatMap(\.lockKeys)))
+                let catalogVersion = try transaction.begin(locking: Set(pending.flatMap(\.lockKeys)))
+                try afterBegin(transaction.connection, catalogVersion)
             } catch {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
@@ -201,7 +223,37 @@ final class PostgresWriter: @unchecked Sendable {
                 return acknowledge(pending)
             }
             var redo: [Job]?
-            for (index, job) in pending.enumerated() {
+            var index = 0
+            while index < pending.count {
+                let job = pending[index]
+                defer { index += 1 }
+                if job.bulkCreate != nil {
+                    var end = index + 1
+                    while end < pending.count && pending[end].bulkCreate != nil { end += 1 }
+                    let run = pending[index..<end]
+                    index = end - 1
+                    do {
+                        let results = try transaction.createAll(run.map { $0.bulkCreate! })
+                        transaction.keepJobState()
+                        for (job, result) in zip(run, results) {
+                            if let result {
+                                job.created(result)
+                            } else if let path = job.bulkCreate?.write.path {
+                                job.fail(APIError.alreadyExists("document \(path) already exists"))
+                            }
+                        }
+                    } catch {
+                        // The transaction is aborted: start over, with these creates run one by one unless
+                        // another attempt of the same may succeed.
+                        transaction.rollback()
+                        if !(Self.isTransient(error) && attempt < Self.maxAttempts) {
+                            for job in run { job.bulkCreate = nil }
+                        }
+                        redo = pending
+                        break
+                    }
+                    continue
+                }
                 if job.selfContained {
                     let before = transaction.modifications
                     do {
