@@ -26,6 +26,20 @@ extension PostgresConnection {
     /// session are prepared first, one round trip each.
     @discardableResult
     public func pipeline(_ statements: [PipelinedStatement]) throws -> [PostgresResult] {
+        try results(of: try send(statements))
+    }
+
+    /// A pipeline sent by `send`, whose results `results(of:)` reads.
+    public struct SentPipeline: Sendable {
+        fileprivate let statements: [String]
+        fileprivate let sent: Int
+        fileprivate let synced: Bool
+    }
+
+    /// The first half of `pipeline`: sends the statements and returns without waiting, so the caller can do
+    /// other work (on other connections) while the server runs them. The connection stays in pipeline mode,
+    /// usable for nothing else, until `results(of:)` read the answers.
+    public func send(_ statements: [PipelinedStatement]) throws -> SentPipeline {
         let encoded = statements.map { $0.parameters.map(EncodedParameter.init) }
         let names = try zip(statements, encoded).map { statement, encoded in
             statement.prepared ? try preparedName(for: statement.sql, encoded) : nil
@@ -48,9 +62,15 @@ extension PostgresConnection {
             sent += 1
         }
         let synced = PQpipelineSync(raw) == 1
+        return SentPipeline(statements: statements.map(\.sql), sent: sent, synced: synced)
+    }
+
+    /// The second half of `pipeline`: waits for the results of `sent` and leaves pipeline mode.
+    @discardableResult
+    public func results(of sent: SentPipeline) throws -> [PostgresResult] {
         var results: [PostgresResult] = []
         var failure: (any Error)?
-        for index in 0..<sent {
+        for index in 0..<sent.sent {
             guard isConnected, let result = PQgetResult(raw) else {
                 failure = failure ?? lost("reading a pipelined result")
                 break
@@ -58,14 +78,14 @@ extension PostgresConnection {
             if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
                 PQclear(result)
             } else {
-                do { results.append(try check(result, doing: statements[index].sql)) } catch {
+                do { results.append(try check(result, doing: sent.statements[index])) } catch {
                     failure = failure ?? error
                 }
             }
             // Each statement's results end with a NULL.
             while let extra = PQgetResult(raw) { PQclear(extra) }
         }
-        if synced && isConnected {
+        if sent.synced && isConnected {
             // The sync point's own result.
             while let result = PQgetResult(raw) {
                 let status = PQresultStatus(result)
@@ -73,7 +93,7 @@ extension PostgresConnection {
                 if status == PGRES_PIPELINE_SYNC { break }
             }
         }
-        if PQexitPipelineMode(raw) != 1 || sent < statements.count || !synced {
+        if PQexitPipelineMode(raw) != 1 || sent.sent < sent.statements.count || !sent.synced {
             failure = failure ?? lost("sending a pipeline")
         }
         if let failure { throw failure }

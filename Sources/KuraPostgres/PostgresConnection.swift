@@ -57,10 +57,14 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Runs one or more `;`-separated statements with the simple query protocol (no parameters, text results);
-    /// for schema changes and transaction control. Returns the last statement's result (text format); the first
-    /// statement that fails stops the rest and is thrown.
-    @discardableResult
-    public func execute(_ sql: String) throws -> PostgresResult {
+    /// for schema changes and transaction control.
+    public func execute(_ sql: String) throws {
+        try check(PQexec(handle, sql), doing: sql)
+    }
+
+    /// `execute`, returning the last statement's result (text format); the first statement that fails stops
+    /// the rest and is thrown. Several statements in one round trip, the last of which reads something.
+    public func executeReturningLast(_ sql: String) throws -> PostgresResult {
         try check(PQexec(handle, sql), doing: sql)
     }
 

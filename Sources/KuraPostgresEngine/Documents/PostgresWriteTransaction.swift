@@ -61,7 +61,7 @@ final class PostgresWriteTransaction {
             sql += "; SELECT " + chunk.map { "pg_advisory_xact_lock(\($0))" }.joined(separator: ", ")
         }
         sql += "; SELECT version FROM composite_catalog"
-        let version = try connection.execute(sql)
+        let version = try connection.executeReturningLast(sql)
         transactions += 1
         changes = []
         jobChanges = []
@@ -102,7 +102,23 @@ final class PostgresWriteTransaction {
     /// no entry).
     @discardableResult
     func finish() throws -> Int64? {
+        try awaitFinish(sendFinish(), on: connection)
+    }
+
+    /// A batch whose last statement and COMMIT were sent (`sendFinish`) and not answered yet.
+    struct SentCommit {
+        /// The pipeline in flight (nil: the batch already committed, in several round trips).
+        var pipeline: PostgresConnection.SentPipeline?
         var newest: Int64?
+        /// The collections the batch inserted, cached once it committed.
+        var cids: [CollectionPath: Int64]
+    }
+
+    /// The first half of `finish`: sends the batch's last statement and COMMIT and returns without waiting, so
+    /// the writer can run its next batch (on another connection) meanwhile. This transaction object is then free
+    /// for that batch; `awaitFinish` completes this one.
+    func sendFinish() throws -> SentCommit {
+        var sent = SentCommit(pipeline: nil, newest: nil, cids: transactionCids)
         if changes.isEmpty {
             try connection.query("COMMIT", prepared: true)
         } else if changes.reduce(0, { $0 + ($1.before?.data.count ?? 0) + ($1.after?.count ?? 0) })
@@ -112,17 +128,27 @@ final class PostgresWriteTransaction {
             try insertChanges(from: range.lowerBound)
             try connection.notify(PostgresDocumentSchema.notifyChannel, payload: String(range.upperBound))
             try connection.query("COMMIT", prepared: true)
-            newest = range.upperBound
+            sent.newest = range.upperBound
         } else {
-            let results = try connection.pipeline([
+            sent.pipeline = try connection.send([
                 PipelinedStatement(Self.finishSQL, finishBindings(), resultFormat: .binary, prepared: true),
                 PipelinedStatement("COMMIT", prepared: true),
             ])
-            newest = try results.first?.int(0, 0)
         }
-        cids.merge(transactionCids) { $1 }
         transactionCids = [:]
         changes = []
+        return sent
+    }
+
+    /// The second half of `finish`: waits until the batch `sent` on `connection` committed (throws if it did
+    /// not; the caller then rolls back) and returns its newest sequence.
+    @discardableResult
+    func awaitFinish(_ sent: SentCommit, on connection: PostgresConnection) throws -> Int64? {
+        var newest = sent.newest
+        if let pipeline = sent.pipeline {
+            newest = try connection.results(of: pipeline).first?.int(0, 0)
+        }
+        cids.merge(sent.cids) { $1 }
         return newest
     }
 

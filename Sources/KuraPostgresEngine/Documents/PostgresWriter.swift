@@ -28,6 +28,11 @@ import Synchronization
 /// run together: one statement inserts all their documents and index entries (`createAll`), and the ones whose
 /// path exists already fail alone. A batch of such creates costs three round trips however many it holds: BEGIN
 /// with the locks, the inserts, and the change entries pipelined with COMMIT.
+///
+/// The writer does not wait for a batch's COMMIT (and its WAL flush) before it starts the next batch: it sends the
+/// last statement and COMMIT, runs the next batch's statements on a second connection, then reads the first
+/// batch's answer and acknowledges it, and only then sends the second batch's COMMIT. Commits stay one at a time
+/// and in order; a batch that needs a lock the one in flight holds waits on the server until that one commits.
 final class PostgresWriter: @unchecked Sendable {
     private class Job: @unchecked Sendable {
         let size: Int
@@ -37,6 +42,8 @@ final class PostgresWriter: @unchecked Sendable {
         /// The commit's one write, a blind create, when it may run in bulk with its neighbours (`createAll`);
         /// cleared when a bulk insert failed, so it runs alone on the next attempt.
         var bulkCreate: PreparedWrite?
+        /// Times its batch's COMMIT failed with a deadlock or serialization failure (it is then queued again).
+        var commitAttempts = 0
         init(size: Int, selfContained: Bool, lockKeys: [Int64], bulkCreate: PreparedWrite?) {
             self.size = size
             self.selfContained = selfContained
@@ -173,28 +180,70 @@ final class PostgresWriter: @unchecked Sendable {
         acknowledgements.stop()
     }
 
+    /// A batch whose COMMIT was sent and not answered yet, on the connection it holds.
+    private struct InFlight {
+        var jobs: [Job]
+        var connection: PostgresConnection
+        var commit: PostgresWriteTransaction.SentCommit
+    }
+
     private func run() {
-        while let batch = nextBatch() {
-            do {
-                try pool.withConnection { connection in
+        var inFlight: InFlight?
+        while true {
+            // While a COMMIT is in flight, run the next batch if one is queued, else wait for the COMMIT.
+            let batch = nextBatch(waiting: inFlight == nil)
+            if batch == nil && inFlight == nil { break }
+            var next: InFlight?
+            if let batch {
+                do {
+                    let connection = try pool.borrow()
                     transaction.connection = connection
-                    defer { transaction.connection = nil }
-                    commit(batch)
+                    next = commit(batch)
+                    transaction.connection = nil
+                    if next == nil { pool.giveBack(connection) }
+                } catch {
+                    // No connection: nothing ran.
+                    for job in batch { job.fail(Self.answerable(error)) }
+                    acknowledge(batch)
                 }
-            } catch {
-                // No connection: nothing ran.
-                for job in batch { job.fail(Self.answerable(error)) }
-                acknowledge(batch)
             }
-            try? pool.withConnection { maintenance($0) }
+            if let inFlight { complete(inFlight) }
+            inFlight = next
+            if inFlight == nil { try? pool.withConnection { maintenance($0) } }
         }
         acknowledgements.sync {}
     }
 
-    private func nextBatch() -> [Job]? {
+    /// Waits for the COMMIT of `batch`, acknowledges its jobs, and gives its connection back. A deadlock or
+    /// serialization failure queues the batch's jobs again (first), a few times.
+    private func complete(_ batch: InFlight) {
+        defer { pool.giveBack(batch.connection) }
+        do {
+            try transaction.awaitFinish(batch.commit, on: batch.connection)
+            batchesCommitted.add(1, ordering: .relaxed)
+        } catch {
+            if batch.connection.isConnected && batch.connection.isInTransaction {
+                try? batch.connection.execute("ROLLBACK")
+            }
+            if Self.isTransient(error) && batch.jobs.allSatisfy({ $0.commitAttempts + 1 < Self.maxAttempts }) {
+                for job in batch.jobs { job.commitAttempts += 1 }
+                condition.lock()
+                queue.insert(contentsOf: batch.jobs, at: 0)
+                condition.unlock()
+                return
+            }
+            for job in batch.jobs where job.succeeded { job.fail(Self.answerable(error)) }
+            if !batch.connection.isConnected {
+                log?("store: the connection broke during a commit of \(batch.jobs.count) job(s): \(error)")
+            }
+        }
+        acknowledge(batch.jobs)
+    }
+
+    private func nextBatch(waiting: Bool) -> [Job]? {
         condition.lock()
         defer { condition.unlock() }
-        while queue.isEmpty && !stopped { condition.wait() }
+        while waiting && queue.isEmpty && !stopped { condition.wait() }
         if queue.isEmpty { return nil }
         var count = 0
         var size = 0
@@ -208,7 +257,9 @@ final class PostgresWriter: @unchecked Sendable {
         return batch
     }
 
-    private func commit(_ batch: [Job]) {
+    /// Runs `batch` in a transaction on `transaction.connection` up to its COMMIT, which it sends and returns in
+    /// flight; nil when nothing is left to commit (every job failed and was acknowledged).
+    private func commit(_ batch: [Job]) -> InFlight? {
         var pending = batch
         var attempt = 0
         while !pending.isEmpty {
@@ -220,7 +271,8 @@ final class PostgresWriter: @unchecked Sendable {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
                 for job in pending { job.fail(Self.answerable(error)) }
-                return acknowledge(pending)
+                acknowledge(pending)
+                return nil
             }
             var redo: [Job]?
             var index = 0
@@ -302,8 +354,7 @@ final class PostgresWriter: @unchecked Sendable {
                 continue
             }
             do {
-                try transaction.finish()
-                batchesCommitted.add(1, ordering: .relaxed)
+                return InFlight(jobs: pending, connection: transaction.connection, commit: try transaction.sendFinish())
             } catch {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
@@ -312,8 +363,10 @@ final class PostgresWriter: @unchecked Sendable {
                     log?("store: the connection broke during a commit of \(pending.count) job(s): \(error)")
                 }
             }
-            return acknowledge(pending)
+            acknowledge(pending)
+            return nil
         }
+        return nil
     }
 
     /// Deadlocks (two nodes writing the same documents in different orders) and serialization failures.
