@@ -57,6 +57,15 @@ public final class PostgresConnectionPool: @unchecked Sendable {
         return connection
     }
 
+    /// `borrow` if a connection is idle or may be opened now; nil (without waiting) when all are lent.
+    public func borrowIfAvailable() throws -> PostgresConnection? {
+        condition.lock()
+        let available = !idle.isEmpty || openCount < maximumConnections
+        condition.unlock()
+        // Another borrower may take it meanwhile; `borrow` then waits for the next one, as any borrower would.
+        return available ? try borrow() : nil
+    }
+
     /// Returns a connection `borrow` lent.
     public func giveBack(_ connection: PostgresConnection) { checkIn(connection) }
 

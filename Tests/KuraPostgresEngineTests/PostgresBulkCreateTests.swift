@@ -96,4 +96,29 @@ struct PostgresBulkCreateTests {
             .collection(try col("bulk")), filters: [Filter(.field(try field("tags")), .arrayContains, "b")])
         #expect(try store.query(tagged).documents.count == created.keys.filter { $0 % 10 != 9 }.count)
     }
+
+    @Test("a pool of one connection: batches commit one after the other without waiting for a second connection")
+    func poolOfOne() throws {
+        let store = try PostgresDocumentStore(
+            database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 1))
+        defer { store.close() }
+        let count = 40
+        let failures = Shared(0)
+        let group = DispatchGroup()
+        for i in 0..<count {
+            group.enter()
+            // Creates and updates alternate, so batches of both kinds follow each other.
+            let write =
+                i % 2 == 0
+                ? Write(path: try doc("one/d\(i)"), operation: .create(["i": .int(Int64(i))]))
+                : Write(path: try doc("one/shared"), operation: .set(["i": .int(Int64(i))], merge: false))
+            store.commit([write]) { result in
+                if case .failure = result { failures.withLock { $0 += 1 } }
+                group.leave()
+            }
+        }
+        group.wait()
+        #expect(failures.current == 0)
+        #expect(try store.changes(after: 0, limit: 100).map(\.sequence) == Array(1...Int64(count)))
+    }
 }

@@ -196,7 +196,15 @@ final class PostgresWriter: @unchecked Sendable {
             var next: InFlight?
             if let batch {
                 do {
-                    let connection = try pool.borrow()
+                    // A second connection only if one is free: with every other one lent (or a pool of one),
+                    // the COMMIT in flight completes first and gives its connection back.
+                    var borrowed = inFlight == nil ? nil : try pool.borrowIfAvailable()
+                    if borrowed == nil, let waiting = inFlight {
+                        complete(waiting)
+                        inFlight = nil
+                    }
+                    if borrowed == nil { borrowed = try pool.borrow() }
+                    let connection = borrowed!
                     transaction.connection = connection
                     next = commit(batch)
                     transaction.connection = nil
