@@ -57,6 +57,15 @@ public struct ChangeSequence: Sendable, Equatable {
         return (last - Int64(count) + 1)...last
     }
 
+    /// `reserve`'s statement, for a caller that folds taking numbers into its own last statement before `COMMIT`
+    /// (as a data-modifying CTE, `WITH r AS (…) INSERT INTO log SELECT r.last_value - $count + n, … FROM r, …`), to
+    /// save the round trip: parameter `$name` binds `name` (text), `$count` the count (bigint); it returns
+    /// `last_value`, the last number taken, and no row if the counter does not exist. The same rules as `reserve`
+    /// apply: inside a transaction, as its last statement.
+    public static func reserveSQL(name: Int, count: Int) -> String {
+        "UPDATE \(table) SET last_value = last_value + $\(count) WHERE name = $\(name) RETURNING last_value"
+    }
+
     /// The last number taken by a committed transaction: every entry up to it is visible.
     public func lastCommitted(_ connection: PostgresConnection) throws -> Int64 {
         let result = try connection.query(

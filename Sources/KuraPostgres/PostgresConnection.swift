@@ -62,6 +62,12 @@ public final class PostgresConnection: @unchecked Sendable {
         try check(PQexec(handle, sql), doing: sql)
     }
 
+    /// `execute`, returning the last statement's result (text format); the first statement that fails stops
+    /// the rest and is thrown. Several statements in one round trip, the last of which reads something.
+    public func executeReturningLast(_ sql: String) throws -> PostgresResult {
+        try check(PQexec(handle, sql), doing: sql)
+    }
+
     /// Runs one statement with `$1…$n` bound to `parameters` (`PQexecParams`), and returns its rows in
     /// `resultFormat`. With `prepared`, the statement is parsed once per session (`PQprepare`) and later calls
     /// with the same SQL text only bind and execute.
@@ -137,7 +143,7 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    private func preparedName(for sql: String, _ encoded: [EncodedParameter]) throws -> String {
+    func preparedName(for sql: String, _ encoded: [EncodedParameter]) throws -> String {
         // Keyed by the parameter types too: the server fixes them at PQprepare, and a later call binding, say,
         // text where the first bound an integer needs a statement of its own.
         let key = PreparedKey(sql: sql, types: encoded.map(\.type))
@@ -150,7 +156,7 @@ public final class PostgresConnection: @unchecked Sendable {
         return name
     }
 
-    private static func errorMessage(_ connection: OpaquePointer) -> String {
+    static func errorMessage(_ connection: OpaquePointer) -> String {
         guard let message = PQerrorMessage(connection) else { return "unknown error" }
         return String(cString: message).trimmingSuffix("\n")
     }
@@ -162,7 +168,7 @@ private struct PreparedKey: Hashable {
 }
 
 /// Lays the encoded parameters out as the four C arrays `PQexecParams` takes, valid for the duration of `body`.
-private func withParameterArrays<R>(
+func withParameterArrays<R>(
     _ parameters: [EncodedParameter],
     _ body: (
         UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?

@@ -43,6 +43,32 @@ public final class PostgresConnectionPool: @unchecked Sendable {
         return try body(connection)
     }
 
+    /// Lends a connection until `giveBack`, for a borrower whose use does not fit one closure (the document
+    /// writer keeps one batch's COMMIT in flight on a connection while it runs the next batch on another). It is
+    /// re-opened first if it broke; `giveBack` rolls back a transaction left open.
+    public func borrow() throws -> PostgresConnection {
+        let connection = try checkOut()
+        if !connection.isConnected {
+            do { try connection.reconnect() } catch {
+                checkIn(connection)
+                throw error
+            }
+        }
+        return connection
+    }
+
+    /// `borrow` if a connection is idle or may be opened now; nil (without waiting) when all are lent.
+    public func borrowIfAvailable() throws -> PostgresConnection? {
+        condition.lock()
+        let available = !idle.isEmpty || openCount < maximumConnections
+        condition.unlock()
+        // Another borrower may take it meanwhile; `borrow` then waits for the next one, as any borrower would.
+        return available ? try borrow() : nil
+    }
+
+    /// Returns a connection `borrow` lent.
+    public func giveBack(_ connection: PostgresConnection) { checkIn(connection) }
+
     /// Closes the idle connections (lent ones stay open and return to the pool as usual); the pool opens new
     /// ones on demand. For shutdown, and for tests.
     public func closeIdleConnections() {

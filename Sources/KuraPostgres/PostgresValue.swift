@@ -7,6 +7,11 @@ public enum PostgresValue: Sendable, Equatable {
     case double(Double)
     case bool(Bool)
     case bytes([UInt8])
+    /// A one-dimensional `bigint[]` (nil elements are NULL), in binary form: one parameter for many rows
+    /// (`unnest($1::bigint[])`).
+    case intArray([Int64?])
+    /// A one-dimensional `bytea[]` (nil elements are NULL), in binary form.
+    case bytesArray([[UInt8]?])
 }
 
 extension PostgresValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByNilLiteral {
@@ -35,6 +40,14 @@ struct EncodedParameter {
             self.init(type: PostgresType.bool, format: 1, bytes: [bool ? 1 : 0])
         case .bytes(let bytes):
             self.init(type: PostgresType.bytea, format: 1, bytes: bytes)
+        case .intArray(let values):
+            let elements = values.map { $0.map { bigEndianBytes(UInt64(bitPattern: $0)) } }
+            self.init(
+                type: PostgresType.int8Array, format: 1,
+                bytes: binaryArray(elementType: PostgresType.int8, elements))
+        case .bytesArray(let values):
+            self.init(
+                type: PostgresType.byteaArray, format: 1, bytes: binaryArray(elementType: PostgresType.bytea, values))
         }
     }
 
@@ -57,6 +70,37 @@ public enum PostgresType {
     public static let xid8: UInt32 = 5069
     public static let float4: UInt32 = 700
     public static let float8: UInt32 = 701
+    public static let byteaArray: UInt32 = 1001
+    public static let int8Array: UInt32 = 1016
+}
+
+/// PostgreSQL's binary array form (`array_recv`): dimensions, a has-nulls flag, the element type, then each
+/// element as a length (-1: NULL) and its bytes. An empty array has no dimensions.
+func binaryArray(elementType: UInt32, _ elements: [[UInt8]?]) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + ($1?.count ?? 0) })
+    func append(_ value: Int32) {
+        let bits = UInt32(bitPattern: value)
+        out += [
+            UInt8(bits >> 24), UInt8(truncatingIfNeeded: bits >> 16), UInt8(truncatingIfNeeded: bits >> 8),
+            UInt8(truncatingIfNeeded: bits),
+        ]
+    }
+    append(elements.isEmpty ? 0 : 1)
+    append(elements.contains(where: { $0 == nil }) ? 1 : 0)
+    append(Int32(bitPattern: elementType))
+    if elements.isEmpty { return out }
+    append(Int32(elements.count))
+    append(1)
+    for element in elements {
+        guard let element else {
+            append(-1)
+            continue
+        }
+        append(Int32(element.count))
+        out += element
+    }
+    return out
 }
 
 func bigEndianBytes(_ value: UInt64) -> [UInt8] {

@@ -229,12 +229,9 @@ extension PostgresDocumentStore {
         return unfinished
     }
 
-    /// Right after a write batch's BEGIN (which took the catalog lock shared): reloads the catalog if another
-    /// declaration, drop or build changed it.
-    func refreshCatalogInTransaction(_ connection: PostgresConnection) throws {
-        let rows = try connection.query(
-            "SELECT version FROM composite_catalog", resultFormat: .binary, prepared: true)
-        let version = try rows.int(0, 0) ?? 0
+    /// Right after a write batch's BEGIN (which took the catalog lock shared and read the catalog `version`):
+    /// reloads the catalog if another declaration, drop or build changed it.
+    func refreshCatalogInTransaction(_ connection: PostgresConnection, version: Int64) throws {
         if version != catalogState.withLock({ $0.version }) { try reloadCatalog(connection) }
     }
 

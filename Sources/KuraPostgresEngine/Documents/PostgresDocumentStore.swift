@@ -62,7 +62,9 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
         let pruner = ChangeLogPruner(retention: configuration.changeRetention, interval: configuration.pruneInterval)
         writer = PostgresWriter(
             pool: pool, composites: composites, log: configuration.log,
-            afterBegin: { [unowned self] connection in try refreshCatalogInTransaction(connection) },
+            afterBegin: { [unowned self] connection, version in
+                try refreshCatalogInTransaction(connection, version: version)
+            },
             maintenance: { connection in pruner.run(connection) })
         for iid in unfinished { startBuild(iid) }
     }
@@ -95,8 +97,9 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
         }
         if writes.isEmpty { return [] }
         let prepared = try writes.map(PreparedWrite.init)
-        return try writer.submit(size: writes.count, selfContained: writes.count == 1, paths: writes.map(\.path)) {
-            transaction in
+        return try writer.submit(
+            size: writes.count, selfContained: writes.count == 1, paths: writes.map(\.path), bulk: Self.bulk(prepared)
+        ) { transaction in
             try PostgresCommit.apply(prepared, in: transaction)
         }
     }
@@ -112,8 +115,16 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
         let prepared: [PreparedWrite]
         do { prepared = try writes.map(PreparedWrite.init) } catch { return completion(.failure(error)) }
         writer.submit(
-            size: writes.count, selfContained: writes.count == 1, paths: writes.map(\.path),
+            size: writes.count, selfContained: writes.count == 1, paths: writes.map(\.path), bulk: Self.bulk(prepared),
             { transaction in try PostgresCommit.apply(prepared, in: transaction) }, completion: completion)
+    }
+
+    /// A commit of one blind create may run in bulk with the writer's other such commits (`createAll`).
+    private static func bulk(_ prepared: [PreparedWrite]) -> (
+        create: PreparedWrite, result: (WriteResult) -> [WriteResult]
+    )? {
+        guard prepared.count == 1, prepared[0].isBlindCreate, prepared[0].outcome != nil else { return nil }
+        return (prepared[0], { [$0] })
     }
 
     public func changes(after sequence: Int64, limit: Int) throws -> [Change] {

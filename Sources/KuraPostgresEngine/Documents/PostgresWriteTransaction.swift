@@ -31,12 +31,13 @@ final class PostgresWriteTransaction {
     /// The composite indexes writes keep.
     let composites: CompositeIndexCatalog
     /// Collection path → cid, for collections known to be committed.
-    private var cids: [CollectionPath: Int64] = [:]
+    var cids: [CollectionPath: Int64] = [:]
     private var savepointCids: [CollectionPath: Int64] = [:]
-    private var transactionCids: [CollectionPath: Int64] = [:]
+    /// Collections inserted by the transaction (cached in `cids` once it commits).
+    var transactionCids: [CollectionPath: Int64] = [:]
     private var lastCommitTime: Int64 = 0
     /// Entries of the jobs done so far in this transaction, and of the current job.
-    private var changes: [PendingChange] = []
+    var changes: [PendingChange] = []
     private var jobChanges: [PendingChange] = []
     /// Statements that changed rows in this transaction (a failed job that changed some cannot fail alone without
     /// a savepoint).
@@ -50,15 +51,23 @@ final class PostgresWriteTransaction {
 
     // MARK: Transaction control
 
-    func begin() throws {
-        // One round trip: BEGIN, and the shared side of the catalog lock (see PostgresDocumentSchema).
-        try connection.execute(
+    /// Begins the batch's transaction and takes its locks, in one round trip: BEGIN, the shared side of the
+    /// catalog lock (see PostgresDocumentSchema), the advisory locks of documents `keys` (`lock`), and the
+    /// catalog version, which it returns (for `PostgresDocumentStore.refreshCatalogInTransaction`).
+    func begin(locking keys: Set<Int64>) throws -> Int64 {
+        var sql =
             "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared(\(PostgresDocumentSchema.catalogLock))"
-        )
+        for chunk in Self.lockOrder(keys) {
+            // A target list holds at most 1,664 entries; the calls are evaluated left to right.
+            sql += "; SELECT " + chunk.map { "pg_advisory_xact_lock(\($0))" }.joined(separator: ", ")
+        }
+        sql += "; SELECT version FROM composite_catalog"
+        let version = try connection.executeReturningLast(sql)
         transactions += 1
         changes = []
         jobChanges = []
         modifications = 0
+        return try version.int(0, 0) ?? 0
     }
     func savepoint() throws {
         savepointCids = [:]
@@ -88,23 +97,6 @@ final class PostgresWriteTransaction {
         discardJobState()
     }
 
-    /// Takes the sequence numbers of the entries collected, inserts them, notifies the other nodes and commits.
-    /// Returns the newest sequence (nil when the batch wrote no entry).
-    @discardableResult
-    func finish() throws -> Int64? {
-        var newest: Int64?
-        if !changes.isEmpty {
-            let range = try PostgresDocumentSchema.changeSequence.reserve(changes.count, in: connection)
-            try insertChanges(from: range.lowerBound)
-            try connection.notify(PostgresDocumentSchema.notifyChannel, payload: String(range.upperBound))
-            newest = range.upperBound
-        }
-        try connection.query("COMMIT", prepared: true)
-        cids.merge(transactionCids) { $1 }
-        transactionCids = [:]
-        changes = []
-        return newest
-    }
     func rollback() {
         if connection.isConnected { try? connection.execute("ROLLBACK") }
         transactionCids = [:]
@@ -129,24 +121,18 @@ final class PostgresWriteTransaction {
     /// documents locks `maxLocks` buckets of them instead.
     static let maxLocks = 256
 
-    /// Takes the advisory locks of documents `keys`, sorted, so every batch on every node takes them in the same
-    /// order and none waits for another that waits for it; held until the transaction ends. (A batch locking
-    /// buckets and one locking documents can still deadlock on their rows; PostgreSQL detects that and the
-    /// writer retries.)
-    func lock(_ keys: Set<Int64>) throws {
+    /// The advisory locks of documents `keys` in the order `begin` takes them: sorted, so every batch on every
+    /// node takes them in the same order and none waits for another that waits for it; held until the
+    /// transaction ends. (A batch locking buckets and one locking documents can still deadlock on their rows;
+    /// PostgreSQL detects that and the writer retries.) In chunks of 500, one statement each.
+    static func lockOrder(_ keys: Set<Int64>) -> [[Int64]] {
         var keys = keys
         if keys.count > Self.maxLocks {
             // Bucket keys: the high bits of the document key, in a range of their own.
             keys = Set(keys.map { 0x6B75_7261_2E62_0000 | Int64(UInt64(bitPattern: $0) % UInt64(Self.maxLocks)) })
         }
-        var pending = keys.sorted()[...]
-        while !pending.isEmpty {
-            // A target list holds at most 1,664 entries; the calls are evaluated left to right.
-            let chunk = pending.prefix(500)
-            pending = pending.dropFirst(chunk.count)
-            let calls = chunk.indices.map { "pg_advisory_xact_lock($\($0 - chunk.startIndex + 1))" }
-            try connection.query("SELECT " + calls.joined(separator: ", "), chunk.map { .int($0) })
-        }
+        let sorted = keys.sorted()
+        return stride(from: 0, to: sorted.count, by: 500).map { Array(sorted[$0..<min($0 + 500, sorted.count)]) }
     }
 
     /// A commit time strictly after the previous one, so updateTime orders this node's writes even if the clock
@@ -288,40 +274,5 @@ final class PostgresWriteTransaction {
             PendingChange(
                 path: path, kind: kind, version: version, time: time, createTime: createTime, before: before,
                 after: after))
-    }
-
-    private static let changesPerStatement = 100
-    private static let insertChangesSQL: [Int: String] = {
-        var statements: [Int: String] = [:]
-        for count in 1...changesPerStatement {
-            statements[count] =
-                "INSERT INTO changes(\(PostgresRows.changeColumns)) VALUES "
-                + (0..<count).map { row in
-                    "(" + (1...10).map { "$\(row * 10 + $0)" }.joined(separator: ", ") + ")"
-                }.joined(separator: ", ")
-        }
-        return statements
-    }()
-
-    private func insertChanges(from first: Int64) throws {
-        var sequence = first
-        var pending = changes[...]
-        while !pending.isEmpty {
-            let chunk = pending.prefix(Self.changesPerStatement)
-            pending = pending.dropFirst(chunk.count)
-            var bindings: [PostgresValue] = []
-            bindings.reserveCapacity(chunk.count * 10)
-            for change in chunk {
-                bindings += [
-                    .int(sequence), PostgresRows.name(change.path.description), .int(Int64(change.kind.rawValue)),
-                    .int(change.version), .int(change.time), .int(change.createTime),
-                    change.before.map { .int($0.document.updateTime) } ?? .null,
-                    change.before.map { .int($0.document.version) } ?? .null,
-                    change.before.map { .bytes($0.data) } ?? .null, change.after.map { .bytes($0) } ?? .null,
-                ]
-                sequence += 1
-            }
-            try connection.query(Self.insertChangesSQL[chunk.count]!, bindings, prepared: true)
-        }
     }
 }

@@ -22,19 +22,37 @@ import Synchronization
 /// transaction is rolled back and the rest of the batch runs again in a new one. Deadlocks and serialization
 /// failures are retried a few times. Two nodes' batches writing the same documents would deadlock whenever they
 /// took their row locks in different orders, so each batch first takes a transaction-level advisory lock per
-/// document it writes, all batches in one order (the keys sorted), in one statement.
+/// document it writes, all batches in one order (the keys sorted), in the same round trip as BEGIN.
+///
+/// Single-create commits (blind creates, the common `POST` of a new document) that follow each other in the queue
+/// run together: one statement inserts all their documents and index entries (`createAll`), and the ones whose
+/// path exists already fail alone. A batch of such creates costs three round trips however many it holds: BEGIN
+/// with the locks, the inserts, and the change entries pipelined with COMMIT.
+///
+/// The writer does not wait for a batch's COMMIT (and its WAL flush) before it starts the next batch: it sends the
+/// last statement and COMMIT, runs the next batch's statements on a second connection, then reads the first
+/// batch's answer and acknowledges it, and only then sends the second batch's COMMIT. Commits stay one at a time
+/// and in order; a batch that needs a lock the one in flight holds waits on the server until that one commits.
 final class PostgresWriter: @unchecked Sendable {
     private class Job: @unchecked Sendable {
         let size: Int
         let selfContained: Bool
         /// Advisory lock keys of the documents it writes (`PostgresWriteTransaction.lockKey`).
         let lockKeys: [Int64]
-        init(size: Int, selfContained: Bool, lockKeys: [Int64]) {
+        /// The commit's one write, a blind create, when it may run in bulk with its neighbours (`createAll`);
+        /// cleared when a bulk insert failed, so it runs alone on the next attempt.
+        var bulkCreate: PreparedWrite?
+        /// Times its batch's COMMIT failed with a deadlock or serialization failure (it is then queued again).
+        var commitAttempts = 0
+        init(size: Int, selfContained: Bool, lockKeys: [Int64], bulkCreate: PreparedWrite?) {
             self.size = size
             self.selfContained = selfContained
             self.lockKeys = lockKeys
+            self.bulkCreate = bulkCreate
         }
         func run(_ transaction: PostgresWriteTransaction) throws { fatalError("abstract") }
+        /// Records the result of its bulk create.
+        func created(_ result: WriteResult) { fatalError("abstract") }
         func fail(_ error: any Error) { fatalError("abstract") }
         var succeeded: Bool { fatalError("abstract") }
         func finish() { fatalError("abstract") }
@@ -45,15 +63,22 @@ final class PostgresWriter: @unchecked Sendable {
         var result: Result<T, any Error> = .failure(
             APIError.unavailable("the write was not committed (the database connection broke)"))
         let completion: @Sendable (Result<T, any Error>) -> Void
+        /// Turns a bulk create's result into the job's.
+        let bulkResult: ((WriteResult) -> T)?
         init(
-            size: Int, selfContained: Bool, lockKeys: [Int64], work: @escaping (PostgresWriteTransaction) throws -> T,
+            size: Int, selfContained: Bool, lockKeys: [Int64], bulk: (PreparedWrite, (WriteResult) -> T)?,
+            work: @escaping (PostgresWriteTransaction) throws -> T,
             completion: @escaping @Sendable (Result<T, any Error>) -> Void
         ) {
             self.work = work
             self.completion = completion
-            super.init(size: size, selfContained: selfContained, lockKeys: lockKeys)
+            bulkResult = bulk?.1
+            super.init(size: size, selfContained: selfContained, lockKeys: lockKeys, bulkCreate: bulk?.0)
         }
         override func run(_ transaction: PostgresWriteTransaction) throws { result = .success(try work(transaction)) }
+        override func created(_ result: WriteResult) {
+            if let bulkResult { self.result = .success(bulkResult(result)) }
+        }
         override func fail(_ error: any Error) { result = .failure(error) }
         override var succeeded: Bool {
             if case .success = result { return true }
@@ -77,15 +102,16 @@ final class PostgresWriter: @unchecked Sendable {
     private var stopped = false
     private let thread = ServiceThread(name: "kura-pg-writer")
     private let transaction: PostgresWriteTransaction
-    /// Runs right after BEGIN (the catalog check: PostgresDocumentStore+CompositeIndexes).
-    private let afterBegin: (PostgresConnection) throws -> Void
+    /// Runs right after BEGIN with the catalog version BEGIN read (the catalog check:
+    /// PostgresDocumentStore+CompositeIndexes).
+    private let afterBegin: (PostgresConnection, Int64) throws -> Void
     /// Runs between batches (change-log pruning).
     private let maintenance: (PostgresConnection) -> Void
     private let log: (@Sendable (String) -> Void)?
 
     init(
         pool: PostgresConnectionPool, composites: CompositeIndexCatalog, log: (@Sendable (String) -> Void)?,
-        afterBegin: @escaping (PostgresConnection) throws -> Void,
+        afterBegin: @escaping (PostgresConnection, Int64) throws -> Void,
         maintenance: @escaping (PostgresConnection) -> Void
     ) {
         self.pool = pool
@@ -100,10 +126,11 @@ final class PostgresWriter: @unchecked Sendable {
     /// If `work` throws, only its own changes are rolled back and the error is rethrown here.
     func submit<T>(
         size: Int, selfContained: Bool = false, paths: [DocumentPath] = [],
+        bulk: (create: PreparedWrite, result: (WriteResult) -> T)? = nil,
         _ work: @escaping (PostgresWriteTransaction) throws -> T
     ) throws -> T {
         let outcome = Outcome<T>()
-        submit(size: size, selfContained: selfContained, paths: paths, work) { result in
+        submit(size: size, selfContained: selfContained, paths: paths, bulk: bulk, work) { result in
             outcome.result = result
             outcome.done.raise()
         }
@@ -113,15 +140,18 @@ final class PostgresWriter: @unchecked Sendable {
 
     /// Queues `work` for the next batch transaction; `completion` runs once it committed (or failed), on a serial
     /// queue that calls the completions in commit order. `selfContained`: see the type's documentation. `paths`:
-    /// the documents `work` writes, locked (in one global order) when the batch begins.
+    /// the documents `work` writes, locked (in one global order) when the batch begins. `bulk`: the commit is
+    /// this one blind create, which may run in bulk with its neighbours instead of through `work` (whose result
+    /// `bulk.result` makes from the create's).
     func submit<T>(
         size: Int, selfContained: Bool = false, paths: [DocumentPath] = [],
+        bulk: (create: PreparedWrite, result: (WriteResult) -> T)? = nil,
         _ work: @escaping (PostgresWriteTransaction) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         let job = TypedJob(
             size: size, selfContained: selfContained, lockKeys: paths.map(PostgresWriteTransaction.lockKey),
-            work: work, completion: completion)
+            bulk: bulk.map { ($0.create, $0.result) }, work: work, completion: completion)
         condition.lock()
         guard !stopped else {
             condition.unlock()
@@ -150,28 +180,78 @@ final class PostgresWriter: @unchecked Sendable {
         acknowledgements.stop()
     }
 
+    /// A batch whose COMMIT was sent and not answered yet, on the connection it holds.
+    private struct InFlight {
+        var jobs: [Job]
+        var connection: PostgresConnection
+        var commit: PostgresWriteTransaction.SentCommit
+    }
+
     private func run() {
-        while let batch = nextBatch() {
-            do {
-                try pool.withConnection { connection in
+        var inFlight: InFlight?
+        while true {
+            // While a COMMIT is in flight, run the next batch if one is queued, else wait for the COMMIT.
+            let batch = nextBatch(waiting: inFlight == nil)
+            if batch == nil && inFlight == nil { break }
+            var next: InFlight?
+            if let batch {
+                do {
+                    // A second connection only if one is free: with every other one lent (or a pool of one),
+                    // the COMMIT in flight completes first and gives its connection back.
+                    var borrowed = inFlight == nil ? nil : try pool.borrowIfAvailable()
+                    if borrowed == nil, let waiting = inFlight {
+                        complete(waiting)
+                        inFlight = nil
+                    }
+                    if borrowed == nil { borrowed = try pool.borrow() }
+                    let connection = borrowed!
                     transaction.connection = connection
-                    defer { transaction.connection = nil }
-                    commit(batch)
+                    next = commit(batch)
+                    transaction.connection = nil
+                    if next == nil { pool.giveBack(connection) }
+                } catch {
+                    // No connection: nothing ran.
+                    for job in batch { job.fail(Self.answerable(error)) }
+                    acknowledge(batch)
                 }
-            } catch {
-                // No connection: nothing ran.
-                for job in batch { job.fail(Self.answerable(error)) }
-                acknowledge(batch)
             }
-            try? pool.withConnection { maintenance($0) }
+            if let inFlight { complete(inFlight) }
+            inFlight = next
+            if inFlight == nil { try? pool.withConnection { maintenance($0) } }
         }
         acknowledgements.sync {}
     }
 
-    private func nextBatch() -> [Job]? {
+    /// Waits for the COMMIT of `batch`, acknowledges its jobs, and gives its connection back. A deadlock or
+    /// serialization failure queues the batch's jobs again (first), a few times.
+    private func complete(_ batch: InFlight) {
+        defer { pool.giveBack(batch.connection) }
+        do {
+            try transaction.awaitFinish(batch.commit, on: batch.connection)
+            batchesCommitted.add(1, ordering: .relaxed)
+        } catch {
+            if batch.connection.isConnected && batch.connection.isInTransaction {
+                try? batch.connection.execute("ROLLBACK")
+            }
+            if Self.isTransient(error) && batch.jobs.allSatisfy({ $0.commitAttempts + 1 < Self.maxAttempts }) {
+                for job in batch.jobs { job.commitAttempts += 1 }
+                condition.lock()
+                queue.insert(contentsOf: batch.jobs, at: 0)
+                condition.unlock()
+                return
+            }
+            for job in batch.jobs where job.succeeded { job.fail(Self.answerable(error)) }
+            if !batch.connection.isConnected {
+                log?("store: the connection broke during a commit of \(batch.jobs.count) job(s): \(error)")
+            }
+        }
+        acknowledge(batch.jobs)
+    }
+
+    private func nextBatch(waiting: Bool) -> [Job]? {
         condition.lock()
         defer { condition.unlock() }
-        while queue.isEmpty && !stopped { condition.wait() }
+        while waiting && queue.isEmpty && !stopped { condition.wait() }
         if queue.isEmpty { return nil }
         var count = 0
         var size = 0
@@ -185,23 +265,55 @@ final class PostgresWriter: @unchecked Sendable {
         return batch
     }
 
-    private func commit(_ batch: [Job]) {
+    /// Runs `batch` in a transaction on `transaction.connection` up to its COMMIT, which it sends and returns in
+    /// flight; nil when nothing is left to commit (every job failed and was acknowledged).
+    private func commit(_ batch: [Job]) -> InFlight? {
         var pending = batch
         var attempt = 0
         while !pending.isEmpty {
             attempt += 1
             do {
-                try transaction.begin()
-                try afterBegin(transaction.connection)
-                try transaction.lock(Set(pending.flatMap(\.lockKeys)))
+                let catalogVersion = try transaction.begin(locking: Set(pending.flatMap(\.lockKeys)))
+                try afterBegin(transaction.connection, catalogVersion)
             } catch {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
                 for job in pending { job.fail(Self.answerable(error)) }
-                return acknowledge(pending)
+                acknowledge(pending)
+                return nil
             }
             var redo: [Job]?
-            for (index, job) in pending.enumerated() {
+            var index = 0
+            while index < pending.count {
+                let job = pending[index]
+                defer { index += 1 }
+                if job.bulkCreate != nil {
+                    var end = index + 1
+                    while end < pending.count && pending[end].bulkCreate != nil { end += 1 }
+                    let run = pending[index..<end]
+                    index = end - 1
+                    do {
+                        let results = try transaction.createAll(run.map { $0.bulkCreate! })
+                        transaction.keepJobState()
+                        for (job, result) in zip(run, results) {
+                            if let result {
+                                job.created(result)
+                            } else if let path = job.bulkCreate?.write.path {
+                                job.fail(APIError.alreadyExists("document \(path) already exists"))
+                            }
+                        }
+                    } catch {
+                        // The transaction is aborted: start over, with these creates run one by one unless
+                        // another attempt of the same may succeed.
+                        transaction.rollback()
+                        if !(Self.isTransient(error) && attempt < Self.maxAttempts) {
+                            for job in run { job.bulkCreate = nil }
+                        }
+                        redo = pending
+                        break
+                    }
+                    continue
+                }
                 if job.selfContained {
                     let before = transaction.modifications
                     do {
@@ -250,8 +362,7 @@ final class PostgresWriter: @unchecked Sendable {
                 continue
             }
             do {
-                try transaction.finish()
-                batchesCommitted.add(1, ordering: .relaxed)
+                return InFlight(jobs: pending, connection: transaction.connection, commit: try transaction.sendFinish())
             } catch {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
@@ -260,8 +371,10 @@ final class PostgresWriter: @unchecked Sendable {
                     log?("store: the connection broke during a commit of \(pending.count) job(s): \(error)")
                 }
             }
-            return acknowledge(pending)
+            acknowledge(pending)
+            return nil
         }
+        return nil
     }
 
     /// Deadlocks (two nodes writing the same documents in different orders) and serialization failures.

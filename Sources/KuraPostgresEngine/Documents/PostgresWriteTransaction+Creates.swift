@@ -1,0 +1,123 @@
+import KuraCore
+import KuraModel
+import KuraPostgres
+import KuraStore
+
+/// Blind creates in bulk: the documents of many single-create commits, their index entries and composite entries,
+/// inserted by one statement (arrays bound as parameters and `unnest`ed) instead of two or more per document.
+extension PostgresWriteTransaction {
+    /// Inserts the documents of `creates` (each a blind create: `PreparedWrite.isBlindCreate`, with its outcome),
+    /// each with its own commit time, and queues their change entries in order, as the current job's state
+    /// (`keepJobState` keeps it). Returns each create's result, or nil where a document exists at its path already
+    /// (that create alone fails, with ALREADY_EXISTS; so does a second create of a path earlier in `creates`). A
+    /// thrown error is a `PostgresError`, and the transaction is then aborted.
+    func createAll(_ creates: [PreparedWrite]) throws -> [WriteResult?] {
+        var rows = CreateRows()
+        var planned: [(cid: Int64, time: Int64)?] = []
+        planned.reserveCapacity(creates.count)
+        var seen: Set<DocumentPath> = []
+        for prepared in creates {
+            let path = prepared.write.path
+            guard let outcome = prepared.outcome, seen.insert(path).inserted else {
+                planned.append(nil)
+                continue
+            }
+            let time = nextCommitTime()
+            let cid = try cid(of: path.collection, create: true) ?? 0
+            rows.add(path: path, cid: cid, data: outcome.data, entries: outcome.entries, time: time)
+            if case .create(let fields) = prepared.write.operation {
+                for (iid, index) in composites.maintained(for: path.collection.collectionID) {
+                    let scope = index.scope == .collection ? cid : 0
+                    for key in Set(
+                        CompositeIndexKey.keys(index, fields: fields, id: path.id, collection: path.collection))
+                    {
+                        rows.addComposite(iid: iid, scope: scope, key: key, cid: cid, id: path.id)
+                    }
+                }
+            }
+            planned.append((cid, time))
+        }
+        let inserted = try connection.query(Self.createAllSQL, rows.bindings, resultFormat: .binary, prepared: true)
+        modifications += inserted.rowCount
+        var created: Set<DocumentKey> = []
+        for row in 0..<inserted.rowCount {
+            created.insert(DocumentKey(cid: try inserted.int(row, 0) ?? 0, id: inserted.bytes(row, 1) ?? []))
+        }
+        return zip(creates, planned).map { prepared, plan in
+            let path = prepared.write.path
+            guard let plan, let data = prepared.outcome?.data,
+                created.contains(DocumentKey(cid: plan.cid, id: Array(path.id.utf8)))
+            else { return nil }
+            appendChange(
+                path: path, kind: .created, version: 1, time: plan.time, createTime: plan.time, before: nil,
+                after: data)
+            return WriteResult(path: path, version: 1, updateTime: plan.time)
+        }
+    }
+
+    private struct DocumentKey: Hashable {
+        var cid: Int64
+        var id: [UInt8]
+    }
+
+    /// The columns of `createAllSQL`, one array each.
+    private struct CreateRows {
+        var cids: [Int64?] = [], ids: [[UInt8]?] = [], data: [[UInt8]?] = [], times: [Int64?] = []
+        var entryCids: [Int64?] = [], fields: [[UInt8]?] = [], kinds: [Int64?] = [], values: [[UInt8]?] = []
+        var entryIds: [[UInt8]?] = []
+        var iids: [Int64?] = [], scopes: [Int64?] = [], keys: [[UInt8]?] = [], keyCids: [Int64?] = []
+        var keyIds: [[UInt8]?] = []
+
+        mutating func add(path: DocumentPath, cid: Int64, data: [UInt8], entries: [IndexEntry], time: Int64) {
+            let id = Array(path.id.utf8)
+            cids.append(cid)
+            ids.append(id)
+            self.data.append(data)
+            times.append(time)
+            for entry in PostgresRows.stored(entries) {
+                entryCids.append(cid)
+                fields.append(Array(entry.field.utf8))
+                kinds.append(entry.kind)
+                values.append(entry.value)
+                entryIds.append(id)
+            }
+        }
+
+        mutating func addComposite(iid: Int64, scope: Int64, key: [UInt8], cid: Int64, id: String) {
+            iids.append(iid)
+            scopes.append(scope)
+            keys.append(key)
+            keyCids.append(cid)
+            keyIds.append(Array(id.utf8))
+        }
+
+        var bindings: [PostgresValue] {
+            [
+                .intArray(cids), .bytesArray(ids), .bytesArray(data), .intArray(times), .intArray(entryCids),
+                .bytesArray(fields), .intArray(kinds), .bytesArray(values), .bytesArray(entryIds), .intArray(iids),
+                .intArray(scopes), .bytesArray(keys), .intArray(keyCids), .bytesArray(keyIds),
+            ]
+        }
+    }
+
+    /// Inserts the documents that do not exist yet (`ON CONFLICT DO NOTHING` neither fails nor aborts), then the
+    /// index and composite entries of those inserted (joined to `d`'s rows), and returns the documents inserted.
+    private static let createAllSQL = """
+        WITH d AS (INSERT INTO docs(cid, id, data, ctime, utime, version)
+            SELECT u.cid, u.id, u.data, u.t, u.t, 1
+            FROM unnest($1::bigint[], $2::bytea[], $3::bytea[], $4::bigint[]) AS u(cid, id, data, t)
+            ON CONFLICT (cid, id) DO NOTHING RETURNING cid, id),
+        e AS (INSERT INTO idx(cid, field, kind, value, id)
+            SELECT u.cid, u.field, u.kind, u.value, u.id
+            FROM unnest($5::bigint[], $6::bytea[], $7::bigint[], $8::bytea[], $9::bytea[])
+                AS u(cid, field, kind, value, id)
+            JOIN d ON d.cid = u.cid AND d.id = u.id),
+        x AS (INSERT INTO cidx(iid, scope, key, cid, id)
+            SELECT u.iid, u.scope, u.key, u.cid, u.id
+            FROM unnest($10::bigint[], $11::bigint[], $12::bytea[], $13::bigint[], $14::bytea[])
+                AS u(iid, scope, key, cid, id)
+            JOIN d ON d.cid = u.cid AND d.id = u.id
+            ON CONFLICT DO NOTHING)
+        SELECT cid, id FROM d
+        """
+}

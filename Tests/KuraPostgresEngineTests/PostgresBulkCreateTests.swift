@@ -1,0 +1,124 @@
+import Foundation
+import KuraCore
+import KuraModel
+import KuraPostgres
+import KuraStore
+import KuraStoreTestSupport
+import KuraTestSupport
+import Testing
+
+@testable import KuraPostgresEngine
+
+/// Single-create commits queued together run as one bulk insert (`PostgresWriteTransaction.createAll`); each still
+/// succeeds or fails alone, with its index entries, composite entries and change entry.
+@Suite(TestPostgres.available)
+struct PostgresBulkCreateTests {
+    @Test("creates queued together share one insert; existing and repeated paths fail alone")
+    func createsInBulk() throws {
+        let store = try PostgresDocumentStore(
+            database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 2))
+        defer { store.close() }
+        try store.create(doc("bulk/existing"), ["cat": 9, "n": 0])
+        let query = StructuredQuery(
+            .collection(try col("bulk")), filters: [Filter(.field(try field("cat")), .equal, 1)],
+            orderBy: [Order(.field(try field("n")), descending: true)])
+        let index = try #require(CompositeIndex.suggested(for: try NormalizedQuery(query)))
+        try store.createIndex(index)
+        store.waitForIndexJobs()
+        let before = store.writer.batchesCommitted.load(ordering: .relaxed)
+        let sequenceBefore = try store.latestSequence()
+        let count = 60
+        // i % 10 == 3: the existing document; i % 10 == 7: the same new path as every other such i (one wins);
+        // i % 10 == 9: a collection never written before; else a new document.
+        func path(_ i: Int) throws -> DocumentPath {
+            switch i % 10 {
+            case 3: try doc("bulk/existing")
+            case 7: try doc("bulk/twice")
+            case 9: try doc("fresh\(i)/d")
+            default: try doc("bulk/d\(i)")
+            }
+        }
+        let outcomes = Shared<[Int: Result<[WriteResult], any Error>]>([:])
+        let group = DispatchGroup()
+        for i in 0..<count {
+            group.enter()
+            let write = Write(
+                path: try path(i),
+                operation: .create(["cat": .int(Int64(i % 2)), "n": .int(Int64(i)), "tags": ["a", "b"]]))
+            store.commit([write]) { result in
+                outcomes.withLock { $0[i] = result }
+                group.leave()
+            }
+        }
+        group.wait()
+        let batches = store.writer.batchesCommitted.load(ordering: .relaxed) - before
+        #expect(batches < count / 2, "\(batches) transactions for \(count) creates")
+        var twiceWinners = 0
+        var created: [Int: WriteResult] = [:]
+        for i in 0..<count {
+            let result = try #require(outcomes.current[i])
+            switch (i % 10, result) {
+            case (3, .failure(let error)), (7, .failure(let error)):
+                #expect((error as? APIError)?.code == .alreadyExists, "create \(i): \(error)")
+            case (7, .success(let results)):
+                twiceWinners += 1
+                created[i] = results[0]
+            case (3, .success):
+                Issue.record("create \(i) of an existing document succeeded")
+            case (_, .success(let results)):
+                #expect(results.count == 1 && results[0].version == 1)
+                created[i] = results[0]
+            case (_, .failure(let error)):
+                Issue.record("create \(i) failed: \(error)")
+            }
+        }
+        #expect(twiceWinners == 1)
+        for (i, result) in created {
+            let at = try path(i)
+            let stored = try #require(try store.get(at), "\(at)")
+            #expect(stored.fields["n"] == .int(Int64(i)) && stored.version == 1)
+            #expect(stored.updateTime == result.updateTime && stored.createTime == result.updateTime)
+        }
+        #expect(try store.get(doc("bulk/existing"))?.fields["n"] == .int(0))
+        // The change log: one created entry per success, dense, in the order of their commit times.
+        let log = try store.changes(after: sequenceBefore, limit: 1000)
+        #expect(log.count == created.count)
+        #expect(log.map(\.sequence) == Array((sequenceBefore + 1)...(sequenceBefore + Int64(log.count))))
+        #expect(log.allSatisfy { $0.kind == .created })
+        #expect(log.map(\.time) == log.map(\.time).sorted())
+        #expect(Set(log.map(\.path)) == Set(try created.keys.map(path)))
+        // Index entries (single-field, array elements) and composite entries were written with the documents.
+        let expected = created.keys.filter { $0 % 2 == 1 && $0 % 10 != 9 }
+        #expect(try store.explain(query).compositeIndexID != nil)
+        let indexed = try store.query(query).documents.map(\.path)
+        #expect(Set(indexed) == Set(try expected.map(path)))
+        let tagged = StructuredQuery(
+            .collection(try col("bulk")), filters: [Filter(.field(try field("tags")), .arrayContains, "b")])
+        #expect(try store.query(tagged).documents.count == created.keys.filter { $0 % 10 != 9 }.count)
+    }
+
+    @Test("a pool of one connection: batches commit one after the other without waiting for a second connection")
+    func poolOfOne() throws {
+        let store = try PostgresDocumentStore(
+            database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 1))
+        defer { store.close() }
+        let count = 40
+        let failures = Shared(0)
+        let group = DispatchGroup()
+        for i in 0..<count {
+            group.enter()
+            // Creates and updates alternate, so batches of both kinds follow each other.
+            let write =
+                i % 2 == 0
+                ? Write(path: try doc("one/d\(i)"), operation: .create(["i": .int(Int64(i))]))
+                : Write(path: try doc("one/shared"), operation: .set(["i": .int(Int64(i))], merge: false))
+            store.commit([write]) { result in
+                if case .failure = result { failures.withLock { $0 += 1 } }
+                group.leave()
+            }
+        }
+        group.wait()
+        #expect(failures.current == 0)
+        #expect(try store.changes(after: 0, limit: 100).map(\.sequence) == Array(1...Int64(count)))
+    }
+}
