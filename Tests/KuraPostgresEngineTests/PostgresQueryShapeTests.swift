@@ -57,8 +57,9 @@ struct PostgresQueryShapeTests {
     }
 
     @Test func parametersOfAMergedBranchAreRenumbered() {
-        #expect(PostgresDisjunctionPlan.renumbered("a = $1 AND b IN ($2, $10) LIMIT $3", by: 4)
-            == "a = $5 AND b IN ($6, $14) LIMIT $7")
+        #expect(
+            PostgresDisjunctionPlan.renumbered("a = $1 AND b IN ($2, $10) LIMIT $3", by: 4)
+                == "a = $5 AND b IN ($6, $14) LIMIT $7")
         #expect(PostgresDisjunctionPlan.renumbered("x < $2", by: 0) == "x < $2")
         #expect(PostgresDisjunctionPlan.renumbered("$1", by: 1) == "$2")
     }

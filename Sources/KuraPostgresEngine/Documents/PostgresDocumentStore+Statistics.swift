@@ -9,8 +9,9 @@ import KuraPostgres
 /// bulk load, the tables have none (the planner then estimates one row per condition and may sort a whole index
 /// range instead of walking it in order). So a query checks, at most every `statisticsCheckSeconds`, whether
 /// `docs`, `idx` or `cidx` changed by more than `staleRows` plus a tenth of their rows since they were last
-/// analyzed, and if so runs `ANALYZE` on them in the background (one node at a time, under an advisory lock). A
-/// composite index that becomes READY gets its `cidx` entries analyzed the same way.
+/// analyzed, and if so runs `VACUUM (ANALYZE)` on them in the background (one node at a time, under an advisory
+/// lock; the vacuum sets the visibility map, so index-only scans need not visit the table). A composite index
+/// that becomes READY gets its `cidx` entries analyzed the same way.
 extension PostgresDocumentStore {
     /// How often a query may check the statistics' age.
     static let statisticsCheckSeconds = 2.0
@@ -62,13 +63,15 @@ extension PostgresDocumentStore {
                 let locked = try connection.query("SELECT pg_try_advisory_lock($1)", [.int(Self.statisticsLock)])
                 guard locked.string(0, 0) == "t" else { return false }
                 defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [.int(Self.statisticsLock)]) }
-                for table in tables { try connection.execute("ANALYZE \(table)") }
+                // VACUUM as well: it sets the visibility map of pages a bulk load filled, so index-only walks
+                // and probes stop visiting the table for every entry (autovacuum would, later).
+                for table in tables { try connection.execute("VACUUM (ANALYZE) \(table)") }
                 return true
             }
             if done == true {
                 let seconds = MonotonicClock.seconds() - began
                 configuration.log?(
-                    "statistics: analyzed \(tables.joined(separator: ", ")) in \(Int(seconds * 1000)) ms")
+                    "statistics: vacuumed and analyzed \(tables.joined(separator: ", ")) in \(Int(seconds * 1000)) ms")
             }
         }
     }
