@@ -56,6 +56,34 @@ struct PostgresQueryShapeTests {
         #expect(try analyzed())
     }
 
+    /// A composite range is prepared with its limit written out, so PostgreSQL settles on one generic plan
+    /// instead of planning each execution again (which it does for `LIMIT $n`).
+    @Test func aCompositeRangeSettlesOnAGenericPlan() throws {
+        let store = try PostgresDocumentStore(
+            database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 1))
+        defer { store.close() }
+        let items = try col("items")
+        _ = try store.commit(
+            try (0..<50).map { i in
+                Write(
+                    path: try items.document("i\(i)"),
+                    operation: .set(["cat": .int(Int64(i % 3)), "n": .int(Int64(i))], merge: false))
+            })
+        let query = StructuredQuery(
+            .collection(items), filters: [Filter(.field(try field("cat")), .equal, 1)],
+            orderBy: [Order(.field(try field("n")), descending: true)], limit: 5)
+        try store.createIndex(try #require(CompositeIndex.suggested(for: try NormalizedQuery(query))))
+        store.waitForIndexJobs()
+        for _ in 0..<8 { #expect(try store.query(query).documents.map(\.id) == ["i49", "i46", "i43", "i40", "i37"]) }
+        let generic = try store.pool.withConnection { connection in
+            try connection.query(
+                "SELECT coalesce(max(generic_plans), 0) FROM pg_prepared_statements WHERE statement LIKE '%cidx x%'",
+                resultFormat: .binary
+            ).int(0, 0) ?? 0
+        }
+        #expect(generic > 0)
+    }
+
     @Test func parametersOfAMergedBranchAreRenumbered() {
         #expect(
             PostgresDisjunctionPlan.renumbered("a = $1 AND b IN ($2, $10) LIMIT $3", by: 4)

@@ -102,9 +102,8 @@ struct PostgresDisjunctionPlan {
     /// Reads every range (the full rows, or only the key with `keysOnly`) in one statement and merges them.
     func read(_ connection: PostgresConnection, keysOnly: Bool = false) throws -> Merged {
         let (sql, bindings) = unionSQL(keysOnly: keysOnly)
-        // Prepared, as a single composite range is (PostgresDocumentStore+Query): the plan is the same for any
-        // values, and planning the branches costs more than running them.
-        let result = try connection.query(sql, bindings, resultFormat: .binary, prepared: true)
+        let prepared = ranges.allSatisfy(\.prefersPrepared)
+        let result = try connection.query(sql, bindings, resultFormat: .binary, prepared: prepared)
         let keyColumn = keysOnly ? 0 : Self.keyColumn
         let rangeColumn = keysOnly ? 1 : Self.keyColumn + 1
         var rangeRows = Array(repeating: [Int](), count: ranges.count)

@@ -160,9 +160,7 @@ extension PostgresDocumentStore {
             case .statement(let plan):
                 let policy = explaining ? ScanPolicy(counter: ScanCounter()) : scanPolicy(normalized)
                 let (sql, bindings) = plan.select(budget: explaining ? nil : Self.walkBudget(policy, normalized))
-                // A composite range's plan never depends on its values (one primary-key range of `cidx`, then
-                // lookups), so it is prepared once per connection: parsing and planning cost more than running it.
-                let rows = try connection.query(sql, bindings, resultFormat: .binary, prepared: plan.composite != nil)
+                let rows = try connection.query(sql, bindings, resultFormat: .binary, prepared: plan.prefersPrepared)
                 documents.reserveCapacity(rows.rowCount)
                 for row in 0..<rows.rowCount { try append(rows, row) }
                 if let counter = policy.counter {

@@ -130,7 +130,10 @@ struct PostgresQueryPlan {
     /// needed to filter and sort (`needsDocument` false), the walk selects only keys, and the documents of the
     /// (at most `limit`) results are fetched after the limit.
     private mutating func finish() {
-        let limitClause = query.limit.map { " LIMIT \(param(.int(Int64($0))))" } ?? ""
+        // A prepared statement's limit is written out: with `LIMIT $n` PostgreSQL never settles on a generic plan
+        // (it cannot cost an unknown limit) and plans every execution again.
+        let limitClause =
+            query.limit.map { prefersPrepared ? " LIMIT \($0)" : " LIMIT \(param(.int(Int64($0))))" } ?? ""
         let budgetParameter = "$\(bindings.count + 1)"
         let grouped: Bool
         if case .collectionGroup = query.source { grouped = true } else { grouped = false }
@@ -186,6 +189,16 @@ struct PostgresQueryPlan {
                 "SELECT x.key FROM \(from(bounded: false))\(whereClause(bounded: false)) ORDER BY \(orderBy)"
                 + limitClause
         }
+    }
+
+    /// Limits up to which a composite plan is prepared (each limit is a statement of its own, so the number a
+    /// connection keeps stays small).
+    static let preparedLimits = 0...100
+
+    /// Whether the statements should be prepared: a composite range's plan is the same for any values (one
+    /// primary-key range of `cidx`, then lookups), and parsing and planning it cost about as much as running it.
+    var prefersPrepared: Bool {
+        composite != nil && query.limit.map(Self.preparedLimits.contains) ?? true
     }
 
     /// The statement selecting the results; with `budget` (and a driver whose walk can be cut), the walk reads at
