@@ -167,7 +167,7 @@ if [[ $steps == *" query "* ]]; then
             "without composite indexes, then the composite indexes declared and 'cat == C' (100 uniform values)," \
             "'tier == \"gold\"' (0.1 %) and 'cat in [3 values]', all 'orderBy rank desc limit 20'"
         python3 bench/docs.py load --url "$url" --key "${!key}" --docs "$DOCS" --loaders "$LOADERS" |
-            grep '^load_docs_per_s' | sed "s/^/${name}_/"
+            grep 'load_docs_per_s=' | sed "s/^/${name}_/"
         measure_queries "$name" "$url" status "${name}s" "$((DOCS / 200))"
         echo "${name} status (no composite index): p50 $p50 ms, p99 $p99 ms"
         declare -g "${name}_status_p50=$p50"

@@ -4,11 +4,11 @@ import KuraPostgres
 import KuraStore
 
 /// A query answered from one composite index range per value of its `in` or `array-contains-any` filter
-/// (`CompositeDisjunction`), as the SQLite engine's `SQLiteDisjunctionPlan` does: one statement per range, each
-/// walking its range in key order and stopping at the limit, all run in one read-only REPEATABLE READ transaction
-/// (one snapshot, so the ranges agree), then merged in the query's order (`CompositeMerge`).
+/// (`CompositeDisjunction`), as the SQLite engine's `SQLiteDisjunctionPlan` does: one branch per range, each
+/// walking its range in key order and stopping at the limit, all in one `UNION ALL` statement (one round trip and
+/// one snapshot, so the ranges agree), then merged in the query's order (`CompositeMerge`).
 ///
-/// libpq returns a statement's rows whole, so a range's statement reads up to the limit even when the merge takes
+/// libpq returns a statement's rows whole, so a range's branch reads up to the limit even when the merge takes
 /// fewer of its rows; `explain` counts what the merge read (as SQLite's lazy walk does) and lists, per range, the
 /// rows fetched and the rows the merge took.
 struct PostgresDisjunctionPlan {
@@ -22,11 +22,13 @@ struct PostgresDisjunctionPlan {
     /// Column of `x.key` in a range's `sql`.
     private static let keyColumn = 6
 
-    /// What the merge read: the rows of each range's statement, the merged rows, and how far it read each range.
+    /// What the merge read: every range's rows (one result), the merged rows, and how far it read each range.
     struct Merged {
-        /// Each range's rows (the columns of `PostgresQueryPlan.sql`, or only the key).
-        let results: [PostgresResult]
-        /// The merged rows in the query's order: (range, row within its result).
+        /// The rows of every range (the columns of `PostgresQueryPlan.sql`, or only the key, then the range).
+        let result: PostgresResult
+        /// Each range's rows in `result`, in the range's order.
+        let rangeRows: [[Int]]
+        /// The merged rows in the query's order: (range, row of `result`).
         let rows: [(range: Int, row: Int)]
         /// Rows of each range the merge took (returned, skipped as repeats, or held as its next candidate).
         let taken: [Int]
@@ -47,48 +49,100 @@ struct PostgresDisjunctionPlan {
     /// The first range's statement, for `EXPLAIN` (every range has the same plan).
     var representative: PostgresQueryPlan? { ranges.first }
 
-    /// Runs `body` in a read-only REPEATABLE READ transaction: every statement it runs sees one snapshot. A
-    /// read-only transaction never fails to serialize, so nothing is retried.
+    /// Runs `body` in a read-only REPEATABLE READ transaction: every statement it runs sees one snapshot (for
+    /// `explain`, which counts what each range examined after reading them). A read-only transaction never fails
+    /// to serialize, so nothing is retried.
     static func onOneSnapshot<Result>(
         _ connection: PostgresConnection, _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {
         try connection.transaction(isolation: "REPEATABLE READ READ ONLY", body)
     }
 
-    /// Reads every range (the full rows, or only the key with `keysOnly`) and merges them. Call inside
-    /// `onOneSnapshot`.
-    func read(_ connection: PostgresConnection, keysOnly: Bool = false) throws -> Merged {
-        let results = try ranges.map { range in
-            try connection.query(keysOnly ? range.keySQL : range.sql, range.bindings, resultFormat: .binary)
+    /// One statement reading every range: each range's statement (its parameters renumbered) as one branch of a
+    /// `UNION ALL`, its rows tagged with the range's position as a last column. One statement is one round trip
+    /// and one snapshot, so the ranges agree without a transaction.
+    private func unionSQL(keysOnly: Bool) -> (String, [PostgresValue]) {
+        var branches: [String] = []
+        var bindings: [PostgresValue] = []
+        for (position, range) in ranges.enumerated() {
+            let sql = Self.renumbered(keysOnly ? range.keySQL : range.sql, by: bindings.count)
+            branches.append("SELECT q.*, \(position)::int8 FROM (\(sql)) AS q")
+            bindings += range.bindings
         }
+        return (branches.joined(separator: " UNION ALL "), bindings)
+    }
+
+    /// `sql` with each parameter `$n` as `$(n + offset)`.
+    static func renumbered(_ sql: String, by offset: Int) -> String {
+        guard offset > 0 else { return sql }
+        var out = ""
+        var digits = ""
+        var inParameter = false
+        for character in sql {
+            if inParameter, character.isASCII, character.isNumber {
+                digits.append(character)
+                continue
+            }
+            if inParameter {
+                out += String((Int(digits) ?? 0) + offset)
+                digits = ""
+                inParameter = false
+            }
+            if character == "$" {
+                out.append(character)
+                inParameter = true
+            } else {
+                out.append(character)
+            }
+        }
+        if inParameter { out += String((Int(digits) ?? 0) + offset) }
+        return out
+    }
+
+    /// Reads every range (the full rows, or only the key with `keysOnly`) in one statement and merges them.
+    func read(_ connection: PostgresConnection, keysOnly: Bool = false) throws -> Merged {
+        let (sql, bindings) = unionSQL(keysOnly: keysOnly)
+        let prepared = ranges.allSatisfy(\.prefersPrepared)
+        let result = try connection.query(sql, bindings, resultFormat: .binary, prepared: prepared)
         let keyColumn = keysOnly ? 0 : Self.keyColumn
-        var taken = Array(repeating: 0, count: results.count)
-        var ended = Array(repeating: false, count: results.count)
+        let rangeColumn = keysOnly ? 1 : Self.keyColumn + 1
+        var rangeRows = Array(repeating: [Int](), count: ranges.count)
+        for row in 0..<result.rowCount {
+            let range = Int(try result.int(row, rangeColumn) ?? 0)
+            if rangeRows.indices.contains(range) { rangeRows[range].append(row) }
+        }
+        var taken = Array(repeating: 0, count: ranges.count)
+        var ended = Array(repeating: false, count: ranges.count)
         var merge = CompositeMerge<(range: Int, row: Int)>(disjunction, limit: limit)
         var rows: [(range: Int, row: Int)] = []
         while let row = merge.next(read: { range -> CompositeMerge<(range: Int, row: Int)>.Entry? in
-            let row = taken[range]
-            guard row < results[range].rowCount else {
+            guard taken[range] < rangeRows[range].count else {
                 ended[range] = true
                 return nil
             }
+            let row = rangeRows[range][taken[range]]
             taken[range] += 1
-            return (results[range].bytes(row, keyColumn) ?? [], (range, row))
+            return (result.bytes(row, keyColumn) ?? [], (range, row))
         }) {
             rows.append(row)
         }
-        return Merged(results: results, rows: rows, taken: taken, ended: ended)
+        return Merged(result: result, rangeRows: rangeRows, rows: rows, taken: taken, ended: ended)
     }
 
-    /// The number of documents matched (within the cursors and limit). The ranges of an `in` filter are
-    /// disjoint (a field holds one value), so their counts add up; those of `array-contains-any` are merged by
-    /// key to count each document once. Call inside `onOneSnapshot`.
+    /// The number of documents matched (within the cursors and limit), in one statement. The ranges of an `in`
+    /// filter are disjoint (a field holds one value), so their counts add up; those of `array-contains-any` are
+    /// merged by key to count each document once.
     func count(_ connection: PostgresConnection) throws -> Int64 {
         guard disjunction.deduplicates else {
-            var total: Int64 = 0
+            var terms: [String] = []
+            var bindings: [PostgresValue] = []
             for range in ranges {
-                total += try connection.query(range.countSQL, range.bindings, resultFormat: .binary).int(0, 0) ?? 0
+                terms.append("(\(Self.renumbered(range.countSQL, by: bindings.count)))")
+                bindings += range.bindings
             }
+            let total =
+                try connection.query("SELECT " + terms.joined(separator: " + "), bindings, resultFormat: .binary)
+                .int(0, 0) ?? 0
             return limit.map { min(total, Int64($0)) } ?? total
         }
         return Int64(try read(connection, keysOnly: true).rows.count)
@@ -100,12 +154,12 @@ struct PostgresDisjunctionPlan {
     func examined(_ merged: Merged, _ connection: PostgresConnection) throws -> Int64 {
         var total: Int64 = 0
         for (position, range) in ranges.enumerated() {
-            let result = merged.results[position]
+            let rows = merged.rangeRows[position]
             let last: PostgresValue?
-            if merged.ended[position] && limit.map({ result.rowCount < $0 }) ?? true {
+            if merged.ended[position] && limit.map({ rows.count < $0 }) ?? true {
                 last = nil  // the statement walked its whole range
             } else if merged.taken[position] > 0 {
-                last = result.bytes(merged.taken[position] - 1, Self.keyColumn).map(PostgresValue.bytes)
+                last = merged.result.bytes(rows[merged.taken[position] - 1], Self.keyColumn).map(PostgresValue.bytes)
             } else {
                 continue
             }
@@ -118,7 +172,7 @@ struct PostgresDisjunctionPlan {
     /// One line per range for `explain`: the rows its statement fetched and those the merge took.
     func rangeLines(_ merged: Merged) -> [String] {
         disjunction.ranges.indices.map { position in
-            "range \(position): fetched \(merged.results[position].rowCount) rows, merge took "
+            "range \(position): fetched \(merged.rangeRows[position].count) rows, merge took "
                 + "\(merged.taken[position])"
         }
     }

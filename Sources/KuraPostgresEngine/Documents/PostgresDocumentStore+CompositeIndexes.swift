@@ -10,6 +10,10 @@ struct CatalogState {
     var version: Int64 = -1
     /// Monotonic seconds of the last check by a query.
     var checked: Double = 0
+    /// Monotonic seconds of the last check of the planner statistics' age (`refreshStatisticsIfStale`).
+    var statisticsChecked: Double = 0
+    /// Whether an `ANALYZE` of this store's tables is queued or running.
+    var analyzing = false
 }
 
 /// Declaring, building and dropping composite indexes, on a database several nodes write to.
@@ -113,6 +117,7 @@ extension PostgresDocumentStore {
                     if step.done {
                         let seconds = String(format: "%.1f", MonotonicClock.seconds() - started)
                         configuration.log?("index \(iid) \(status.index): READY (\(scanned) documents, \(seconds) s)")
+                        analyze(["cidx"])  // the planner's view of the new entries, before queries use them
                         return
                     }
                     if MonotonicClock.seconds() - lastReport >= 5 {

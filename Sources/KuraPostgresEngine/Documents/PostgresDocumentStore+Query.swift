@@ -4,12 +4,13 @@ import KuraPostgres
 import KuraStore
 
 /// Queries, counts and `explain`: one statement per query (`PostgresQueryPlan`), on a pooled connection, or one
-/// per range of a composite index merged on one snapshot (`PostgresDisjunctionPlan`).
+/// with one branch per range of a composite index, merged (`PostgresDisjunctionPlan`).
 ///
 /// Rows examined are not counted while the walk runs, as SQLite's `kura_scan` does: PostgreSQL has no cheap hook
 /// for that. When they matter (a query under the missing-index rule, `explain`), a second, index-only statement
 /// counts the driver's rows up to where the walk stopped (`PostgresQueryPlan.examinedSQL`), capped just past the
-/// rule's budget. So a query that needs an index is still refused, but only after it ran once to the end.
+/// rule's budget. The walk itself stops after that budget (`walkBudget`), so a query that needs an index is
+/// refused after reading about `indexes.maxScanRows` rows, as on SQLite, not after reading the whole index.
 extension PostgresDocumentStore {
     public func query(_ query: StructuredQuery) throws -> QueryResult {
         try run(query, explaining: false).result
@@ -19,13 +20,15 @@ extension PostgresDocumentStore {
         let normalized = try NormalizedQuery(query)
         return try pool.withConnection { connection in
             try refreshCatalogIfStale(connection)
+            refreshStatisticsIfStale(connection)
             let plan: PostgresQueryPlan
             switch try readPlan(normalized, connection) {
             case .statement(let statement): plan = statement
             case .merge(let merge):
-                return try PostgresDisjunctionPlan.onOneSnapshot(connection) { try merge.count($0) }
+                return try merge.count(connection)
             }
             let policy = scanPolicy(normalized)
+            // Not cut at a budget: a count that reaches its limit is never refused, however far it walked.
             let count = try connection.query(plan.countSQL, plan.bindings, resultFormat: .binary).int(0, 0) ?? 0
             if let counter = policy.counter, normalized.limit.map({ count < Int64($0) }) ?? true {
                 counter.rows = try examined(plan, last: nil, cap: policy.maxWasted + count + 1, connection)
@@ -81,13 +84,21 @@ extension PostgresDocumentStore {
         let normalized = try NormalizedQuery(query)
         let lines = try pool.withConnection { connection -> [String] in
             guard let explained = run.plan.explained else { return [] }
-            let rows = try connection.query("EXPLAIN " + explained.sql, explained.bindings)
+            let rows = try connection.query("EXPLAIN (ANALYZE, BUFFERS) " + explained.sql, explained.bindings)
             return run.notes + (0..<rows.rowCount).map { rows.string($0, 0) ?? "" }
         }
         return QueryExplanation(
             index: run.plan.driverDescription, compositeIndexID: run.plan.compositeIndexID,
             rowsExamined: run.examined ?? 0, rowsReturned: Int64(run.result.documents.count), plan: lines,
             suggestedIndex: run.plan.compositeIndexID == nil ? CompositeIndex.suggested(for: normalized) : nil)
+    }
+
+    /// The driver rows a query under the missing-index rule may walk: past `maxWasted` rows beyond the `limit`
+    /// it returns at most, the rule refuses it anyway, so the statement stops there (`PostgresQueryPlan.select`)
+    /// rather than reading the rest of the index. `nil` (no bound) for queries the rule never refuses.
+    static func walkBudget(_ policy: ScanPolicy, _ query: NormalizedQuery) -> Int64? {
+        guard policy.counter != nil, policy.maxWasted < .max, let limit = query.limit else { return nil }
+        return policy.maxWasted + Int64(limit) + 1
     }
 
     /// Driver rows the walk of `plan` visited, up to `last` (the walk key of the last result when the query
@@ -112,6 +123,7 @@ extension PostgresDocumentStore {
         let normalized = try NormalizedQuery(query)
         return try pool.withConnection { connection in
             try refreshCatalogIfStale(connection)
+            refreshStatisticsIfStale(connection)
             let readPlan = try readPlan(normalized, connection)
             var documents: [Document] = []
             func append(_ rows: PostgresResult, _ row: Int) throws {
@@ -129,19 +141,26 @@ extension PostgresDocumentStore {
             var notes: [String] = []
             switch readPlan {
             case .merge(let merge):
-                // A composite index serves the query, so the missing-index rule has nothing to count.
-                try PostgresDisjunctionPlan.onOneSnapshot(connection) { connection in
+                // A composite index serves the query, so the missing-index rule has nothing to count. One
+                // statement reads every range; explain's counts run after it, on the same snapshot.
+                func read(_ connection: PostgresConnection) throws {
                     let merged = try merge.read(connection)
                     documents.reserveCapacity(merged.rows.count)
-                    for (range, row) in merged.rows { try append(merged.results[range], row) }
+                    for (_, row) in merged.rows { try append(merged.result, row) }
                     if explaining {
                         examinedRows = try merge.examined(merged, connection)
                         notes = merge.rangeLines(merged)
                     }
                 }
+                if explaining {
+                    try PostgresDisjunctionPlan.onOneSnapshot(connection, read)
+                } else {
+                    try read(connection)
+                }
             case .statement(let plan):
                 let policy = explaining ? ScanPolicy(counter: ScanCounter()) : scanPolicy(normalized)
-                let rows = try connection.query(plan.sql, plan.bindings, resultFormat: .binary)
+                let (sql, bindings) = plan.select(budget: explaining ? nil : Self.walkBudget(policy, normalized))
+                let rows = try connection.query(sql, bindings, resultFormat: .binary, prepared: plan.prefersPrepared)
                 documents.reserveCapacity(rows.rowCount)
                 for row in 0..<rows.rowCount { try append(rows, row) }
                 if let counter = policy.counter {

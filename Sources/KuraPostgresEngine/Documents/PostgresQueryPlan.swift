@@ -19,6 +19,9 @@ struct PostgresQueryPlan {
     private(set) var keySQL = ""
     /// Parameter values, `$1` first.
     private(set) var bindings: [PostgresValue] = []
+    /// `sql` with the driver's walk cut after a budget of rows (bound after `bindings`), if the driver's order
+    /// allows it (`scanOrder`).
+    private var boundedSQL = ""
 
     private let query: NormalizedQuery
     /// The field whose index drives the scan (`i0`), if the driver is an index rather than `docs`.
@@ -29,10 +32,18 @@ struct PostgresQueryPlan {
     /// The conditions on the driver alone (what the walk visits), for counting rows examined.
     private var driverConditions: [String] = []
     private var driverFrom = ""
+    /// The driver's alias: `i0` (idx), `x` (cidx) or `d` (docs).
+    private var row = "d"
+    /// Whether a filter or sort key needs the document's row (metadata), so it is joined before the limit.
+    private var needsDocument = false
+    /// The sort keys, with their directions.
+    private var orderKeys: [(String, String)] = []
+    /// The driver's index order, when it is the query's (`scanOrder(_:driverField:driverFilter:)`).
+    private var scanOrder: String?
     /// The driver's first sort key, selected as the last column: the walk reaches every driver row up to it.
     private var walkKey: String?
     private var walkDescending = false
-    /// Secondary orderBy fields joined from `idx` (alias `s<position>`).
+    /// Secondary orderBy fields looked up in `idx` (`LATERAL`, alias `s<position>`).
     private var joins: [String] = []
     /// Filters a composite index range already enforces.
     private var coveredFilters: Set<Int> = []
@@ -42,15 +53,16 @@ struct PostgresQueryPlan {
     init(_ query: NormalizedQuery, equalityDriver: Int? = nil) throws {
         self.query = query
         if let equalityDriver { driverFilter = equalityDriver } else { chooseDriver() }
-        driverFrom = usesIndexDriver ? "idx i0" : "docs d JOIN collections c ON c.cid = d.cid"
+        row = usesIndexDriver ? "i0" : "d"
+        driverFrom = usesIndexDriver ? "idx i0" : "docs d"
         addSourceCondition()
         driverConditions = conditions
         addFilterConditions()
         addCursorConditions()
         let keys = query.orders.enumerated().map { sortExpression($0.offset, $0.element) }
-        var orderTerms = zip(keys, query.orders).map { "\($0) \($1.descending ? "DESC" : "ASC")" }
+        orderKeys = zip(keys, query.orders).map { ($0, $1.descending ? "DESC" : "ASC") }
         if case .collectionGroup = query.source {
-            orderTerms.append("c.pkey \(query.orders.last?.descending == true ? "DESC" : "ASC")")
+            orderKeys.append(("c.pkey", query.orders.last?.descending == true ? "DESC" : "ASC"))
         }
         switch (driverField, driverFilter) {
         case (.some, _):
@@ -62,11 +74,8 @@ struct PostgresQueryPlan {
         default:
             walkKey = nil  // the driver's range is read whole and sorted
         }
-        let from =
-            (usesIndexDriver
-                ? "idx i0 JOIN docs d ON d.cid = i0.cid AND d.id = i0.id JOIN collections c ON c.cid = d.cid"
-                : "docs d JOIN collections c ON c.cid = d.cid") + joins.map { " " + $0 }.joined()
-        finish(from: from, orderBy: orderTerms.joined(separator: ", "))
+        scanOrder = Self.scanOrder(query, driverField: driverField, driverFilter: driverFilter)
+        finish()
     }
 
     /// A plan that walks one range of a composite index (`CompositeScan`): its keys are in the query's order, so
@@ -74,6 +83,7 @@ struct PostgresQueryPlan {
     init(_ query: NormalizedQuery, composite scan: CompositeScan) throws {
         self.query = query
         composite = scan
+        row = "x"
         coveredFilters = Set(query.filters.indices).subtracting(scan.residual)
         // Collection-scope entries are filed under their collection's cid, collection-group ones under 0.
         if case .collection(let path) = query.source {
@@ -92,21 +102,110 @@ struct PostgresQueryPlan {
         walkKey = "x.key"
         walkDescending = scan.reverse
         addFilterConditions()
-        finish(
-            from: "cidx x JOIN docs d ON d.cid = x.cid AND d.id = x.id JOIN collections c ON c.cid = d.cid",
-            orderBy: "x.key " + (scan.reverse ? "DESC" : "ASC"))
+        orderKeys = [("x.key", scan.reverse ? "DESC" : "ASC")]
+        finish()
     }
 
-    private mutating func finish(from: String, orderBy: String) {
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let limitClause = query.limit.map { " LIMIT \(param(.int(Int64($0))))" } ?? ""
-        sql =
-            "SELECT d.id, d.data, d.ctime, d.utime, d.version, c.path, \(walkKey ?? "NULL::bytea") FROM \(from)"
-            + "\(whereClause) ORDER BY \(orderBy)\(limitClause)"
-        countSQL = "SELECT count(*) FROM (SELECT 1 FROM \(from)\(whereClause)\(limitClause)) AS matches"
-        if composite != nil {
-            keySQL = "SELECT x.key FROM \(from)\(whereClause) ORDER BY \(orderBy)\(limitClause)"
+    /// The driver's own index order, when it is exactly the query's order (one key and the ID, one direction, one
+    /// collection): then a prefix of the walk is a prefix of the results, so the walk can be cut at a budget.
+    private static func scanOrder(_ query: NormalizedQuery, driverField: FieldPath?, driverFilter: Int?) -> String? {
+        guard case .collection = query.source, driverFilter == nil, let first = query.orders.first else { return nil }
+        let direction = first.descending ? "DESC" : "ASC"
+        if query.orders.count == 1, first.field == .id, driverField == nil { return "d.id \(direction)" }
+        guard query.orders.count == 2, query.orders[1].field == .id, query.orders[1].descending == first.descending
+        else { return nil }
+        switch first.field {
+        case .field: return driverField == nil ? nil : "i0.value \(direction), i0.id \(direction)"
+        case .createTime: return "d.ctime \(direction), d.id \(direction)"
+        case .updateTime: return "d.utime \(direction), d.id \(direction)"
+        case .id: return nil
         }
+    }
+
+    /// Builds the statements. Their shape leaves PostgreSQL's planner one sensible plan, whatever its statistics
+    /// say: the driver is the only table joined normally; documents, collections and secondary sort keys are
+    /// `LATERAL` subqueries fenced with `OFFSET 0` (each one primary-key lookup per driver row, in a nested loop
+    /// that keeps the driver's order), and filters are `EXISTS` probes fenced the same way (so they are never
+    /// turned into a semi-join that reads a whole index range). When nothing but the driver and its lookups is
+    /// needed to filter and sort (`needsDocument` false), the walk selects only keys, and the documents of the
+    /// (at most `limit`) results are fetched after the limit.
+    private mutating func finish() {
+        // A prepared statement's limit is written out: with `LIMIT $n` PostgreSQL never settles on a generic plan
+        // (it cannot cost an unknown limit) and plans every execution again.
+        let limitClause =
+            query.limit.map { prefersPrepared ? " LIMIT \($0)" : " LIMIT \(param(.int(Int64($0))))" } ?? ""
+        let budgetParameter = "$\(bindings.count + 1)"
+        let grouped: Bool
+        if case .collectionGroup = query.source { grouped = true } else { grouped = false }
+        func documentLookup(_ alias: String) -> String {
+            "CROSS JOIN LATERAL (SELECT d.cid, d.id, d.data, d.ctime, d.utime, d.version FROM docs d "
+                + "WHERE d.cid = \(alias).cid AND d.id = \(alias).id OFFSET 0) d"
+        }
+        let inside = needsDocument || row == "d"
+        var lookups: [String] = []
+        if inside && row != "d" { lookups.append(documentLookup(row)) }
+        if grouped {
+            lookups.append(
+                "CROSS JOIN LATERAL (SELECT c.path, c.pkey FROM collections c WHERE c.cid = \(row).cid OFFSET 0) c")
+        }
+        lookups += joins
+        let driverSet = Set(driverConditions)
+        let outerConditions = conditions.filter { !driverSet.contains($0) }
+        func from(bounded: Bool) -> String {
+            var driver = driverFrom
+            if bounded, let scanOrder {
+                let whereClause =
+                    driverConditions.isEmpty ? "" : " WHERE " + driverConditions.joined(separator: " AND ")
+                driver =
+                    "(SELECT * FROM \(driverFrom)\(whereClause) ORDER BY \(scanOrder) LIMIT \(budgetParameter)) \(row)"
+            }
+            return ([driver] + lookups).joined(separator: " ")
+        }
+        func whereClause(bounded: Bool) -> String {
+            let list = bounded && scanOrder != nil ? outerConditions : conditions
+            return list.isEmpty ? "" : " WHERE " + list.joined(separator: " AND ")
+        }
+        let orderBy = orderKeys.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+        let path = grouped ? "c.path" : "NULL::bytea"
+        let walk = walkKey ?? "NULL::bytea"
+        func select(bounded: Bool) -> String {
+            let tail =
+                "FROM \(from(bounded: bounded))\(whereClause(bounded: bounded)) ORDER BY \(orderBy)\(limitClause)"
+            if inside { return "SELECT d.id, d.data, d.ctime, d.utime, d.version, \(path), \(walk) \(tail)" }
+            let keys = orderKeys.enumerated().map { "\($0.element.0) AS o\($0.offset)" }.joined(separator: ", ")
+            let outerOrder = orderKeys.enumerated().map { "w.o\($0.offset) \($0.element.1)" }
+            return "SELECT d.id, d.data, d.ctime, d.utime, d.version, w.path, w.walk FROM "
+                + "(SELECT \(row).cid AS cid, \(row).id AS id, \(path) AS path, \(walk) AS walk, \(keys) \(tail)) w "
+                + documentLookup("w") + " ORDER BY "
+                + outerOrder.joined(separator: ", ")
+        }
+        sql = select(bounded: false)
+        countSQL =
+            "SELECT count(*) FROM (SELECT 1 FROM \(from(bounded: false))\(whereClause(bounded: false))"
+            + "\(limitClause)) AS matches"
+        if scanOrder != nil { boundedSQL = select(bounded: true) }
+        if composite != nil {
+            keySQL =
+                "SELECT x.key FROM \(from(bounded: false))\(whereClause(bounded: false)) ORDER BY \(orderBy)"
+                + limitClause
+        }
+    }
+
+    /// Limits up to which a composite plan is prepared (each limit is a statement of its own, so the number a
+    /// connection keeps stays small).
+    static let preparedLimits = 0...100
+
+    /// Whether the statements should be prepared: a composite range's plan is the same for any values (one
+    /// primary-key range of `cidx`, then lookups), and parsing and planning it cost about as much as running it.
+    var prefersPrepared: Bool {
+        composite != nil && query.limit.map(Self.preparedLimits.contains) ?? true
+    }
+
+    /// The statement selecting the results; with `budget` (and a driver whose walk can be cut), the walk reads at
+    /// most `budget` driver rows, so a query the missing-index rule refuses stops early instead of reading on.
+    func select(budget: Int64?) -> (String, [PostgresValue]) {
+        guard let budget, !boundedSQL.isEmpty else { return (sql, bindings) }
+        return (boundedSQL, bindings + [.int(budget)])
     }
 
     /// The statement counting the rows the walk examined (at most `cap`), with its bindings: the driver's rows in
@@ -230,11 +329,10 @@ struct PostgresQueryPlan {
             case .field(let path):
                 let kind =
                     filter.op.isArrayMembership ? PostgresDocumentSchema.elementKind : PostgresDocumentSchema.valueKind
-                let row = composite != nil ? "x" : usesIndexDriver ? "i0" : "d"
                 let probe =
                     "EXISTS (SELECT 1 FROM idx e WHERE e.cid = \(row).cid AND e.field = "
                     + "\(param(PostgresRows.name(path.description))) AND e.kind = \(kind) AND "
-                    + "\(valueCondition("e.value", filter)) AND e.id = \(row).id)"
+                    + "\(valueCondition("e.value", filter)) AND e.id = \(row).id OFFSET 0)"
                 conditions.append(probe)
             case .id, .createTime, .updateTime:
                 conditions.append(metadataCondition(filter))
@@ -263,6 +361,7 @@ struct PostgresQueryPlan {
     }
 
     private mutating func metadataCondition(_ filter: Filter) -> String {
+        needsDocument = true
         let column =
             switch filter.field {
             case .createTime: "d.ctime"
@@ -292,15 +391,17 @@ struct PostgresQueryPlan {
     private mutating func sortExpression(_ position: Int, _ order: Order) -> String {
         switch order.field {
         case .id: return usesIndexDriver ? "i0.id" : "d.id"
-        case .createTime: return "d.ctime"
-        case .updateTime: return "d.utime"
+        case .createTime, .updateTime:
+            needsDocument = true
+            return order.field == .createTime ? "d.ctime" : "d.utime"
         case .field(let path):
             if position == 0 && driverField == path { return "i0.value" }
             let alias = "s\(position)"
             if !joins.contains(where: { $0.contains(" \(alias) ") }) {
                 joins.append(
-                    "JOIN idx \(alias) ON \(alias).cid = d.cid AND \(alias).field = "
-                        + "\(param(PostgresRows.name(path.description))) AND \(alias).kind = 0 AND \(alias).id = d.id")
+                    "CROSS JOIN LATERAL (SELECT \(alias).value FROM idx \(alias) WHERE \(alias).cid = \(row).cid AND "
+                        + "\(alias).field = \(param(PostgresRows.name(path.description))) AND \(alias).kind = 0 AND "
+                        + "\(alias).id = \(row).id OFFSET 0) \(alias)")
             }
             return "\(alias).value"
         }
