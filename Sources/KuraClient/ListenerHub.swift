@@ -343,12 +343,6 @@ final class ListenerHub: Sendable {
             guard let entry else { continue }
             do {
                 _ = try await auth.call(APIRequest("POST", targetsPath(connection), body: ["add": [.map(entry)]]))
-            } catch let error as KuraError where error.code == .notFound && error.status == 404 {
-                // The node that answered does not hold the stream (a balancer moved this client): drop the stream;
-                // the next one (after the usual back-off) adds every target again at its position.
-                let stale = state.withLock { $0.connectionID == connection ? $0.stream : nil }
-                stale?.cancel()
-                return
             } catch let error as KuraError where !error.isNetworkFailure && error.code != .notFound {
                 fail(id, error)
             } catch {
