@@ -65,7 +65,8 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
             afterBegin: { [unowned self] connection, version in
                 try refreshCatalogInTransaction(connection, version: version)
             },
-            maintenance: { connection in pruner.run(connection) })
+            maintenance: { connection in pruner.run(connection) },
+            catalogVersion: { [unowned self] in catalogState.withLock { $0.version } })
         for iid in unfinished { startBuild(iid) }
     }
 
