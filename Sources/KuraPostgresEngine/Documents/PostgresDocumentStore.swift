@@ -166,10 +166,3 @@ private enum ChangeLogPruner {
             """, [.int(cutoff)])
     }
 }
-
-/// Suggested index definitions already reported, so each is logged once.
-final class SuggestionLog: Sendable {
-    private let seen = Mutex(Set<String>())
-    /// `true` the first time `key` is seen.
-    func first(_ key: String) -> Bool { seen.withLock { $0.insert(key).inserted } }
-}
