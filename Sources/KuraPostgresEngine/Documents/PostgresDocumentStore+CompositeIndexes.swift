@@ -109,11 +109,7 @@ extension PostgresDocumentStore {
             while !indexBuildsStopped.load(ordering: .acquiring), composites.status(id: iid) != nil {
                 do {
                     guard let step = try pool.withConnection({ try buildStep(iid, status.index, $0) }) else { return }
-                    composites.update(iid) {
-                        $0.documentsScanned += step.scanned
-                        if step.done { $0.state = .ready }
-                    }
-                    let scanned = composites.status(id: iid)?.documentsScanned ?? 0
+                    let scanned = composites.recordBuildStep(iid, scanned: step.scanned, done: step.done)
                     if step.done {
                         let seconds = String(format: "%.1f", MonotonicClock.seconds() - started)
                         configuration.log?("index \(iid) \(status.index): READY (\(scanned) documents, \(seconds) s)")
