@@ -45,6 +45,11 @@ public protocol DocumentStore: Sendable {
     /// above: a reader that passes the last sequence it saw as `after` never misses an entry.
     func changes(after sequence: Int64, limit: Int) throws -> [Change]
 
+    /// The sequences and paths of `changes(after:limit:)`, without the documents: for a reader that only needs
+    /// to know what changed (a node forgetting cached documents). Engines that can read less should implement
+    /// it; the default reads the whole entries.
+    func changedPaths(after sequence: Int64, limit: Int) throws -> [ChangedPath]
+
     /// The smallest sequence still in the change log (the next sequence to be assigned if the log is empty).
     /// A reader that has seen everything up to `oldestRetainedSequence - 1` can catch up from the log alone.
     func oldestRetainedSequence() throws -> Int64
@@ -53,7 +58,22 @@ public protocol DocumentStore: Sendable {
     func latestSequence() throws -> Int64
 }
 
+/// A change-log entry's sequence and document path (`DocumentStore.changedPaths`).
+public struct ChangedPath: Sendable, Equatable {
+    public var sequence: Int64
+    public var path: DocumentPath
+
+    public init(sequence: Int64, path: DocumentPath) {
+        self.sequence = sequence
+        self.path = path
+    }
+}
+
 extension DocumentStore {
+    public func changedPaths(after sequence: Int64, limit: Int) throws -> [ChangedPath] {
+        try changes(after: sequence, limit: limit).map { ChangedPath(sequence: $0.sequence, path: $0.path) }
+    }
+
     public func commit(
         _ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void
     ) {

@@ -14,6 +14,9 @@ extension DocumentStoreDecorator {
     public func changes(after sequence: Int64, limit: Int) throws -> [Change] {
         try base.changes(after: sequence, limit: limit)
     }
+    public func changedPaths(after sequence: Int64, limit: Int) throws -> [ChangedPath] {
+        try base.changedPaths(after: sequence, limit: limit)
+    }
     public func oldestRetainedSequence() throws -> Int64 { try base.oldestRetainedSequence() }
     public func latestSequence() throws -> Int64 { try base.latestSequence() }
 }

@@ -49,7 +49,7 @@ import Testing
                 logger: Logger(level: .error))
             let start = follower.followedThrough
             for id in ["a", "b", "c"] { try server.put("items/\(id)", ["n": 1]) }
-            let all = try server.kura.store.changes(after: start, limit: 10)
+            let all = try server.kura.store.changedPaths(after: start, limit: 10)
             #expect(all.count == 3)
             // Starting after the first entry: the follower would skip it, so it takes nothing.
             follower.absorb(Array(all.dropFirst()), after: all[0].sequence)

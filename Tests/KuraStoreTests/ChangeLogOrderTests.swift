@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraStore
+import KuraStoreTestSupport
 import KuraTestSupport
 import Testing
 
@@ -19,6 +20,26 @@ import Testing
         #expect(run.problems.isEmpty, "\(run.problems.prefix(10))")
         #expect(run.committed > 100 && run.failed > 0, "the race must commit much and fail some")
         #expect(run.followerReads > 1, "the follower read the log while it was being written")
+    }
+
+    @Test("changedPaths names the sequence and path of every entry changes returns", arguments: EngineUnderTest.all)
+    func changedPathsMatchTheEntries(_ engine: EngineUnderTest) throws {
+        let h = try engine.make()
+        let start = try h.store.latestSequence()
+        try h.store.create(doc("paths/a"), ["n": 1])
+        try h.store.set(doc("paths/b"), ["n": 2])
+        try h.store.set(doc("paths/a"), ["n": 3])
+        try h.store.delete(doc("paths/b"))
+        for limit in [1, 3, 10] {
+            let entries = try h.store.changes(after: start, limit: limit)
+            let paths = try h.store.changedPaths(after: start, limit: limit)
+            #expect(paths == entries.map { ChangedPath(sequence: $0.sequence, path: $0.path) })
+            #expect(paths.count == min(limit, 4))
+        }
+        #expect(
+            try h.store.changedPaths(after: start + 1, limit: 10).map(\.path) == [
+                try doc("paths/b"), try doc("paths/a"), try doc("paths/b"),
+            ])
     }
 
     @Test("the check catches entries that appear behind a follower (a store that breaks the contract)")

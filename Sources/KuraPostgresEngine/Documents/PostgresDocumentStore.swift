@@ -131,6 +131,18 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
         }
     }
 
+    public func changedPaths(after sequence: Int64, limit: Int) throws -> [ChangedPath] {
+        try pool.withConnection { connection in
+            let rows = try connection.query(
+                "SELECT seq, path FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2",
+                [.int(sequence), .int(Int64(max(0, limit)))], resultFormat: .binary, prepared: true)
+            return try (0..<rows.rowCount).map { row in
+                ChangedPath(
+                    sequence: try rows.int(row, 0) ?? 0, path: try DocumentPath(PostgresRows.text(rows, row, 1)))
+            }
+        }
+    }
+
     public func oldestRetainedSequence() throws -> Int64 {
         try pool.withConnection { connection in
             // One statement, one snapshot: the oldest entry, or the next number when the log is empty.

@@ -71,7 +71,7 @@ final class ChangeLogFollower: @unchecked Sendable {
     func catchUp() throws {
         while !thread.isStopping {
             let after = position.withLock { $0 }
-            let page = try store.changes(after: after, limit: Self.pageSize)
+            let page = try store.changedPaths(after: after, limit: Self.pageSize)
             if let first = page.first, first.sequence > after + 1, try store.oldestRetainedSequence() > after + 1 {
                 // Pruned past this node's position: what it missed is unknowable, so it forgets everything.
                 logger.warn("cluster: the change log was pruned past this node's position; forgetting its cache")
@@ -85,7 +85,7 @@ final class ChangeLogFollower: @unchecked Sendable {
     /// Forgets the documents of the entries of `page` (read as `changes(after: after)`) not forgotten yet, and
     /// wakes the realtime feed when there were any. Pages that start beyond this follower's position teach it
     /// nothing (entries between would be skipped); they are left to `catchUp`.
-    func absorb(_ page: [Change], after: Int64) {
+    func absorb(_ page: [ChangedPath], after: Int64) {
         guard let last = page.last else { return }
         let fresh = position.withLock { position -> Bool in
             guard after <= position, last.sequence > position else { return false }
@@ -114,7 +114,7 @@ final class FollowingStore: DocumentStoreDecorator {
         // forgotten before the feed delivers anything after them.
         if follower.followedThrough < sequence { try follower.catchUp() }
         let page = try base.changes(after: sequence, limit: limit)
-        follower.absorb(page, after: sequence)
+        follower.absorb(page.map { ChangedPath(sequence: $0.sequence, path: $0.path) }, after: sequence)
         return page
     }
 
