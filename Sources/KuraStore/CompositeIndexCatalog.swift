@@ -56,6 +56,16 @@ package final class CompositeIndexCatalog: @unchecked Sendable {
         }
     }
 
+    /// Counts one build step's documents into index `id`'s progress, marking it READY when the build is `done`;
+    /// returns the documents scanned so far (0 when the index was dropped meanwhile).
+    package func recordBuildStep(_ id: Int64, scanned: Int64, done: Bool) -> Int64 {
+        update(id) {
+            $0.documentsScanned += scanned
+            if done { $0.state = .ready }
+        }
+        return status(id: id)?.documentsScanned ?? 0
+    }
+
     package func remove(_ id: Int64) {
         lock.withLock {
             records[id] = nil

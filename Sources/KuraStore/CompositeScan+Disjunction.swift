@@ -125,6 +125,17 @@ package enum CompositePlan {
         return best
     }
 
+    /// The plan over the READY index of `catalog` (over the query's collection ID) that leaves fewest filters to
+    /// check per entry, if one fits.
+    package static func best(_ query: NormalizedQuery, in catalog: CompositeIndexCatalog) -> CompositePlan? {
+        let collectionID =
+            switch query.source {
+            case .collection(let path): path.collectionID
+            case .collectionGroup(let id): id
+            }
+        return best(query, among: catalog.ready(for: collectionID))
+    }
+
     /// The index's stored identifier.
     package var indexID: Int64 {
         switch self {

@@ -10,6 +10,11 @@ package struct IndexEntry: Hashable {
     /// `IndexKey` encoding.
     package var value: [UInt8]
 
+    /// `kind` of an entry holding a field's whole value.
+    package static let valueKind: Int64 = 0
+    /// `kind` of an entry holding one element of an array field.
+    package static let elementKind: Int64 = 1
+
     /// Field paths by bytes, as the `idx` table holds them: an update that renames `café` (NFC) to `café` (NFD)
     /// must delete the old entry and insert the new one.
     package static func == (lhs: IndexEntry, rhs: IndexEntry) -> Bool {

@@ -27,6 +27,31 @@ package struct PreparedWrite: @unchecked Sendable {
         }
     }
 
+    /// The writes of one commit, prepared. Throws 400 `INVALID_ARGUMENT` past `CommitLimits.maxWrites` writes, and
+    /// what `init` throws.
+    package static func commit(_ writes: [Write]) throws -> [PreparedWrite] {
+        guard writes.count <= CommitLimits.maxWrites else {
+            throw APIError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")
+        }
+        return try writes.map(PreparedWrite.init)
+    }
+
+    /// The writes of one commit, prepared, for an engine's `commit(_:completion:)`; `nil` after answering
+    /// `completion` when there is nothing to submit (an empty commit succeeds, an invalid one fails as `commit`
+    /// throws).
+    package static func commit(
+        _ writes: [Write], orAnswer completion: (Result<[WriteResult], any Error>) -> Void
+    ) -> [PreparedWrite]? {
+        do {
+            let prepared = try commit(writes)
+            if prepared.isEmpty { completion(.success([])) }
+            return prepared.isEmpty ? nil : prepared
+        } catch {
+            completion(.failure(error))
+            return nil
+        }
+    }
+
     /// A create whose only precondition is the one `create` implies: the database's unique key on the document
     /// path can decide `ALREADY_EXISTS`, without reading the document first.
     package var isBlindCreate: Bool {

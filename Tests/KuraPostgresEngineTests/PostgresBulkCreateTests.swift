@@ -9,12 +9,15 @@ import Testing
 
 @testable import KuraPostgresEngine
 
-/// Single-create commits queued together run as one bulk insert (`PostgresWriteTransaction.createAll`); each still
+/// Single-create commits queued together run as one bulk insert (`PostgresWriteTransaction.createAll`), or, when
+/// every collection is known to the node, as one create batch sent in one round trip (`sendCreateBatch`); each still
 /// succeeds or fails alone, with its index entries, composite entries and change entry.
 @Suite(TestPostgres.available)
 struct PostgresBulkCreateTests {
-    @Test("creates queued together share one insert; existing and repeated paths fail alone")
-    func createsInBulk() throws {
+    @Test(
+        "creates queued together share one insert; existing and repeated paths fail alone",
+        arguments: [true, false])
+    func createsInBulk(newCollections: Bool) throws {
         let store = try PostgresDocumentStore(
             database: PostgresDatabase(url: try TestPostgres.freshDatabase(), poolSize: 2))
         defer { store.close() }
@@ -25,16 +28,20 @@ struct PostgresBulkCreateTests {
         let index = try #require(CompositeIndex.suggested(for: try NormalizedQuery(query)))
         try store.createIndex(index)
         store.waitForIndexJobs()
+        // The writer learns of the catalog the build changed (a create batch planned with an older one would be
+        // turned back and run again as a usual batch).
+        try store.create(doc("bulk/warm"), ["cat": 0, "n": -1])
         let before = store.writer.batchesCommitted.load(ordering: .relaxed)
+        let createBatchesBefore = store.writer.createBatchesCommitted.load(ordering: .relaxed)
         let sequenceBefore = try store.latestSequence()
         let count = 60
         // i % 10 == 3: the existing document; i % 10 == 7: the same new path as every other such i (one wins);
-        // i % 10 == 9: a collection never written before; else a new document.
+        // i % 10 == 9: a collection never written before (with `newCollections`); else a new document.
         func path(_ i: Int) throws -> DocumentPath {
             switch i % 10 {
             case 3: try doc("bulk/existing")
             case 7: try doc("bulk/twice")
-            case 9: try doc("fresh\(i)/d")
+            case 9 where newCollections: try doc("fresh\(i)/d")
             default: try doc("bulk/d\(i)")
             }
         }
@@ -53,6 +60,10 @@ struct PostgresBulkCreateTests {
         group.wait()
         let batches = store.writer.batchesCommitted.load(ordering: .relaxed) - before
         #expect(batches < count / 2, "\(batches) transactions for \(count) creates")
+        if !newCollections {
+            // Every collection is known: the batches were create batches.
+            #expect(store.writer.createBatchesCommitted.load(ordering: .relaxed) - createBatchesBefore == batches)
+        }
         var twiceWinners = 0
         var created: [Int: WriteResult] = [:]
         for i in 0..<count {
@@ -88,13 +99,42 @@ struct PostgresBulkCreateTests {
         #expect(log.map(\.time) == log.map(\.time).sorted())
         #expect(Set(log.map(\.path)) == Set(try created.keys.map(path)))
         // Index entries (single-field, array elements) and composite entries were written with the documents.
-        let expected = created.keys.filter { $0 % 2 == 1 && $0 % 10 != 9 }
+        let expected = created.keys.filter { $0 % 2 == 1 && ($0 % 10 != 9 || !newCollections) }
         #expect(try store.explain(query).compositeIndexID != nil)
         let indexed = try store.query(query).documents.map(\.path)
         #expect(Set(indexed) == Set(try expected.map(path)))
         let tagged = StructuredQuery(
             .collection(try col("bulk")), filters: [Filter(.field(try field("tags")), .arrayContains, "b")])
-        #expect(try store.query(tagged).documents.count == created.keys.filter { $0 % 10 != 9 }.count)
+        #expect(
+            try store.query(tagged).documents.count
+                == created.keys.filter { $0 % 10 != 9 || !newCollections }.count)
+    }
+
+    @Test("a create batch planned before another node declared an index writes that index's entries all the same")
+    func createBatchAfterAnotherNodesIndex() throws {
+        let url = try TestPostgres.freshDatabase()
+        let writer = try PostgresDocumentStore(database: PostgresDatabase(url: url, poolSize: 2))
+        let other = try PostgresDocumentStore(database: PostgresDatabase(url: url, poolSize: 2))
+        defer {
+            writer.close()
+            other.close()
+        }
+        // The collection is known to the writing node, so its next creates go out as create batches.
+        try writer.create(doc("late/first"), ["cat": 1, "n": 0])
+        let query = StructuredQuery(
+            .collection(try col("late")), filters: [Filter(.field(try field("cat")), .equal, 1)],
+            orderBy: [Order(.field(try field("n")), descending: true)])
+        let index = try #require(CompositeIndex.suggested(for: try NormalizedQuery(query)))
+        // Declared and built by the other node: the writing node's catalog is now out of date.
+        try other.createIndex(index)
+        other.waitForIndexJobs()
+        let createBatchesBefore = writer.writer.createBatchesCommitted.load(ordering: .relaxed)
+        for n in 1...5 { try writer.create(doc("late/d\(n)"), ["cat": 1, "n": .int(Int64(n))]) }
+        #expect(writer.writer.createBatchesCommitted.load(ordering: .relaxed) - createBatchesBefore == 4)
+        // Read through the index on the node that built it (the writer would refresh its catalog first).
+        #expect(try other.explain(query).compositeIndexID != nil)
+        let found = try other.query(query).documents.map(\.path)
+        #expect(found == (try (1...5).reversed().map { try doc("late/d\($0)") } + [doc("late/first")]))
     }
 
     @Test("a pool of one connection: batches commit one after the other without waiting for a second connection")

@@ -13,13 +13,13 @@ import Testing
 /// composite ranges is one statement.
 @Suite(TestPostgres.available)
 struct PostgresQueryShapeTests {
-    /// `cat == 7 order by n desc limit 2` on `PostgresMissingIndexTests`' data walks the 2000 documents with the
+    /// `cat == 7 order by n desc limit 2` on `MissingIndexData` walks the 2000 documents with the
     /// largest `n` (none has `cat == 7`) before its first result: cut after 53 rows, the walk returns nothing;
     /// uncut, the two results. So a refused query reads about `maxScanRows` rows, not the rest of the index.
     @Test func aWalkUnderTheMissingIndexRuleStopsAtItsBudget() throws {
-        let store = try PostgresMissingIndexTests.store(log: PostgresMissingIndexTests.Lines())
+        let store = try PostgresMissingIndexTests.store()
         defer { store.close() }
-        let query = try NormalizedQuery(PostgresMissingIndexTests.query())
+        let query = try NormalizedQuery(MissingIndexData.query())
         let plan = try PostgresQueryPlan(query)
         try store.pool.withConnection { connection in
             let (cut, cutBindings) = plan.select(budget: 53)
@@ -37,7 +37,7 @@ struct PostgresQueryShapeTests {
     /// Documents loaded in bulk have no statistics until autovacuum's next round; queries find that out and
     /// have the tables analyzed.
     @Test func queriesHaveStaleStatisticsRefreshed() throws {
-        let store = try PostgresMissingIndexTests.store(log: PostgresMissingIndexTests.Lines())
+        let store = try PostgresMissingIndexTests.store()
         defer { store.close() }
         func analyzed() throws -> Bool {
             try store.pool.withConnection { connection in

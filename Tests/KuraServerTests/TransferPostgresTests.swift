@@ -32,25 +32,7 @@ import Testing
         let url = try TestPostgres.freshDatabase()
         let quiet = TransferRoundTripTests.quiet
         try withAuthKura { source in
-            let ann = try source.signUp("ann@example.com", "ann-password")
-            let body = #"{"data":{"f":1.0,"i":9007199254740993,"s":"か\#u{3099}","nested":{"a":[1,{"b":null}]}}}"#
-            for path in ["users/\(ann.uid)/notes/n1", "notes/a", "notes/a/replies/r1", "notes-x/a"] {
-                #expect(try source.request("PUT", "/api/docs/" + path, body: Array(body.utf8)).status == 200)
-            }
-            try source.put("notes/a", ["n": 2])
-            for start in stride(from: 0, to: 1203, by: 500) {
-                try source.commit(
-                    (start..<min(start + 500, 1203)).map {
-                        ["op": "set", "path": "bulk/d\($0)", "data": ["n": $0]] as [String: Any]
-                    })
-            }
-            let index = try source.request(
-                "POST", "/api/admin/indexes",
-                json: [
-                    "collectionGroup": "bulk", "queryScope": "COLLECTION",
-                    "fields": [["fieldPath": "n", "order": "DESCENDING"], ["fieldPath": "m", "order": "ASCENDING"]],
-                ])
-            #expect(index.status == 200 || index.status == 201, "\(index)")
+            let (ann, _) = try TransferRoundTripTests.seed(source)
             let fromSQLite = scratch.file("sqlite.ndjson")
             let exported = try KuraNode.export(
                 configuration: TransferRoundTripTests.configuration(source.dataDirectory), to: fromSQLite,

@@ -26,38 +26,46 @@ import Testing
         return lines
     }
 
+    /// The source data of the transfer tests: two accounts (Bob's with claims), documents whose JSON must come back
+    /// exactly, a document at version 2, 1,203 documents in one collection (more than one page and one batch) and
+    /// a composite index. With the default rules: 1207 documents, 2 accounts, 1 index, 1 rules file.
+    static func seed(_ source: TestKura) throws -> (ann: Session, bob: Session) {
+        let ann = try source.signUp("ann@example.com", "ann-password", displayName: "Ann")
+        let bob = try source.signUp("Bob@Example.com", "bob-password")
+        _ = try source.adminUpdate(bob.uid, ["customClaims": ["role": "editor"], "disabled": false])
+        // Values whose JSON must survive exactly: doubles that look like integers, big integers, text that
+        // canonical equivalence would merge, nesting, empty containers.
+        let body =
+            #"{"data":{"f":1.0,"g":-0.0,"h":1.5e+300,"i":9007199254740993,"s":"か\#u{3099}","t":"が","#
+            + #""nested":{"a":[1,{"b":null}],"e":{}},"list":[],"ok":true}}"#
+        for path in ["users/\(ann.uid)/notes/n1", "notes/a", "notes/a/replies/r1", "notes-x/a"] {
+            let response = try source.request("PUT", "/api/docs/" + path, body: Array(body.utf8))
+            #expect(response.status == 200, "\(response)")
+        }
+        try source.put("notes/a", ["n": 2])  // version 2, createTime before updateTime
+        // More than one page and one batch: 1,203 documents in one collection.
+        for start in stride(from: 0, to: 1203, by: 500) {
+            try source.commit(
+                (start..<min(start + 500, 1203)).map {
+                    ["op": "set", "path": "bulk/d\($0)", "data": ["n": $0]] as [String: Any]
+                })
+        }
+        let index = try source.request(
+            "POST", "/api/admin/indexes",
+            json: [
+                "collectionGroup": "bulk", "queryScope": "COLLECTION",
+                "fields": [["fieldPath": "n", "order": "DESCENDING"], ["fieldPath": "m", "order": "ASCENDING"]],
+            ])
+        #expect(index.status == 200 || index.status == 201, "\(index)")
+        return (ann, bob)
+    }
+
     @Test("SQLite → export → import into a new data directory → export gives the same records; the user signs in again")
     func roundTrip() throws {
         let scratch = try TemporaryDirectory("transfer")
         defer { scratch.remove() }
         try withAuthKura { source in
-            let ann = try source.signUp("ann@example.com", "ann-password", displayName: "Ann")
-            let bob = try source.signUp("Bob@Example.com", "bob-password")
-            _ = try source.adminUpdate(bob.uid, ["customClaims": ["role": "editor"], "disabled": false])
-            // Values whose JSON must survive exactly: doubles that look like integers, big integers, text that
-            // canonical equivalence would merge, nesting, empty containers.
-            let body =
-                #"{"data":{"f":1.0,"g":-0.0,"h":1.5e+300,"i":9007199254740993,"s":"か\#u{3099}","t":"が","#
-                + #""nested":{"a":[1,{"b":null}],"e":{}},"list":[],"ok":true}}"#
-            for path in ["users/\(ann.uid)/notes/n1", "notes/a", "notes/a/replies/r1", "notes-x/a"] {
-                let response = try source.request("PUT", "/api/docs/" + path, body: Array(body.utf8))
-                #expect(response.status == 200, "\(response)")
-            }
-            try source.put("notes/a", ["n": 2])  // version 2, createTime before updateTime
-            // More than one page and one batch: 1,203 documents in one collection.
-            for start in stride(from: 0, to: 1203, by: 500) {
-                try source.commit(
-                    (start..<min(start + 500, 1203)).map {
-                        ["op": "set", "path": "bulk/d\($0)", "data": ["n": $0]] as [String: Any]
-                    })
-            }
-            let index = try source.request(
-                "POST", "/api/admin/indexes",
-                json: [
-                    "collectionGroup": "bulk", "queryScope": "COLLECTION",
-                    "fields": [["fieldPath": "n", "order": "DESCENDING"], ["fieldPath": "m", "order": "ASCENDING"]],
-                ])
-            #expect(index.status == 200 || index.status == 201, "\(index)")
+            let (ann, bob) = try Self.seed(source)
 
             // Exported while the source serves.
             let first = scratch.file("first.ndjson")

@@ -9,10 +9,10 @@ import Testing
 
 /// A store under test plus whatever it needs cleaned up afterwards.
 final class StoreHarness: @unchecked Sendable {
-    let store: any DocumentStore
+    let store: any EngineDocumentStore
     private let cleanup: @Sendable () -> Void
 
-    init(store: any DocumentStore, cleanup: @escaping @Sendable () -> Void) {
+    init(store: any EngineDocumentStore, cleanup: @escaping @Sendable () -> Void) {
         self.store = store
         self.cleanup = cleanup
     }
@@ -21,16 +21,21 @@ final class StoreHarness: @unchecked Sendable {
 }
 
 /// One `DocumentStore` engine the conformance suite runs against, opened through its `StoreEngine` the way the
-/// server opens it. Add PostgreSQL here (issue 17) and every conformance test runs on it too.
+/// server opens it.
 struct EngineUnderTest: Sendable, CustomTestStringConvertible {
     let name: String
-    let make: @Sendable () throws -> StoreHarness
+    /// Opens a fresh store with `configuration` (the engine's own settings are filled in) and the store's `log`.
+    let open:
+        @Sendable (_ configuration: StoreConfiguration, _ log: (@Sendable (String) -> Void)?) throws -> StoreHarness
     var testDescription: String { name }
 
-    static let sqlite = EngineUnderTest(name: "SQLite") {
+    /// A fresh store with the server's default configuration.
+    func make() throws -> StoreHarness { try open(StoreConfiguration(), nil) }
+
+    static let sqlite = EngineUnderTest(name: "SQLite") { configuration, log in
         let directory = try TemporaryDirectory("store")
-        let store = try SQLiteEngine(configuration: StoreConfiguration(), dataDirectory: directory.path)
-            .openDocuments(log: nil)
+        let store = try SQLiteEngine(configuration: configuration, dataDirectory: directory.path)
+            .openDocuments(log: log)
         return StoreHarness(store: store) {
             store.close()
             directory.remove()
@@ -38,13 +43,13 @@ struct EngineUnderTest: Sendable, CustomTestStringConvertible {
     }
 
     /// The PostgreSQL engine on a fresh database of the test server (`TestPostgres`), opened as a node opens it.
-    static let postgres = EngineUnderTest(name: "PostgreSQL") {
-        var configuration = StoreConfiguration()
+    static let postgres = EngineUnderTest(name: "PostgreSQL") { configuration, log in
+        var configuration = configuration
         configuration.engine = PostgresEngine.name
         configuration.postgres.url = try TestPostgres.freshDatabase()
         let directory = try TemporaryDirectory("store")
         let store = try PostgresEngine(configuration: configuration, dataDirectory: directory.path)
-            .openDocuments(log: nil)
+            .openDocuments(log: log)
         return StoreHarness(store: store) {
             store.close()
             directory.remove()

@@ -11,7 +11,7 @@ import KuraStore
 /// libpq returns a statement's rows whole, so a range's branch reads up to the limit even when the merge takes
 /// fewer of its rows; `explain` counts what the merge read (as SQLite's lazy walk does) and lists, per range, the
 /// rows fetched and the rows the merge took.
-struct PostgresDisjunctionPlan {
+struct PostgresDisjunctionPlan: MergePlan {
     /// The ranges and how they merge.
     let disjunction: CompositeDisjunction
     /// One composite plan per range (`PostgresQueryPlan(_:composite:)`), in `disjunction.ranges` order.

@@ -173,11 +173,7 @@ extension PostgresDocumentStore {
                         configuration.log?("index \(iid) \(status.index): taking over the build from another node")
                     }
                     builtHere = true
-                    composites.update(iid) {
-                        $0.documentsScanned += scanned
-                        if done { $0.state = .ready }
-                    }
-                    let total = composites.status(id: iid)?.documentsScanned ?? 0
+                    let total = composites.recordBuildStep(iid, scanned: scanned, done: done)
                     if done {
                         let seconds = String(format: "%.1f", MonotonicClock.seconds() - started)
                         configuration.log?("index \(iid) \(status.index): READY (\(total) documents, \(seconds) s)")

@@ -44,7 +44,7 @@ extension PostgresDocumentStore {
     /// The plan for `query`: a composite index split into one range per value of an `in` or
     /// `array-contains-any` filter when that fits best (`CompositePlan`), else `plan(_:_:)`.
     func readPlan(_ query: NormalizedQuery, _ connection: PostgresConnection) throws -> PostgresReadPlan {
-        if case .ranges(let split)? = compositePlan(query) {
+        if case .ranges(let split)? = CompositePlan.best(query, in: composites) {
             return .merge(try PostgresDisjunctionPlan(query, split))
         }
         return .statement(try plan(query, connection))
@@ -55,8 +55,10 @@ extension PostgresDocumentStore {
     /// matches fewer than `equalityDriverCap` documents (counted index-only), in which case those matches are
     /// read and sorted.
     func plan(_ query: NormalizedQuery, _ connection: PostgresConnection) throws -> PostgresQueryPlan {
-        if case .range(let scan)? = compositePlan(query) { return try PostgresQueryPlan(query, composite: scan) }
-        if let candidate = PostgresQueryPlan.equalityDriverCandidate(query) {
+        if case .range(let scan)? = CompositePlan.best(query, in: composites) {
+            return try PostgresQueryPlan(query, composite: scan)
+        }
+        if let candidate = QueryDriver.equalityCandidate(query) {
             let (sql, bindings) = PostgresQueryPlan.matchCountSQL(
                 query, filter: candidate, cap: Self.equalityDriverCap)
             let matches = try connection.query(sql, bindings, resultFormat: .binary).int(0, 0) ?? 0
@@ -65,16 +67,6 @@ extension PostgresDocumentStore {
             }
         }
         return try PostgresQueryPlan(query)
-    }
-
-    /// The best READY composite index for `query`, if one fits: one range, or one per value (`CompositePlan`).
-    func compositePlan(_ query: NormalizedQuery) -> CompositePlan? {
-        let collectionID =
-            switch query.source {
-            case .collection(let path): path.collectionID
-            case .collectionGroup(let id): id
-            }
-        return CompositePlan.best(query, among: composites.ready(for: collectionID))
     }
 
     /// Runs `query` and reports which index answered it and how many rows it examined (never refused for
@@ -185,31 +177,4 @@ extension PostgresDocumentStore {
 }
 
 /// How a query is read: one statement, or one per range of a composite index, merged.
-enum PostgresReadPlan {
-    case statement(PostgresQueryPlan)
-    case merge(PostgresDisjunctionPlan)
-
-    /// What drives the scan, for `explain`.
-    var driverDescription: String {
-        switch self {
-        case .statement(let plan): plan.driverDescription
-        case .merge(let plan): plan.driverDescription
-        }
-    }
-
-    /// The composite index read, if any.
-    var compositeIndexID: Int64? {
-        switch self {
-        case .statement(let plan): plan.composite?.indexID
-        case .merge(let plan): plan.disjunction.indexID
-        }
-    }
-
-    /// The statement `EXPLAIN` describes (a merge's ranges all have the first one's plan).
-    var explained: PostgresQueryPlan? {
-        switch self {
-        case .statement(let plan): plan
-        case .merge(let plan): plan.representative
-        }
-    }
-}
+typealias PostgresReadPlan = ReadPlan<PostgresDisjunctionPlan>

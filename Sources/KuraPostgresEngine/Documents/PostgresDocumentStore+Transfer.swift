@@ -17,112 +17,52 @@ extension PostgresDocumentStore: DocumentTransfer {
     }
 
     public func importDocuments(_ documents: [Document], replacing: Bool) throws {
-        guard documents.count <= CommitLimits.maxWrites else {
-            throw APIError.badRequest("an import batch has at most \(CommitLimits.maxWrites) documents")
-        }
-        if documents.isEmpty { return }
-        let prepared = try documents.map { document in
-            (document, try DocumentLimits.validate(document.fields), IndexEntries.of(document.fields))
-        }
+        let prepared = try CommitApplier.prepareImport(documents)
+        if prepared.isEmpty { return }
         // The paths are locked (in the global order) like any commit's, so a node writing the same documents waits.
         try writer.submit(size: documents.count, paths: documents.map(\.path)) { transaction in
             if !replacing { return try transaction.importNewDocuments(prepared) }
             for (document, data, entries) in prepared {
-                try transaction.importDocument(document, data: data, entries: entries, replacing: replacing)
+                try CommitApplier.importDocument(
+                    document, data: data, entries: entries, replacing: replacing, in: transaction)
             }
         }
     }
 }
 
-/// A reader inside one REPEATABLE READ transaction, listing documents in transfer order: collections by path
-/// (`bytea`, so `memcmp` order), then each collection's documents by ID, both through their unique indexes.
-struct PostgresDocumentSnapshot: DocumentSnapshot {
+/// A reader inside one REPEATABLE READ transaction (`CollectionSnapshot` lists the documents in transfer order;
+/// collection paths are `bytea`, so they sort in `memcmp` order).
+struct PostgresDocumentSnapshot: CollectionSnapshot {
     let connection: PostgresConnection
 
     func documentCount() throws -> Int64 {
         try connection.query("SELECT count(*) FROM docs", resultFormat: .binary).int(0, 0) ?? 0
     }
 
-    func documents(after position: DocumentPath?, limit: Int) throws -> [Document] {
-        var found: [Document] = []
-        guard limit > 0 else { return found }
-        var current: (cid: Int64, path: CollectionPath)?
-        var afterID = ""
-        var afterCollection = ""
-        if let position {
-            afterCollection = position.collection.description
-            afterID = position.id
-            let rows = try connection.query(
-                "SELECT cid FROM collections WHERE path = $1", [PostgresRows.name(afterCollection)],
-                resultFormat: .binary, prepared: true)
-            if rows.rowCount == 1, let cid = try rows.int(0, 0) { current = (cid, position.collection) }
-        }
-        while found.count < limit {
-            if current == nil {
-                let next = try connection.query(
-                    "SELECT cid, path FROM collections WHERE path > $1 ORDER BY path LIMIT 1",
-                    [PostgresRows.name(afterCollection)], resultFormat: .binary, prepared: true)
-                guard next.rowCount == 1, let cid = try next.int(0, 0) else { break }
-                let path = PostgresRows.text(next, 0, 1)
-                current = (cid, try CollectionPath(path))
-                afterCollection = path
-                afterID = ""
-            }
-            guard let (cid, collection) = current else { break }
-            let wanted = limit - found.count
-            let rows = try connection.query(
-                """
-                SELECT id, data, ctime, utime, version FROM docs WHERE cid = $1 AND id > $2 ORDER BY id LIMIT $3
-                """, [.int(cid), PostgresRows.name(afterID), .int(Int64(wanted))], resultFormat: .binary,
-                prepared: true)
-            for row in 0..<rows.rowCount {
-                let path = try collection.document(PostgresRows.text(rows, row, 0))
-                found.append(try PostgresRows.document(path: path, rows, row, data: 1, ctime: 2, utime: 3, version: 4))
-            }
-            if rows.rowCount < wanted {
-                current = nil
-            } else if let last = found.last {
-                afterID = last.id
-            }
-        }
-        return found
+    func cid(ofCollection path: String) throws -> Int64? {
+        let rows = try connection.query(
+            "SELECT cid FROM collections WHERE path = $1", [PostgresRows.name(path)], resultFormat: .binary,
+            prepared: true)
+        return rows.rowCount == 1 ? try rows.int(0, 0) : nil
     }
-}
 
-extension PostgresWriteTransaction {
-    /// Stores `document` with its own times and version (an import), its index entries and a change-log entry.
-    func importDocument(_ document: Document, data: [UInt8], entries: [IndexEntry], replacing: Bool) throws {
-        let path = document.path
-        let (knownCid, stored) = try self.document(at: path)
-        let cid = try knownCid ?? cid(of: path.collection, create: true) ?? 0
-        if let stored {
-            guard replacing else { throw APIError.alreadyExists("document \(path) already exists") }
-            try updateDocument(
-                cid: cid, id: path.id, data: data, time: document.updateTime, version: document.version,
-                oldFields: stored.document.fields, newEntries: entries)
-            let result = try connection.query(
-                "UPDATE docs SET ctime = $1 WHERE cid = $2 AND id = $3",
-                [.int(document.createTime), .int(cid), PostgresRows.name(path.id)], prepared: true)
-            modifications += result.affectedRows
-        } else {
-            let result = try connection.query(
-                """
-                INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES($1, $2, $3, $4, $5, $6)
-                ON CONFLICT (cid, id) DO NOTHING
-                """,
-                [
-                    .int(cid), PostgresRows.name(path.id), .bytes(data), .int(document.createTime),
-                    .int(document.updateTime), .int(document.version),
-                ], prepared: true)
-            // Another node created it after this transaction read it as missing.
-            guard result.affectedRows == 1 else { throw APIError.alreadyExists("document \(path) already exists") }
-            modifications += 1
-            try insertEntries(entries, cid: cid, id: path.id)
+    func collection(after path: String) throws -> (cid: Int64, path: String)? {
+        let next = try connection.query(
+            "SELECT cid, path FROM collections WHERE path > $1 ORDER BY path LIMIT 1", [PostgresRows.name(path)],
+            resultFormat: .binary, prepared: true)
+        guard next.rowCount == 1, let cid = try next.int(0, 0) else { return nil }
+        return (cid, PostgresRows.text(next, 0, 1))
+    }
+
+    func documents(in collection: CollectionPath, cid: Int64, after id: String, limit: Int) throws -> [Document] {
+        let rows = try connection.query(
+            """
+            SELECT id, data, ctime, utime, version FROM docs WHERE cid = $1 AND id > $2 ORDER BY id LIMIT $3
+            """, [.int(cid), PostgresRows.name(id), .int(Int64(limit))], resultFormat: .binary, prepared: true)
+        return try (0..<rows.rowCount).map { row in
+            let path = try collection.document(PostgresRows.text(rows, row, 0))
+            return try PostgresRows.document(path: path, rows, row, data: 1, ctime: 2, utime: 3, version: 4)
         }
-        try updateCompositeEntries(path, cid: cid, old: stored?.document.fields, new: document.fields)
-        appendChange(
-            path: path, kind: stored == nil ? .created : .updated, version: document.version,
-            time: document.updateTime, createTime: document.createTime, before: stored, after: data)
     }
 }
 

@@ -64,13 +64,17 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
         self.configuration = configuration
         pool = try database.prepared()
         let unfinished = try pool.withConnection { try reloadCatalog($0) }
-        let pruner = ChangeLogPruner(retention: configuration.changeRetention, interval: configuration.pruneInterval)
+        let pruning = ChangeLogPruneSchedule(
+            retention: configuration.changeRetention, interval: configuration.pruneInterval)
         writer = PostgresWriter(
             pool: pool, composites: composites, log: configuration.log,
             afterBegin: { [unowned self] connection, version in
                 try refreshCatalogInTransaction(connection, version: version)
             },
-            maintenance: { connection in pruner.run(connection) })
+            maintenance: { connection in
+                if let cutoff = pruning.dueCutoff() { try? ChangeLogPruner.prune(connection, olderThan: cutoff) }
+            },
+            catalogVersion: { [unowned self] in catalogState.withLock { $0.version } })
         for iid in unfinished { startBuild(iid) }
     }
 
@@ -97,31 +101,22 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
     }
 
     public func commit(_ writes: [Write]) throws -> [WriteResult] {
-        guard writes.count <= CommitLimits.maxWrites else {
-            throw APIError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")
-        }
-        if writes.isEmpty { return [] }
-        let prepared = try writes.map(PreparedWrite.init)
+        let prepared = try PreparedWrite.commit(writes)
+        if prepared.isEmpty { return [] }
         return try writer.submit(
             size: writes.count, selfContained: writes.count == 1, paths: writes.map(\.path), bulk: Self.bulk(prepared)
         ) { transaction in
-            try PostgresCommit.apply(prepared, in: transaction)
+            try CommitApplier.apply(prepared, in: transaction)
         }
     }
 
     public func commit(
         _ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void
     ) {
-        guard writes.count <= CommitLimits.maxWrites else {
-            completion(.failure(APIError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")))
-            return
-        }
-        if writes.isEmpty { return completion(.success([])) }
-        let prepared: [PreparedWrite]
-        do { prepared = try writes.map(PreparedWrite.init) } catch { return completion(.failure(error)) }
+        guard let prepared = PreparedWrite.commit(writes, orAnswer: completion) else { return }
         writer.submit(
             size: writes.count, selfContained: writes.count == 1, paths: writes.map(\.path), bulk: Self.bulk(prepared),
-            { transaction in try PostgresCommit.apply(prepared, in: transaction) }, completion: completion)
+            { transaction in try CommitApplier.apply(prepared, in: transaction) }, completion: completion)
     }
 
     /// A commit of one blind create may run in bulk with the writer's other such commits (`createAll`).
@@ -164,24 +159,8 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
     }
 }
 
-/// Prunes the change log at most once per interval; runs on the writer thread only.
-private final class ChangeLogPruner {
-    let retention: Int64
-    let interval: Int64
-    var last: Int64 = 0
-
-    init(retention: Int64, interval: Int64) {
-        self.retention = retention
-        self.interval = interval
-    }
-
-    func run(_ connection: PostgresConnection) {
-        let now = WallClock.nowMicros()
-        guard now - last >= interval else { return }
-        last = now
-        try? Self.prune(connection, olderThan: now - retention)
-    }
-
+/// Prunes the change log (when `ChangeLogPruneSchedule` says so, on the writer thread, or on request).
+private enum ChangeLogPruner {
     /// Deletes the leading run of entries older than `cutoff` (every node prunes; concurrent deletes are harmless).
     static func prune(_ connection: PostgresConnection, olderThan cutoff: Int64) throws {
         // One statement, so an entry another node commits meanwhile is outside its snapshot and stays. The walk
@@ -192,11 +171,4 @@ private final class ChangeLogPruner {
                 (SELECT seq FROM changes WHERE time >= $1 ORDER BY seq LIMIT 1), (SELECT max(seq) + 1 FROM changes), 0)
             """, [.int(cutoff)])
     }
-}
-
-/// Suggested index definitions already reported, so each is logged once.
-final class SuggestionLog: Sendable {
-    private let seen = Mutex(Set<String>())
-    /// `true` the first time `key` is seen.
-    func first(_ key: String) -> Bool { seen.withLock { $0.insert(key).inserted } }
 }

@@ -10,7 +10,7 @@ import KuraStore
 ///
 /// Every parameter is typed (`bytea`, `int8`), so a statement may leave some unused: `examinedSQL` reuses the
 /// bindings of the driver's own conditions.
-struct PostgresQueryPlan {
+struct PostgresQueryPlan: StatementPlan {
     /// The statement selecting `d.id, d.data, d.ctime, d.utime, d.version, c.path, <walk key>` in order.
     private(set) var sql = ""
     /// The statement counting matches (cursors and limit apply).
@@ -52,7 +52,11 @@ struct PostgresQueryPlan {
 
     init(_ query: NormalizedQuery, equalityDriver: Int? = nil) throws {
         self.query = query
-        if let equalityDriver { driverFilter = equalityDriver } else { chooseDriver() }
+        if let equalityDriver {
+            driverFilter = equalityDriver
+        } else {
+            (driverField, driverFilter) = QueryDriver.ordered(query)
+        }
         row = usesIndexDriver ? "i0" : "d"
         driverFrom = usesIndexDriver ? "idx i0" : "docs d"
         addSourceCondition()
@@ -226,17 +230,6 @@ struct PostgresQueryPlan {
         )
     }
 
-    /// Walking the first orderBy field's index with an `==` filter on another field examines about
-    /// `limit / selectivity` rows: a long walk for a rare value. This is that filter, whose matches can instead be
-    /// counted (up to a cap, index-only) and, if few, driven and sorted.
-    static func equalityDriverCandidate(_ query: NormalizedQuery) -> Int? {
-        guard case .field(let orderPath) = query.orders[0].field else { return nil }
-        return query.filters.firstIndex { filter in
-            guard case .field(let path) = filter.field, path != orderPath else { return false }
-            return filter.op == .equal || filter.op == .arrayContains
-        }
-    }
-
     /// SQL counting at most `cap` index entries of filter `index`: cheap, it reads only the index range.
     static func matchCountSQL(_ query: NormalizedQuery, filter index: Int, cap: Int) -> (String, [PostgresValue]) {
         let filter = query.filters[index]
@@ -265,12 +258,7 @@ struct PostgresQueryPlan {
 
     /// What drives the scan, for `explain`.
     var driverDescription: String {
-        if let composite { return "composite index \(composite.indexID): \(composite.index)" }
-        if let driverField { return "single-field index on \(driverField) (ordered walk)" }
-        if let driverFilter, case .field(let path) = query.filters[driverFilter].field {
-            return "single-field index on \(path) (\(query.filters[driverFilter].op.rawValue) range)"
-        }
-        return "documents table (\(query.orders[0].field) order)"
+        QueryDriver.description(query, composite: composite, field: driverField, filter: driverFilter)
     }
 
     private mutating func param(_ value: PostgresValue) -> String {
@@ -278,43 +266,17 @@ struct PostgresQueryPlan {
         return "$\(bindings.count)"
     }
 
-    private mutating func chooseDriver() {
-        switch query.orders[0].field {
-        case .field(let path):
-            driverField = path
-        case .id:
-            driverFilter = query.filters.firstIndex { filter in
-                if case .field = filter.field { return filter.op == .equal || filter.op == .arrayContains }
-                return false
-            }
-        case .createTime, .updateTime:
-            break
-        }
-    }
-
     private var usesIndexDriver: Bool { driverField != nil || driverFilter != nil }
 
     private mutating func addSourceCondition() {
-        let column = usesIndexDriver ? "i0.cid" : "d.cid"
-        switch query.source {
-        case .collection(let path):
-            conditions.append(
-                "\(column) = (SELECT cid FROM collections WHERE path = \(param(PostgresRows.name(path.description))))")
-        case .collectionGroup(let id):
-            conditions.append(
-                "\(column) IN (SELECT cid FROM collections WHERE group_id = \(param(PostgresRows.name(id))))")
-        }
-        if let driverField {
-            conditions.append("i0.field = \(param(PostgresRows.name(driverField.description))) AND i0.kind = 0")
-        } else if let driverFilter {
-            let filter = query.filters[driverFilter]
-            guard case .field(let path) = filter.field else { return }
-            let kind =
-                filter.op == .arrayContains ? PostgresDocumentSchema.elementKind : PostgresDocumentSchema.valueKind
-            conditions.append(
-                "i0.field = \(param(PostgresRows.name(path.description))) AND i0.kind = \(kind) AND i0.value = "
-                    + param(.bytes(PostgresRows.indexKey(filter.value))))
-        }
+        conditions.append(
+            QueryConditions.source(query.source, column: usesIndexDriver ? "i0.cid" : "d.cid") {
+                param(PostgresRows.name($0))
+            })
+        let driver = QueryConditions.driver(
+            query, field: driverField, filter: driverFilter, name: { param(PostgresRows.name($0)) },
+            encode: PostgresRows.indexKey, key: { param(.bytes($0)) })
+        if let driver { conditions.append(driver) }
     }
 
     private mutating func addFilterConditions() {
@@ -340,42 +302,14 @@ struct PostgresQueryPlan {
         }
     }
 
-    /// A condition on an encoded value column. Range operators only match the operand's own type.
+    /// A condition on an encoded value column (`QueryConditions.value`), on keys cut as `idx` stores them.
     private mutating func valueCondition(_ column: String, _ filter: Filter) -> String {
-        let operand = PostgresRows.indexKey(filter.value)
-        switch filter.op {
-        case .equal, .arrayContains: return "\(column) = \(param(.bytes(operand)))"
-        case .notEqual: return "\(column) <> \(param(.bytes(operand)))"
-        case .lessThan, .lessThanOrEqual:
-            let op = filter.op == .lessThan ? "<" : "<="
-            return "\(column) \(op) \(param(.bytes(operand))) AND \(column) >= "
-                + param(.bytes(IndexKey.typeLowerBound(filter.value)))
-        case .greaterThan, .greaterThanOrEqual:
-            let op = filter.op == .greaterThan ? ">" : ">="
-            return "\(column) \(op) \(param(.bytes(operand))) AND \(column) < "
-                + param(.bytes(IndexKey.typeUpperBound(filter.value)))
-        case .in, .arrayContainsAny, .notIn:
-            let list = (filter.value.arrayValue ?? []).map { param(.bytes(PostgresRows.indexKey($0))) }
-            return "\(column) \(filter.op == .notIn ? "NOT IN" : "IN") (\(list.joined(separator: ", ")))"
-        }
+        QueryConditions.value(column, filter, encode: PostgresRows.indexKey) { param(.bytes($0)) }
     }
 
     private mutating func metadataCondition(_ filter: Filter) -> String {
         needsDocument = true
-        let column =
-            switch filter.field {
-            case .createTime: "d.ctime"
-            case .updateTime: "d.utime"
-            default: "d.id"
-            }
-        switch filter.op {
-        case .in, .notIn:
-            let list = (filter.value.arrayValue ?? []).map { param(Self.metadataValue($0)) }
-            return "\(column) \(filter.op == .notIn ? "NOT IN" : "IN") (\(list.joined(separator: ", ")))"
-        default:
-            let op = filter.op == .equal ? "=" : filter.op == .notEqual ? "<>" : filter.op.rawValue
-            return "\(column) \(op) \(param(Self.metadataValue(filter.value)))"
-        }
+        return QueryConditions.metadata(filter) { param(Self.metadataValue($0)) }
     }
 
     private static func metadataValue(_ value: JSONValue) -> PostgresValue {
@@ -415,45 +349,20 @@ struct PostgresQueryPlan {
 
     private mutating func addCursorConditions() {
         let keys = query.orders.enumerated().map { sortExpression($0.offset, $0.element) }
-        var orders = query.orders
-        var allKeys = keys
-        if let start = query.start { addCursor(start.values, inclusive: start.inclusive, after: true, keys, orders) }
-        if let end = query.end { addCursor(end.values, inclusive: end.inclusive, after: false, keys, orders) }
-        if let after = query.after {
-            var values = after.values.enumerated().map { Self.keyValue($0.element, orders[$0.offset]) }
-            if case .collectionGroup = query.source {
-                allKeys.append("c.pkey")
-                orders.append(Order(.id, descending: orders.last?.descending ?? false))
-                values.append(.bytes(PostgresRows.pathKey(after.path.collection.segments)))
+        let bounds = QueryCursorBound.bounds(
+            of: query, keys: keys, pathKeyColumn: "c.pkey", keyValue: Self.keyValue,
+            pathKey: { .bytes(PostgresRows.pathKey($0)) })
+        for bound in bounds {
+            // The plain bound on the first key lets the driver's index scan start at the cursor (and, on the
+            // driver's own columns, bounds the rows the walk examines).
+            let (firstKey, condition) = bound.sql(
+                params: bound.values.map { param($0) }, true: "true", false: "false")
+            conditions.append(firstKey)
+            if keys[0].hasPrefix("i0.") || (!usesIndexDriver && keys[0].hasPrefix("d.")) {
+                driverConditions.append(firstKey)
             }
-            addKeyCondition(values, inclusive: false, after: true, allKeys, orders)
+            conditions.append(condition)
         }
-    }
-
-    private mutating func addCursor(
-        _ values: [JSONValue], inclusive: Bool, after: Bool, _ keys: [String], _ orders: [Order]
-    ) {
-        let converted = values.enumerated().map { Self.keyValue($0.element, orders[$0.offset]) }
-        addKeyCondition(converted, inclusive: inclusive, after: after, keys, orders)
-    }
-
-    /// `(keys…) > (values…)` (or `<`, `>=`, `<=`) in the query's mixed directions, as nested ORs, plus a plain
-    /// bound on the first key so the driver's index scan starts at the cursor.
-    private mutating func addKeyCondition(
-        _ values: [PostgresValue], inclusive: Bool, after: Bool, _ keys: [String], _ orders: [Order]
-    ) {
-        let params = values.map { param($0) }
-        func build(_ k: Int) -> String {
-            if k == params.count { return inclusive ? "true" : "false" }
-            let forward = after != orders[k].descending
-            let op = forward ? ">" : "<"
-            return "(\(keys[k]) \(op) \(params[k]) OR (\(keys[k]) = \(params[k]) AND \(build(k + 1))))"
-        }
-        let forward = after != orders[0].descending
-        let bound = "\(keys[0]) \(forward ? ">=" : "<=") \(params[0])"
-        conditions.append(bound)
-        if keys[0].hasPrefix("i0.") || (!usesIndexDriver && keys[0].hasPrefix("d.")) { driverConditions.append(bound) }
-        conditions.append(build(0))
     }
 }
 

@@ -12,56 +12,87 @@ extension PostgresWriteTransaction {
     /// (that create alone fails, with ALREADY_EXISTS; so does a second create of a path earlier in `creates`). A
     /// thrown error is a `PostgresError`, and the transaction is then aborted.
     func createAll(_ creates: [PreparedWrite]) throws -> [WriteResult?] {
+        guard let plan = try planCreates(creates, knownCollectionsOnly: false) else { return [] }
+        let inserted = try connection.query(
+            Self.createAllSQL, plan.rows.bindings, resultFormat: .binary, prepared: true)
+        modifications += inserted.rowCount
+        let results = try plan.results(inserted: inserted)
+        for (prepared, result) in zip(creates, results) {
+            guard let result, let data = prepared.outcome?.data else { continue }
+            appendChange(
+                path: result.path, kind: .created, version: 1, time: result.updateTime,
+                createTime: result.updateTime, before: nil, after: data)
+        }
+        return results
+    }
+
+    /// The rows `creates` insert, with each create's collection and commit time (nil: it fails, being a second
+    /// create of its path in `creates` or not a create).
+    struct CreatePlan {
+        var creates: [PreparedWrite]
         var rows = CreateRows()
         var planned: [(cid: Int64, time: Int64)?] = []
-        planned.reserveCapacity(creates.count)
+
+        /// Each create's result, from the documents the insert returned (rows of `cid`, `id` in columns 0 and 1
+        /// of `inserted`, from row `firstRow` on): nil where its path existed already.
+        func results(inserted: PostgresResult, firstRow: Int = 0) throws -> [WriteResult?] {
+            var created: Set<DocumentKey> = []
+            for row in firstRow..<inserted.rowCount {
+                guard let cid = try inserted.int(row, 0), let id = inserted.bytes(row, 1) else { continue }
+                created.insert(DocumentKey(cid: cid, id: id))
+            }
+            return zip(creates, planned).map { prepared, plan in
+                let path = prepared.write.path
+                guard let plan, created.contains(DocumentKey(cid: plan.cid, id: Array(path.id.utf8))) else {
+                    return nil
+                }
+                return WriteResult(path: path, version: 1, updateTime: plan.time)
+            }
+        }
+    }
+
+    /// Plans the rows of `creates`: their collections (inserted into `collections` where new, unless
+    /// `knownCollectionsOnly`, which makes it return nil instead of asking the database), commit times, index and
+    /// composite entries.
+    func planCreates(_ creates: [PreparedWrite], knownCollectionsOnly: Bool) throws -> CreatePlan? {
+        var plan = CreatePlan(creates: creates)
+        plan.planned.reserveCapacity(creates.count)
         var seen: Set<DocumentPath> = []
         for prepared in creates {
             let path = prepared.write.path
             guard let outcome = prepared.outcome, seen.insert(path).inserted else {
-                planned.append(nil)
+                plan.planned.append(nil)
                 continue
             }
+            let known = cids[path.collection]
+            if knownCollectionsOnly && known == nil { return nil }
+            let cid = try known ?? cid(of: path.collection, create: true) ?? 0
             let time = nextCommitTime()
-            let cid = try cid(of: path.collection, create: true) ?? 0
-            rows.add(path: path, cid: cid, data: outcome.data, entries: outcome.entries, time: time)
+            plan.rows.add(path: path, cid: cid, data: outcome.data, entries: outcome.entries, time: time)
             if case .create(let fields) = prepared.write.operation {
                 for (iid, index) in composites.maintained(for: path.collection.collectionID) {
                     let scope = index.scope == .collection ? cid : 0
                     for key in Set(
                         CompositeIndexKey.keys(index, fields: fields, id: path.id, collection: path.collection))
                     {
-                        rows.addComposite(iid: iid, scope: scope, key: key, cid: cid, id: path.id)
+                        plan.rows.addComposite(iid: iid, scope: scope, key: key, cid: cid, id: path.id)
                     }
                 }
             }
-            planned.append((cid, time))
+            plan.planned.append((cid, time))
         }
-        let inserted = try connection.query(Self.createAllSQL, rows.bindings, resultFormat: .binary, prepared: true)
-        modifications += inserted.rowCount
-        var created: Set<DocumentKey> = []
-        for row in 0..<inserted.rowCount {
-            created.insert(DocumentKey(cid: try inserted.int(row, 0) ?? 0, id: inserted.bytes(row, 1) ?? []))
-        }
-        return zip(creates, planned).map { prepared, plan in
-            let path = prepared.write.path
-            guard let plan, let data = prepared.outcome?.data,
-                created.contains(DocumentKey(cid: plan.cid, id: Array(path.id.utf8)))
-            else { return nil }
-            appendChange(
-                path: path, kind: .created, version: 1, time: plan.time, createTime: plan.time, before: nil,
-                after: data)
-            return WriteResult(path: path, version: 1, updateTime: plan.time)
-        }
+        return plan
     }
 
-    private struct DocumentKey: Hashable {
+    struct DocumentKey: Hashable {
         var cid: Int64
         var id: [UInt8]
     }
 
-    /// The columns of `createAllSQL`, one array each.
-    private struct CreateRows {
+    /// The columns of `createAllSQL`, one array each (and the documents' paths, for change entries made by the
+    /// statement itself: `PostgresWriteTransaction+CreateBatch`).
+    struct CreateRows {
+        var paths: [[UInt8]?] = []
         var cids: [Int64?] = [], ids: [[UInt8]?] = [], data: [[UInt8]?] = [], times: [Int64?] = []
         var entryCids: [Int64?] = [], fields: [[UInt8]?] = [], kinds: [Int64?] = [], values: [[UInt8]?] = []
         var entryIds: [[UInt8]?] = []
@@ -70,6 +101,7 @@ extension PostgresWriteTransaction {
 
         mutating func add(path: DocumentPath, cid: Int64, data: [UInt8], entries: [IndexEntry], time: Int64) {
             let id = Array(path.id.utf8)
+            paths.append(Array(path.description.utf8))
             cids.append(cid)
             ids.append(id)
             self.data.append(data)
@@ -102,10 +134,17 @@ extension PostgresWriteTransaction {
 
     /// Inserts the documents that do not exist yet (`ON CONFLICT DO NOTHING` neither fails nor aborts), then the
     /// index and composite entries of those inserted (joined to `d`'s rows), and returns the documents inserted.
-    private static let createAllSQL = """
-        WITH d AS (INSERT INTO docs(cid, id, data, ctime, utime, version)
+    private static let createAllSQL = "WITH " + insertCTEs(when: "true") + " SELECT cid, id FROM d"
+
+    /// The common table expressions of `createAllSQL` (parameters `$1`–`$14`: `CreateRows.bindings`): `d` inserts
+    /// the documents (only if `condition` holds), `e` and `x` their index and composite entries; `d` returns the
+    /// `cid, id` of each document inserted.
+    static func insertCTEs(when condition: String) -> String {
+        """
+        d AS (INSERT INTO docs(cid, id, data, ctime, utime, version)
             SELECT u.cid, u.id, u.data, u.t, u.t, 1
             FROM unnest($1::bigint[], $2::bytea[], $3::bytea[], $4::bigint[]) AS u(cid, id, data, t)
+            WHERE \(condition)
             ON CONFLICT (cid, id) DO NOTHING RETURNING cid, id),
         e AS (INSERT INTO idx(cid, field, kind, value, id)
             SELECT u.cid, u.field, u.kind, u.value, u.id
@@ -118,6 +157,6 @@ extension PostgresWriteTransaction {
                 AS u(iid, scope, key, cid, id)
             JOIN d ON d.cid = u.cid AND d.id = u.id
             ON CONFLICT DO NOTHING)
-        SELECT cid, id FROM d
         """
+    }
 }

@@ -8,12 +8,13 @@ import KuraStore
 ///
 /// Change-log entries are collected while the jobs run and inserted after `reserve` takes their sequence numbers,
 /// the last thing before COMMIT (`finish`), so the span during which other committers wait is as short as it can be.
-final class PostgresWriteTransaction {
-    /// A document as read inside the transaction, with the bytes it is stored as (for the change log).
-    struct StoredDocument {
-        var document: Document
-        var data: [UInt8]
-    }
+///
+/// `CommitApplier` builds commits and imports from these operations (`CommitTransaction`).
+final class PostgresWriteTransaction: CommitTransaction {
+    /// Another node may insert the document a write found missing before this write inserts it: the insert then
+    /// waits for that node's commit and finds the row (`ON CONFLICT DO NOTHING`), and the write is applied again
+    /// to what that node committed.
+    static let insertAttempts = 3
 
     /// A change-log entry waiting for its sequence number.
     struct PendingChange {
@@ -203,6 +204,32 @@ final class PostgresWriteTransaction {
             ON CONFLICT (cid, id) DO NOTHING
             """, [.int(cid), PostgresRows.name(id), .bytes(data), .int(time)])
         return result.affectedRows == 1
+    }
+
+    /// Inserts `document` with its own times and version (an import); `false` if another node created it after
+    /// this transaction read it as missing.
+    func insertImportedDocument(_ document: Document, cid: Int64, data: [UInt8]) throws -> Bool {
+        let result = try connection.query(
+            """
+            INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (cid, id) DO NOTHING
+            """,
+            [
+                .int(cid), PostgresRows.name(document.id), .bytes(data), .int(document.createTime),
+                .int(document.updateTime), .int(document.version),
+            ], prepared: true)
+        guard result.affectedRows == 1 else { return false }
+        modifications += 1
+        return true
+    }
+
+    /// Sets an existing document's create time (an import replacing a document).
+    func setCreateTime(_ createTime: Int64, cid: Int64, id: String) throws {
+        let result = try connection.query(
+            "UPDATE docs SET ctime = $1 WHERE cid = $2 AND id = $3",
+            [.int(createTime), .int(cid), PostgresRows.name(id)],
+            prepared: true)
+        modifications += result.affectedRows
     }
 
     /// Replaces an existing document's data and brings its index entries from `oldFields` to `newEntries`.

@@ -29,10 +29,13 @@ import Synchronization
 /// path exists already fail alone. A batch of such creates costs three round trips however many it holds: BEGIN
 /// with the locks, the inserts, and the change entries pipelined with COMMIT.
 ///
+/// A batch of nothing but such creates, in collections this node knows, goes out as one pipeline of BEGIN, the
+/// locks, one statement and COMMIT (`sendCreateBatch`, PostgresWriteTransaction+CreateBatch): one round trip.
+///
 /// The writer does not wait for a batch's COMMIT (and its WAL flush) before it starts the next batch: it sends the
-/// last statement and COMMIT, runs the next batch's statements on a second connection, then reads the first
-/// batch's answer and acknowledges it, and only then sends the second batch's COMMIT. Commits stay one at a time
-/// and in order; a batch that needs a lock the one in flight holds waits on the server until that one commits.
+/// last statement and COMMIT, runs the next batch's statements on a second connection and sends its last statement
+/// and COMMIT too, then reads the first batch's answer and acknowledges it. The second batch's change numbers wait
+/// on the server until the first one committed (`ChangeSequence`), so commits stay one at a time and in order.
 final class PostgresWriter: @unchecked Sendable {
     private class Job: @unchecked Sendable {
         let size: Int
@@ -89,12 +92,15 @@ final class PostgresWriter: @unchecked Sendable {
 
     /// Most writes per batch transaction.
     static let maxBatchWrites = 2000
+    static let overlapCreates = ProcessInfo.processInfo.environment["KURA_PG_OVERLAP_CREATES"] == "1"
     /// Attempts of a batch (or one commit) that hit a deadlock or serialization failure.
     static let maxAttempts = 4
 
     private let pool: PostgresConnectionPool
     /// Batch transactions committed so far (tests tell batches apart by it).
     let batchesCommitted = Atomic<Int>(0)
+    /// Of those, create batches (`sendCreateBatch`).
+    let createBatchesCommitted = Atomic<Int>(0)
     private let condition = NSCondition()
     /// Runs the completions of committed batches, in commit order, off the writer thread.
     private let acknowledgements = SerialQueue(name: "kura-pg-write-acks")
@@ -107,14 +113,17 @@ final class PostgresWriter: @unchecked Sendable {
     private let afterBegin: (PostgresConnection, Int64) throws -> Void
     /// Runs between batches (change-log pruning).
     private let maintenance: (PostgresConnection) -> Void
+    /// The composite catalog version this node's catalog was loaded at (create batches are planned with it).
+    private let catalogVersion: () -> Int64
     private let log: (@Sendable (String) -> Void)?
 
     init(
         pool: PostgresConnectionPool, composites: CompositeIndexCatalog, log: (@Sendable (String) -> Void)?,
         afterBegin: @escaping (PostgresConnection, Int64) throws -> Void,
-        maintenance: @escaping (PostgresConnection) -> Void
+        maintenance: @escaping (PostgresConnection) -> Void, catalogVersion: @escaping () -> Int64
     ) {
         self.pool = pool
+        self.catalogVersion = catalogVersion
         self.log = log
         self.afterBegin = afterBegin
         self.maintenance = maintenance
@@ -184,7 +193,14 @@ final class PostgresWriter: @unchecked Sendable {
     private struct InFlight {
         var jobs: [Job]
         var connection: PostgresConnection
-        var commit: PostgresWriteTransaction.SentCommit
+        var commit: Sent
+    }
+
+    private enum Sent {
+        /// A usual batch's last statement and COMMIT.
+        case batch(PostgresWriteTransaction.SentCommit)
+        /// A whole create batch (`sendCreateBatch`).
+        case creates(PostgresWriteTransaction.SentCreateBatch)
     }
 
     private func run() {
@@ -217,6 +233,10 @@ final class PostgresWriter: @unchecked Sendable {
             }
             if let inFlight { complete(inFlight) }
             inFlight = next
+            if let sent = inFlight, case .creates = sent.commit, !Self.overlapCreates {
+                complete(sent)
+                inFlight = nil
+            }
             if inFlight == nil { try? pool.withConnection { maintenance($0) } }
         }
         acknowledgements.sync {}
@@ -227,17 +247,42 @@ final class PostgresWriter: @unchecked Sendable {
     private func complete(_ batch: InFlight) {
         defer { pool.giveBack(batch.connection) }
         do {
-            try transaction.awaitFinish(batch.commit, on: batch.connection)
+            switch batch.commit {
+            case .batch(let sent):
+                try transaction.awaitFinish(sent, on: batch.connection)
+            case .creates(let sent):
+                switch try transaction.awaitCreateBatch(sent, on: batch.connection) {
+                case .committed(let results, _):
+                    createBatchesCommitted.add(1, ordering: .relaxed)
+                    for (job, result) in zip(batch.jobs, results) {
+                        if let result {
+                            job.created(result)
+                        } else if let path = job.bulkCreate?.write.path {
+                            job.fail(APIError.alreadyExists("document \(path) already exists"))
+                        }
+                    }
+                case .catalogChanged(let version):
+                    // Nothing was written. Reload the catalog, and run the creates again as a usual batch.
+                    try? afterBegin(batch.connection, version)
+                    requeue(batch.jobs)
+                    return
+                }
+            }
             batchesCommitted.add(1, ordering: .relaxed)
         } catch {
             if batch.connection.isConnected && batch.connection.isInTransaction {
                 try? batch.connection.execute("ROLLBACK")
             }
             if Self.isTransient(error) && batch.jobs.allSatisfy({ $0.commitAttempts + 1 < Self.maxAttempts }) {
-                for job in batch.jobs { job.commitAttempts += 1 }
-                condition.lock()
-                queue.insert(contentsOf: batch.jobs, at: 0)
-                condition.unlock()
+                requeue(batch.jobs)
+                return
+            }
+            if case .creates = batch.commit, batch.connection.isConnected,
+                !(error is PostgresError && Self.isTransient(error))
+            {
+                // The statement failed (nothing was written): run the creates again as a usual batch, where
+                // a create that fails does so alone.
+                requeue(batch.jobs)
                 return
             }
             for job in batch.jobs where job.succeeded { job.fail(Self.answerable(error)) }
@@ -246,6 +291,14 @@ final class PostgresWriter: @unchecked Sendable {
             }
         }
         acknowledge(batch.jobs)
+    }
+
+    /// Queues `jobs` again, first, counting the attempt (a job attempted before runs in a usual batch).
+    private func requeue(_ jobs: [Job]) {
+        for job in jobs { job.commitAttempts += 1 }
+        condition.lock()
+        queue.insert(contentsOf: jobs, at: 0)
+        condition.unlock()
     }
 
     private func nextBatch(waiting: Bool) -> [Job]? {
@@ -268,6 +321,21 @@ final class PostgresWriter: @unchecked Sendable {
     /// Runs `batch` in a transaction on `transaction.connection` up to its COMMIT, which it sends and returns in
     /// flight; nil when nothing is left to commit (every job failed and was acknowledged).
     private func commit(_ batch: [Job]) -> InFlight? {
+        if batch.allSatisfy({ $0.bulkCreate != nil && $0.commitAttempts == 0 }) {
+            do {
+                if let sent = try transaction.sendCreateBatch(
+                    batch.map { $0.bulkCreate! }, locking: Set(batch.flatMap(\.lockKeys)),
+                    catalogVersion: catalogVersion())
+                {
+                    return InFlight(jobs: batch, connection: transaction.connection, commit: .creates(sent))
+                }
+            } catch {
+                // Nothing could be sent: the usual batch below finds out what is wrong with the connection.
+                if transaction.connection.isConnected && transaction.connection.isInTransaction {
+                    transaction.rollback()
+                }
+            }
+        }
         var pending = batch
         var attempt = 0
         while !pending.isEmpty {
@@ -362,7 +430,8 @@ final class PostgresWriter: @unchecked Sendable {
                 continue
             }
             do {
-                return InFlight(jobs: pending, connection: transaction.connection, commit: try transaction.sendFinish())
+                return InFlight(
+                    jobs: pending, connection: transaction.connection, commit: .batch(try transaction.sendFinish()))
             } catch {
                 transaction.rollback()
                 if Self.isTransient(error) && attempt < Self.maxAttempts { continue }

@@ -6,7 +6,7 @@ import KuraStore
 /// A query answered from one composite index range per value of its `in` or `array-contains-any` filter
 /// (`CompositeDisjunction`): one statement per range, each walking its range in key order and stopping at the
 /// limit, stepped together on one snapshot and merged in the query's order (`CompositeMerge`).
-struct SQLiteDisjunctionPlan {
+struct SQLiteDisjunctionPlan: MergePlan {
     /// The ranges and how they merge.
     let disjunction: CompositeDisjunction
     /// One composite plan per range (`SQLiteQueryPlan(_:composite:)`), in `disjunction.ranges` order.

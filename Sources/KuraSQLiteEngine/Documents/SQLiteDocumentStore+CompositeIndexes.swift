@@ -86,11 +86,7 @@ extension SQLiteDocumentStore {
                     // twofold per step, so one quick step over a sparse range does not make the next one huge).
                     let scaled = Int64(Double(window) * Self.buildStepSeconds / max(seconds, 0.000_1))
                     window = max(Self.buildWindows.lowerBound, min(scaled, Self.buildWindows.upperBound, window * 2))
-                    composites.update(iid) {
-                        $0.documentsScanned += step.scanned
-                        if step.done { $0.state = .ready }
-                    }
-                    let scanned = composites.status(id: iid)?.documentsScanned ?? 0
+                    let scanned = composites.recordBuildStep(iid, scanned: step.scanned, done: step.done)
                     if step.done {
                         let seconds = String(format: "%.1f", MonotonicClock.seconds() - started)
                         configuration.log?(
@@ -149,13 +145,4 @@ final class StopFlag: @unchecked Sendable {
     private var value = false
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
-}
-
-/// Suggested index definitions already reported, so each is logged once.
-final class SuggestionLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: Set<String> = []
-
-    /// `true` the first time `key` is seen.
-    func first(_ key: String) -> Bool { lock.withLock { seen.insert(key).inserted } }
 }

@@ -43,39 +43,14 @@ extension SQLiteDocumentStore {
     static let equalityDriverCap = 4096
 
     /// How a query is read: one statement, or one per range of a composite index, merged.
-    enum ReadPlan {
-        case statement(SQLiteQueryPlan)
-        case merge(SQLiteDisjunctionPlan)
-
-        var driverDescription: String {
-            switch self {
-            case .statement(let plan): plan.driverDescription
-            case .merge(let plan): plan.driverDescription
-            }
-        }
-
-        var compositeIndexID: Int64? {
-            switch self {
-            case .statement(let plan): plan.composite?.indexID
-            case .merge(let plan): plan.disjunction.indexID
-            }
-        }
-
-        /// The statement `EXPLAIN QUERY PLAN` describes (a merge's ranges all have the first one's plan).
-        var explained: SQLiteQueryPlan? {
-            switch self {
-            case .statement(let plan): plan
-            case .merge(let plan): plan.representative
-            }
-        }
-    }
+    typealias ReadPlan = KuraStore.ReadPlan<SQLiteDisjunctionPlan>
 
     /// The plan for `query`: a composite index split into one range per value of an `in` or
     /// `array-contains-any` filter when that fits best (`CompositePlan`), else `plan(_:_:counter:)`.
     func readPlan(
         _ query: NormalizedQuery, _ connection: SQLiteConnection, counter: SQLiteScanCounter? = nil
     ) throws -> ReadPlan {
-        if case .ranges(let split)? = compositePlan(query) {
+        if case .ranges(let split)? = CompositePlan.best(query, in: composites) {
             return .merge(try SQLiteDisjunctionPlan(query, split, scanCounter: counter))
         }
         return .statement(try plan(query, connection, counter: counter))
@@ -88,10 +63,10 @@ extension SQLiteDocumentStore {
     func plan(
         _ query: NormalizedQuery, _ connection: SQLiteConnection, counter: SQLiteScanCounter? = nil
     ) throws -> SQLiteQueryPlan {
-        if case .range(let scan)? = compositePlan(query) {
+        if case .range(let scan)? = CompositePlan.best(query, in: composites) {
             return try SQLiteQueryPlan(query, composite: scan, scanCounter: counter)
         }
-        if let candidate = SQLiteQueryPlan.equalityDriverCandidate(query) {
+        if let candidate = QueryDriver.equalityCandidate(query) {
             let (sql, bindings) = SQLiteQueryPlan.matchCountSQL(query, filter: candidate, cap: Self.equalityDriverCap)
             let matches = try connection.rows(sql, bindings).first?[0].int ?? 0
             if matches < Int64(Self.equalityDriverCap) {
@@ -99,16 +74,6 @@ extension SQLiteDocumentStore {
             }
         }
         return try SQLiteQueryPlan(query, scanCounter: counter)
-    }
-
-    /// The best READY composite index for `query`, if one fits.
-    func compositePlan(_ query: NormalizedQuery) -> CompositePlan? {
-        let collectionID =
-            switch query.source {
-            case .collection(let path): path.collectionID
-            case .collectionGroup(let id): id
-            }
-        return CompositePlan.best(query, among: composites.ready(for: collectionID))
     }
 
     /// Runs `query` and reports its plan and cost.

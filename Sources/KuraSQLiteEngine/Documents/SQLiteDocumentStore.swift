@@ -96,11 +96,12 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
             // A query reads its documents at random places in the file; mapped, each page costs no system call.
             sqlite3_exec(db, "PRAGMA mmap_size = \(mmapBytes)", nil, nil, nil)
         }
-        let pruner = ChangeLogPruner(retention: configuration.changeRetention, interval: configuration.pruneInterval)
+        let pruning = ChangeLogPruneSchedule(
+            retention: configuration.changeRetention, interval: configuration.pruneInterval)
         writer = SQLiteWriter(
             connection: connection, composites: composites,
             beforeTransaction: { checkpointer.beforeTransaction() }, log: configuration.log
-        ) { pruner.run($0) }
+        ) { Self.prune($0, when: pruning) }
         for (iid, position) in unfinished { startBuild(iid, from: position) }
     }
 
@@ -134,29 +135,20 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
     }
 
     public func commit(_ writes: [Write]) throws -> [WriteResult] {
-        guard writes.count <= CommitLimits.maxWrites else {
-            throw APIError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")
-        }
-        if writes.isEmpty { return [] }
-        let prepared = try writes.map(PreparedWrite.init)
+        let prepared = try PreparedWrite.commit(writes)
+        if prepared.isEmpty { return [] }
         return try writer.submit(size: writes.count, selfContained: writes.count == 1) { transaction in
-            try SQLiteCommit.apply(prepared, in: transaction)
+            try CommitApplier.apply(prepared, in: transaction)
         }
     }
 
     public func commit(
         _ writes: [Write], completion: @escaping @Sendable (Result<[WriteResult], any Error>) -> Void
     ) {
-        guard writes.count <= CommitLimits.maxWrites else {
-            completion(.failure(APIError.badRequest("a commit has at most \(CommitLimits.maxWrites) writes")))
-            return
-        }
-        if writes.isEmpty { return completion(.success([])) }
-        let prepared: [PreparedWrite]
-        do { prepared = try writes.map(PreparedWrite.init) } catch { return completion(.failure(error)) }
+        guard let prepared = PreparedWrite.commit(writes, orAnswer: completion) else { return }
         writer.submit(
             size: writes.count, selfContained: writes.count == 1,
-            { transaction in try SQLiteCommit.apply(prepared, in: transaction) },
+            { transaction in try CommitApplier.apply(prepared, in: transaction) },
             completion: completion)
     }
 
@@ -194,24 +186,13 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
     }
 }
 
-/// Prunes the change log at most once per interval; runs on the writer thread only.
-private final class ChangeLogPruner {
-    let retention: Int64
-    let interval: Int64
-    var last: Int64 = 0
-
-    init(retention: Int64, interval: Int64) {
-        self.retention = retention
-        self.interval = interval
-    }
-
-    func run(_ transaction: SQLiteWriteTransaction) {
-        let now = WallClock.nowMicros()
-        guard now - last >= interval else { return }
-        last = now
+extension SQLiteDocumentStore {
+    /// Prunes the change log in a transaction of its own when `schedule` says it is due; runs on the writer thread.
+    fileprivate static func prune(_ transaction: SQLiteWriteTransaction, when schedule: ChangeLogPruneSchedule) {
+        guard let cutoff = schedule.dueCutoff() else { return }
         do {
             try transaction.begin()
-            try transaction.pruneChanges(olderThan: now - retention)
+            try transaction.pruneChanges(olderThan: cutoff)
             try transaction.commit()
         } catch {
             transaction.rollback()

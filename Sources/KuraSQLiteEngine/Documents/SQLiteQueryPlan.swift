@@ -5,7 +5,7 @@ import KuraStore
 
 /// Turns a `NormalizedQuery` into one SQL statement over the index scheme described in `SQLiteSchema`.
 /// Parameters are numbered (`?N`), so SQL text depends only on the query's shape and caches well.
-struct SQLiteQueryPlan {
+struct SQLiteQueryPlan: StatementPlan {
     /// The statement selecting `d.id, d.data, d.ctime, d.utime, d.version, c.path` in order (and, over a
     /// composite index, `x.key`).
     private(set) var sql = ""
@@ -28,12 +28,16 @@ struct SQLiteQueryPlan {
     private(set) var composite: CompositeScan?
 
     /// With `equalityDriver`, that `==`/`array-contains` filter's index range drives the scan and SQLite sorts
-    /// its matches, instead of walking the first orderBy field's index (see `equalityDriverCandidate`).
+    /// its matches, instead of walking the first orderBy field's index (see `QueryDriver.equalityCandidate`).
     /// With `scanCounter`, every row the driver visits is counted (and past `budget`, the statement fails with
     /// `SQLiteScanCounter.exceeded`).
     init(_ query: NormalizedQuery, equalityDriver: Int? = nil, scanCounter: SQLiteScanCounter? = nil) throws {
         self.query = query
-        if let equalityDriver { driverFilter = equalityDriver } else { chooseDriver() }
+        if let equalityDriver {
+            driverFilter = equalityDriver
+        } else {
+            (driverField, driverFilter) = QueryDriver.ordered(query)
+        }
         let from = fromClause()
         try addSourceCondition()
         if let scanCounter { conditions.append(countCondition(scanCounter, row: usesIndexDriver ? "i0" : "d")) }
@@ -53,17 +57,6 @@ struct SQLiteQueryPlan {
             "SELECT d.id, d.data, d.ctime, d.utime, d.version, c.path FROM \(from)\(whereClause) ORDER BY "
             + orderTerms.joined(separator: ", ") + limitClause
         countSQL = "SELECT count(*) FROM (SELECT 1 FROM \(from)\(whereClause)\(limitClause))"
-    }
-
-    /// Walking the first orderBy field's index with an `==` filter on another field examines about
-    /// `limit / selectivity` rows: a long walk (a scan, when nothing matches) for a rare value. This is that
-    /// filter, whose matches can instead be counted (up to a cap, index-only) and, if few, driven and sorted.
-    static func equalityDriverCandidate(_ query: NormalizedQuery) -> Int? {
-        guard case .field(let orderPath) = query.orders[0].field else { return nil }
-        return query.filters.firstIndex { filter in
-            guard case .field(let path) = filter.field, path != orderPath else { return false }
-            return filter.op == .equal || filter.op == .arrayContains
-        }
     }
 
     /// SQL counting at most `cap` index entries of filter `index`: cheap, it reads only the index range.
@@ -125,31 +118,12 @@ struct SQLiteQueryPlan {
 
     /// What drives the scan, for `explain`.
     var driverDescription: String {
-        if let composite { return "composite index \(composite.indexID): \(composite.index)" }
-        if let driverField { return "single-field index on \(driverField) (ordered walk)" }
-        if let driverFilter, case .field(let path) = query.filters[driverFilter].field {
-            return "single-field index on \(path) (\(query.filters[driverFilter].op.rawValue) range)"
-        }
-        return "documents table (\(query.orders[0].field) order)"
+        QueryDriver.description(query, composite: composite, field: driverField, filter: driverFilter)
     }
 
     private mutating func param(_ value: SQLiteValue) -> String {
         bindings.append(value)
         return "?\(bindings.count)"
-    }
-
-    private mutating func chooseDriver() {
-        switch query.orders[0].field {
-        case .field(let path):
-            driverField = path
-        case .id:
-            driverFilter = query.filters.firstIndex { filter in
-                if case .field = filter.field { return filter.op == .equal || filter.op == .arrayContains }
-                return false
-            }
-        case .createTime, .updateTime:
-            break
-        }
     }
 
     private var usesIndexDriver: Bool { driverField != nil || driverFilter != nil }
@@ -162,24 +136,12 @@ struct SQLiteQueryPlan {
     }
 
     private mutating func addSourceCondition() throws {
-        let column = usesIndexDriver ? "i0.cid" : "d.cid"
-        switch query.source {
-        case .collection(let path):
-            conditions.append(
-                "\(column) = (SELECT cid FROM collections WHERE path = \(param(.text(path.description))))")
-        case .collectionGroup(let id):
-            conditions.append("\(column) IN (SELECT cid FROM collections WHERE group_id = \(param(.text(id))))")
-        }
-        if let driverField {
-            conditions.append("i0.field = \(param(.text(driverField.description))) AND i0.kind = 0")
-        } else if let driverFilter {
-            let filter = query.filters[driverFilter]
-            guard case .field(let path) = filter.field else { return }
-            let kind = filter.op == .arrayContains ? SQLiteSchema.elementKind : SQLiteSchema.valueKind
-            conditions.append(
-                "i0.field = \(param(.text(path.description))) AND i0.kind = \(kind) AND i0.value = "
-                    + param(.blob(IndexKey.encode(filter.value))))
-        }
+        conditions.append(
+            QueryConditions.source(query.source, column: usesIndexDriver ? "i0.cid" : "d.cid") { param(.text($0)) })
+        let driver = QueryConditions.driver(
+            query, field: driverField, filter: driverFilter, name: { param(.text($0)) }, encode: IndexKey.encode,
+            key: { param(.blob($0)) })
+        if let driver { conditions.append(driver) }
     }
 
     private mutating func addFilterConditions() throws {
@@ -203,41 +165,13 @@ struct SQLiteQueryPlan {
         }
     }
 
-    /// A condition on an encoded value column. Range operators only match the operand's own type.
+    /// A condition on an encoded value column (`QueryConditions.value`).
     private mutating func valueCondition(_ column: String, _ filter: Filter) -> String {
-        let operand = IndexKey.encode(filter.value)
-        switch filter.op {
-        case .equal, .arrayContains: return "\(column) = \(param(.blob(operand)))"
-        case .notEqual: return "\(column) <> \(param(.blob(operand)))"
-        case .lessThan, .lessThanOrEqual:
-            let op = filter.op == .lessThan ? "<" : "<="
-            return "\(column) \(op) \(param(.blob(operand))) AND \(column) >= "
-                + param(.blob(IndexKey.typeLowerBound(filter.value)))
-        case .greaterThan, .greaterThanOrEqual:
-            let op = filter.op == .greaterThan ? ">" : ">="
-            return "\(column) \(op) \(param(.blob(operand))) AND \(column) < "
-                + param(.blob(IndexKey.typeUpperBound(filter.value)))
-        case .in, .arrayContainsAny, .notIn:
-            let list = (filter.value.arrayValue ?? []).map { param(.blob(IndexKey.encode($0))) }
-            return "\(column) \(filter.op == .notIn ? "NOT IN" : "IN") (\(list.joined(separator: ", ")))"
-        }
+        QueryConditions.value(column, filter, encode: IndexKey.encode) { param(.blob($0)) }
     }
 
     private mutating func metadataCondition(_ filter: Filter) -> String {
-        let column =
-            switch filter.field {
-            case .createTime: "d.ctime"
-            case .updateTime: "d.utime"
-            default: "d.id"
-            }
-        switch filter.op {
-        case .in, .notIn:
-            let list = (filter.value.arrayValue ?? []).map { param(Self.metadataValue($0)) }
-            return "\(column) \(filter.op == .notIn ? "NOT IN" : "IN") (\(list.joined(separator: ", ")))"
-        default:
-            let op = filter.op == .equal ? "=" : filter.op == .notEqual ? "<>" : filter.op.rawValue
-            return "\(column) \(op) \(param(Self.metadataValue(filter.value)))"
-        }
+        QueryConditions.metadata(filter) { param(Self.metadataValue($0)) }
     }
 
     private static func metadataValue(_ value: JSONValue) -> SQLiteValue {
@@ -267,43 +201,15 @@ struct SQLiteQueryPlan {
 
     private mutating func addCursorConditions() {
         let keys = query.orders.enumerated().map { sortExpression($0.offset, $0.element) }
-        var orders = query.orders
-        var allKeys = keys
-        if let start = query.start { addCursor(start.values, inclusive: start.inclusive, after: true, keys, orders) }
-        if let end = query.end { addCursor(end.values, inclusive: end.inclusive, after: false, keys, orders) }
-        if let after = query.after {
-            var values = after.values.enumerated().map { Self.keyValue($0.element, orders[$0.offset]) }
-            if case .collectionGroup = query.source {
-                allKeys.append("c.pkey")
-                orders.append(Order(.id, descending: orders.last?.descending ?? false))
-                values.append(.blob(SQLiteRows.pathKey(after.path.collection.segments)))
-            }
-            addKeyCondition(values, inclusive: false, after: true, allKeys, orders)
+        let bounds = QueryCursorBound.bounds(
+            of: query, keys: keys, pathKeyColumn: "c.pkey", keyValue: Self.keyValue,
+            pathKey: { .blob(SQLiteRows.pathKey($0)) })
+        for bound in bounds {
+            // The plain bound on the first key lets SQLite seek the driver index to the cursor.
+            let (firstKey, condition) = bound.sql(params: bound.values.map { param($0) }, true: "1", false: "0")
+            conditions.append(firstKey)
+            conditions.append(condition)
         }
-    }
-
-    private mutating func addCursor(
-        _ values: [JSONValue], inclusive: Bool, after: Bool, _ keys: [String], _ orders: [Order]
-    ) {
-        let converted = values.enumerated().map { Self.keyValue($0.element, orders[$0.offset]) }
-        addKeyCondition(converted, inclusive: inclusive, after: after, keys, orders)
-    }
-
-    /// `(keys…) > (values…)` (or `<`, `>=`, `<=`) in the query's mixed directions, as nested ORs, plus a plain
-    /// bound on the first key so SQLite can seek the driver index to the cursor.
-    private mutating func addKeyCondition(
-        _ values: [SQLiteValue], inclusive: Bool, after: Bool, _ keys: [String], _ orders: [Order]
-    ) {
-        let params = values.map { param($0) }
-        func build(_ k: Int) -> String {
-            if k == params.count { return inclusive ? "1" : "0" }
-            let forward = after != orders[k].descending
-            let op = forward ? ">" : "<"
-            return "(\(keys[k]) \(op) \(params[k]) OR (\(keys[k]) = \(params[k]) AND \(build(k + 1))))"
-        }
-        let forward = after != orders[0].descending
-        conditions.append("\(keys[0]) \(forward ? ">=" : "<=") \(params[0])")
-        conditions.append(build(0))
     }
 }
 

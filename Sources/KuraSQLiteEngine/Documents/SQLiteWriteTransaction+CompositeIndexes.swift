@@ -4,32 +4,15 @@ import KuraSQLite
 import KuraStore
 
 /// Composite index entries, written on the writer thread inside the current transaction: kept by every write of a
-/// document (so an acknowledged write is in every index it belongs to) and filled in by the background build.
+/// document (`CommitTransaction.updateCompositeEntries`, so an acknowledged write is in every index it belongs to)
+/// and filled in by the background build.
 extension SQLiteWriteTransaction {
-    /// Brings the document at `path`'s composite entries from `old` fields to `new` ones (`nil`: no document),
-    /// for every index of its collection ID that is being built or ready.
-    func updateCompositeEntries(_ path: DocumentPath, cid: Int64, old: JSONObject?, new: JSONObject?) throws {
-        let collection = path.collection
-        let indexes = composites.maintained(for: collection.collectionID)
-        if indexes.isEmpty { return }
-        for (iid, index) in indexes {
-            let scope = index.scope == .collection ? cid : 0
-            let before = old.map { CompositeIndexKey.keys(index, fields: $0, id: path.id, collection: collection) }
-            let after = new.map { CompositeIndexKey.keys(index, fields: $0, id: path.id, collection: collection) }
-            if before == after { continue }
-            let removed = Set(before ?? []).subtracting(after ?? [])
-            let added = Set(after ?? []).subtracting(before ?? [])
-            for key in removed {
-                try connection.run(
-                    "DELETE FROM cidx WHERE iid = ? AND scope = ? AND key = ?", [.int(iid), .int(scope), .blob(key)])
-            }
-            for key in added {
-                try insertCompositeEntry(iid: iid, scope: scope, key: key, cid: cid, id: path.id)
-            }
-        }
+    func deleteCompositeEntry(iid: Int64, scope: Int64, key: [UInt8]) throws {
+        try connection.run(
+            "DELETE FROM cidx WHERE iid = ? AND scope = ? AND key = ?", [.int(iid), .int(scope), .blob(key)])
     }
 
-    private func insertCompositeEntry(iid: Int64, scope: Int64, key: [UInt8], cid: Int64, id: String) throws {
+    func insertCompositeEntry(iid: Int64, scope: Int64, key: [UInt8], cid: Int64, id: String) throws {
         // OR IGNORE: the build and a write may both add the entry of a document written during the build.
         try connection.run(
             "INSERT OR IGNORE INTO cidx(iid, scope, key, cid, id) VALUES(?, ?, ?, ?, ?)",

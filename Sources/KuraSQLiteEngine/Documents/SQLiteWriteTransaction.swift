@@ -5,12 +5,11 @@ import KuraStore
 
 /// The writer connection's view of the current transaction: transaction control plus the row-level operations
 /// commits are made of (documents, index entries, change log). Used only on the writer thread.
-final class SQLiteWriteTransaction {
-    /// A document as read inside the transaction, with the bytes it is stored as (for the change log).
-    struct StoredDocument {
-        var document: Document
-        var data: [UInt8]
-    }
+///
+/// `CommitApplier` builds commits and imports from these operations (`CommitTransaction`).
+final class SQLiteWriteTransaction: CommitTransaction {
+    /// Only this connection writes, so a document read as missing cannot appear before this transaction inserts it.
+    static let insertAttempts = 1
 
     let connection: SQLiteConnection
     /// The composite indexes writes keep (`SQLiteWriteTransaction+CompositeIndexes`).
@@ -116,6 +115,18 @@ final class SQLiteWriteTransaction {
         }
     }
 
+    /// Inserts `document` with its own times and version (an import). Only this connection writes, so nothing
+    /// can have inserted it since the transaction read it as missing: always `true`.
+    func insertImportedDocument(_ document: Document, cid: Int64, data: [UInt8]) throws -> Bool {
+        try connection.run(
+            "INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES(?, ?, ?, ?, ?, ?)",
+            [
+                .int(cid), .text(document.id), .blob(data), .int(document.createTime), .int(document.updateTime),
+                .int(document.version),
+            ])
+        return true
+    }
+
     /// `SQLITE_CONSTRAINT_UNIQUE` (extended result codes are on).
     private static let uniqueConstraintFailed: Int32 = 2067
 
@@ -131,6 +142,11 @@ final class SQLiteWriteTransaction {
         let new = Set(newEntries)
         try deleteEntries(old.subtracting(new), cid: cid, id: id)
         try insertEntries(Array(new.subtracting(old)), cid: cid, id: id)
+    }
+
+    func setCreateTime(_ createTime: Int64, cid: Int64, id: String) throws {
+        try connection.run(
+            "UPDATE docs SET ctime = ? WHERE cid = ? AND id = ?", [.int(createTime), .int(cid), .text(id)])
     }
 
     /// Inserts index entries, several rows per statement (one step instead of one per entry). `OR IGNORE` (the

@@ -1,11 +1,15 @@
 import KuraCore
 import KuraModel
-import KuraStore
 
-/// Applies one commit's writes inside the writer's batch transaction (the SQLite engine's `SQLiteCommit`, on PostgreSQL): reads each document, computes the outcome with
-/// `WriteApplier`, stores it with its index entries, and appends the change (with both states) to the log.
-enum PostgresCommit {
-    static func apply(_ writes: [PreparedWrite], in transaction: PostgresWriteTransaction) throws -> [WriteResult] {
+/// Applies one commit's writes inside an engine's write transaction, the same way for every engine: reads each
+/// document, computes the outcome with `WriteApplier`, stores it with its index entries, and appends the change
+/// (with both states) to the log. Blind creates (`PreparedWrite.isBlindCreate`) skip the read: the insert's unique
+/// key decides `ALREADY_EXISTS`.
+package enum CommitApplier {
+    /// The results of `writes`, in order, all at one commit time.
+    package static func apply(
+        _ writes: [PreparedWrite], in transaction: some CommitTransaction
+    ) throws -> [WriteResult] {
         let commitTime = transaction.nextCommitTime()
         var results: [WriteResult] = []
         results.reserveCapacity(writes.count)
@@ -21,7 +25,7 @@ enum PostgresCommit {
 
     private static func create(
         _ write: Write, _ outcome: (data: [UInt8], entries: [IndexEntry]),
-        in transaction: PostgresWriteTransaction, at commitTime: Int64
+        in transaction: some CommitTransaction, at commitTime: Int64
     ) throws -> WriteResult {
         let path = write.path
         let cid = try transaction.cid(of: path.collection, create: true) ?? 0
@@ -32,27 +36,26 @@ enum PostgresCommit {
         if case .create(let fields) = write.operation {
             try transaction.updateCompositeEntries(path, cid: cid, old: nil, new: fields)
         }
-        transaction.appendChange(
+        try transaction.appendChange(
             path: path, kind: .created, version: 1, time: commitTime, createTime: commitTime, before: nil,
             after: outcome.data)
         return WriteResult(path: path, version: 1, updateTime: commitTime)
     }
 
-    /// Another node may insert the document this write found missing before this write inserts it: the insert
-    /// then waits for that node's commit and finds the row (`ON CONFLICT DO NOTHING`), and the write is applied
-    /// again to what that node committed.
-    private static func apply(
-        _ prepared: PreparedWrite, in transaction: PostgresWriteTransaction, at commitTime: Int64
+    /// Tries the write up to `insertAttempts` times (see `CommitTransaction.insertAttempts`).
+    private static func apply<Transaction: CommitTransaction>(
+        _ prepared: PreparedWrite, in transaction: Transaction, at commitTime: Int64
     ) throws -> WriteResult {
-        for _ in 0..<3 {
+        for _ in 0..<Transaction.insertAttempts {
             if let result = try attempt(prepared, in: transaction, at: commitTime) { return result }
         }
-        throw PostgresCommitError.vanished(prepared.write.path)
+        throw CommitError.vanished(prepared.write.path, attempts: Transaction.insertAttempts)
     }
 
-    /// The write's result, or nil when another node inserted the document meanwhile (nothing was changed).
+    /// The write's result, or nil when the document it read as missing was there when inserting it (nothing was
+    /// changed).
     private static func attempt(
-        _ prepared: PreparedWrite, in transaction: PostgresWriteTransaction, at commitTime: Int64
+        _ prepared: PreparedWrite, in transaction: some CommitTransaction, at commitTime: Int64
     ) throws -> WriteResult? {
         let write = prepared.write
         let (knownCid, stored) = try transaction.document(at: write.path)
@@ -62,7 +65,7 @@ enum PostgresCommit {
             if let stored, let knownCid {
                 try transaction.remove(cid: knownCid, id: id, fields: stored.document.fields)
                 try transaction.updateCompositeEntries(write.path, cid: knownCid, old: stored.document.fields, new: nil)
-                transaction.appendChange(
+                try transaction.appendChange(
                     path: write.path, kind: .deleted, version: 0, time: commitTime,
                     createTime: stored.document.createTime, before: stored, after: nil)
             }
@@ -84,21 +87,23 @@ enum PostgresCommit {
             try transaction.insertEntries(entries, cid: cid, id: id)
         }
         try transaction.updateCompositeEntries(write.path, cid: cid, old: existing?.fields, new: fields)
-        transaction.appendChange(
+        try transaction.appendChange(
             path: write.path, kind: existing == nil ? .created : .updated, version: version, time: commitTime,
             createTime: createTime, before: stored, after: data)
         return WriteResult(path: write.path, version: version, updateTime: commitTime)
     }
 }
 
-/// An internal inconsistency: the writer read a document as missing and then could not insert it.
-enum PostgresCommitError: Error, CustomStringConvertible {
-    case vanished(DocumentPath)
+/// An internal inconsistency: the writer read a document as missing and then could not insert it, as many times as
+/// its engine tries (`CommitTransaction.insertAttempts`).
+package enum CommitError: Error, CustomStringConvertible {
+    case vanished(DocumentPath, attempts: Int)
 
-    var description: String {
+    package var description: String {
         switch self {
-        case .vanished(let path):
-            "document \(path) was read as missing but exists, three times (writer invariant broken)"
+        case .vanished(let path, let attempts):
+            "document \(path) was read as missing but exists\(attempts > 1 ? ", \(attempts) times" : "") "
+                + "(writer invariant broken)"
         }
     }
 }
