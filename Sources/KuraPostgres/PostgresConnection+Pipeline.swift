@@ -40,9 +40,15 @@ extension PostgresConnection {
     /// other work (on other connections) while the server runs them. The connection stays in pipeline mode,
     /// usable for nothing else, until `results(of:)` read the answers.
     public func send(_ statements: [PipelinedStatement]) throws -> SentPipeline {
+        finishSentQuery()
         let encoded = statements.map { $0.parameters.map(EncodedParameter.init) }
-        let names = try zip(statements, encoded).map { statement, encoded in
-            statement.prepared ? try preparedName(for: statement.sql, encoded) : nil
+        // Preparing one statement never deallocates another of the same pipeline.
+        var kept: Set<String> = []
+        let names = try zip(statements, encoded).map { statement, encoded -> String? in
+            guard statement.prepared else { return nil }
+            let name = try preparedName(for: statement.sql, encoded, keeping: kept)
+            kept.insert(name)
+            return name
         }
         guard PQenterPipelineMode(raw) == 1 else {
             throw PostgresError(kind: .statement, message: "entering pipeline mode: \(Self.errorMessage(raw))")

@@ -1,21 +1,32 @@
 import CPostgres
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One libpq connection (`PGconn*`), owned by this object and closed in `deinit`. Not thread-safe: one thread
 /// uses it at a time (a `PostgresConnectionPool` hands it out that way). Statements run synchronously.
 public final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The libpq connection string or URL it was opened with.
     public let url: String
-    /// SQL text and parameter types → name of the server-side prepared statement, for `query(_:_:prepared: true)`.
-    private var preparedNames: [PreparedKey: String] = [:]
+    /// What the connection was opened with beyond `url`.
+    public let options: PostgresConnectionOptions
+    /// The statements prepared on this session, for `query(_:_:prepared: true)`: at most
+    /// `options.preparedStatementLimit`, the least recently used deallocated first (`PostgresConnection+Prepared`).
+    var preparedStatements = PreparedStatements()
     /// Channels this session listens on, listened to again after `reconnect()`.
     private(set) var channels: Set<String> = []
+    /// The statement `sendQuery` sent, until `takeAnswer()` hands its answer out (`PostgresConnection+Notify`).
+    var sentQuery: SentQuery?
 
     /// Opens a connection from a libpq connection string: `postgresql://user@host:port/db`, key-value form
     /// (`host=… dbname=…`), or multi-host `postgresql://h1,h2/db?target_session_attrs=read-write`, in which case
-    /// libpq tries the hosts in order and keeps the first that is up (and writable, when asked).
-    public init(url: String) throws {
-        guard let connection = PQconnectdb(url) else {
+    /// libpq tries the hosts in order and keeps the first that is up (and writable, when asked). `options` adds
+    /// connection parameters around the string's and bounds the prepared statements.
+    public init(url: String, options: PostgresConnectionOptions = PostgresConnectionOptions()) throws {
+        precondition(options.preparedStatementLimit > 0, "a session needs room for one prepared statement")
+        guard let connection = Self.connect(url, options) else {
             throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -25,8 +36,25 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         handle = connection
         self.url = url
+        self.options = options
         // libpq prints NOTICEs ("relation already exists, skipping") to stderr by default; Kura has no use for them.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    /// `PQconnectdbParams` with the defaults before the expanded connection string and the overrides after it:
+    /// libpq keeps the last value given for a keyword, so the string's own settings beat the defaults.
+    private static func connect(_ url: String, _ options: PostgresConnectionOptions) -> OpaquePointer? {
+        let pairs =
+            options.defaultParameters.sorted { $0.key < $1.key } + [(key: "dbname", value: url)]
+            + options.overridingParameters.sorted { $0.key < $1.key }
+        let keywords = pairs.map { strdup($0.key) } + [nil]
+        let values = pairs.map { strdup($0.value) } + [nil]
+        defer { for pointer in keywords + values { free(pointer) } }
+        return keywords.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywords in
+            values.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+                PQconnectdbParams(keywords.baseAddress, values.baseAddress, 1)
+            }
+        }
     }
 
     deinit { PQfinish(handle) }
@@ -44,11 +72,26 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The socket, to wait on for notifications (see `PostgresConnection+Notify.swift`); -1 when disconnected.
     public var socket: Int32 { PQsocket(handle) }
 
+    /// The value of libpq connection parameter `keyword` (`keepalives_idle`, `dbname`…) this connection was made
+    /// with (`PQconninfo`): from the connection string, `options`, the environment or libpq's default; nil when
+    /// none set it.
+    public func parameter(_ keyword: String) -> String? {
+        guard let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
+    }
+
     /// Drops the session and opens a new one with the same settings (trying every host of a multi-host URL
     /// again), then listens again on this session's channels. Prepared statements are prepared again on use.
     public func reconnect() throws {
         PQreset(handle)
-        preparedNames.removeAll()
+        preparedStatements.removeAll()
+        sentQuery = nil
         guard isConnected else {
             throw PostgresError(kind: .connection, message: "reconnecting: \(Self.errorMessage(handle))")
         }
@@ -59,13 +102,15 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs one or more `;`-separated statements with the simple query protocol (no parameters, text results);
     /// for schema changes and transaction control.
     public func execute(_ sql: String) throws {
+        finishSentQuery()
         try check(PQexec(handle, sql), doing: sql)
     }
 
     /// `execute`, returning the last statement's result (text format); the first statement that fails stops
     /// the rest and is thrown. Several statements in one round trip, the last of which reads something.
     public func executeReturningLast(_ sql: String) throws -> PostgresResult {
-        try check(PQexec(handle, sql), doing: sql)
+        finishSentQuery()
+        return try check(PQexec(handle, sql), doing: sql)
     }
 
     /// Runs one statement with `$1…$n` bound to `parameters` (`PQexecParams`), and returns its rows in
@@ -76,6 +121,7 @@ public final class PostgresConnection: @unchecked Sendable {
         _ sql: String, _ parameters: [PostgresValue] = [], resultFormat: PostgresResultFormat = .text,
         prepared: Bool = false
     ) throws -> PostgresResult {
+        finishSentQuery()
         let encoded = parameters.map(EncodedParameter.init)
         let name = prepared ? try preparedName(for: sql, encoded) : nil
         return try withParameterArrays(encoded) { types, values, lengths, formats in
@@ -143,28 +189,10 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    func preparedName(for sql: String, _ encoded: [EncodedParameter]) throws -> String {
-        // Keyed by the parameter types too: the server fixes them at PQprepare, and a later call binding, say,
-        // text where the first bound an integer needs a statement of its own.
-        let key = PreparedKey(sql: sql, types: encoded.map(\.type))
-        if let name = preparedNames[key] { return name }
-        let name = "kura_\(preparedNames.count + 1)"
-        _ = try encoded.map(\.type).withUnsafeBufferPointer { types in
-            try check(PQprepare(handle, name, sql, Int32(encoded.count), types.baseAddress), doing: sql)
-        }
-        preparedNames[key] = name
-        return name
-    }
-
     static func errorMessage(_ connection: OpaquePointer) -> String {
         guard let message = PQerrorMessage(connection) else { return "unknown error" }
         return String(cString: message).trimmingSuffix("\n")
     }
-}
-
-private struct PreparedKey: Hashable {
-    var sql: String
-    var types: [UInt32]
 }
 
 /// Lays the encoded parameters out as the four C arrays `PQexecParams` takes, valid for the duration of `body`.

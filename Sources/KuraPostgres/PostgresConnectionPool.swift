@@ -12,17 +12,23 @@ public final class PostgresConnectionPool: @unchecked Sendable {
     public let maximumConnections: Int
     /// How long `withConnection` waits for a free connection before throwing `.poolTimeout`.
     public let checkoutTimeout: Duration
+    /// What every connection is opened with beyond `url` (connection parameters, the prepared-statement bound).
+    public let options: PostgresConnectionOptions
 
     /// Timed waits on the monotonic clock, so a wall-clock step does not stretch a checkout's timeout.
     private let condition = MonotonicCondition()
     private var idle: [PostgresConnection] = []
     private var openCount = 0
 
-    public init(url: String, maximumConnections: Int = 10, checkoutTimeout: Duration = .seconds(5)) {
+    public init(
+        url: String, maximumConnections: Int = 10, checkoutTimeout: Duration = .seconds(5),
+        options: PostgresConnectionOptions = PostgresConnectionOptions()
+    ) {
         precondition(maximumConnections > 0, "a pool needs at least one connection")
         self.url = url
         self.maximumConnections = maximumConnections
         self.checkoutTimeout = checkoutTimeout
+        self.options = options
     }
 
     /// Connections open now (lent or idle).
@@ -94,7 +100,7 @@ public final class PostgresConnectionPool: @unchecked Sendable {
                 openCount += 1
                 condition.unlock()
                 do {
-                    return try PostgresConnection(url: url)
+                    return try PostgresConnection(url: url, options: options)
                 } catch {
                     condition.lock()
                     openCount -= 1

@@ -2,6 +2,7 @@ import Foundation
 import KuraCore
 import KuraModel
 import KuraPostgres
+import KuraStore
 import Synchronization
 
 /// One node's way into the shared database: a connection pool, and the schema brought up to date once per
@@ -12,12 +13,41 @@ public final class PostgresDatabase: Sendable {
     public let url: String
     /// The connections this node shares between its threads.
     public let pool: PostgresConnectionPool
+    /// What every connection the engine opens is opened with (`store.preparedStatements`, `store.tcpTimeoutSeconds`).
+    public let options: PostgresConnectionOptions
     private let migrated = Mutex(false)
 
     /// Opens nothing yet.
-    public init(url: String, poolSize: Int) {
+    public init(url: String, poolSize: Int, options: PostgresConnectionOptions = PostgresDatabase.defaultOptions) {
         self.url = url
-        pool = PostgresConnectionPool(url: url, maximumConnections: max(1, poolSize))
+        self.options = options
+        pool = PostgresConnectionPool(url: url, maximumConnections: max(1, poolSize), options: options)
+    }
+
+    /// Opens nothing yet: `store.url`, `store.poolSize` and the connections' options from `settings`.
+    public convenience init(_ settings: StoreConfiguration.PostgresSettings) {
+        self.init(url: settings.url, poolSize: settings.poolSize, options: Self.options(settings))
+    }
+
+    /// The connections' options the settings ask for: a bounded prepared-statement cache, and TCP keepalives and
+    /// `tcp_user_timeout` (unless `store.url` sets them), so a connection whose server vanished without closing it
+    /// fails within `store.tcpTimeoutSeconds` (docs/scaling.md, "When the database stops answering").
+    public static func options(_ settings: StoreConfiguration.PostgresSettings) -> PostgresConnectionOptions {
+        PostgresConnectionOptions(
+            preparedStatementLimit: max(1, settings.preparedStatements),
+            defaultParameters: PostgresConnectionOptions.unansweredConnectionTimeout(
+                .seconds(settings.tcpTimeoutSeconds)))
+    }
+
+    /// The options of the default settings.
+    public static let defaultOptions = options(StoreConfiguration.PostgresSettings())
+
+    /// A connection of its own (not from the pool), with the pool's options and, over them and over `store.url`,
+    /// `overriding` (the notification listener's tighter timeouts).
+    public func connect(overriding: [String: String] = [:]) throws -> PostgresConnection {
+        var options = options
+        options.overridingParameters.merge(overriding) { _, new in new }
+        return try PostgresConnection(url: url, options: options)
     }
 
     /// The engine's schema: every component's steps, in version order (PostgresSchema.swift).

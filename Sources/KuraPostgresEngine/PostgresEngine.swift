@@ -20,7 +20,7 @@ public struct PostgresEngine: StoreEngine {
     public init(configuration: StoreConfiguration, dataDirectory: String) {
         self.configuration = configuration
         self.dataDirectory = dataDirectory
-        database = PostgresDatabase(url: configuration.postgres.url, poolSize: configuration.postgres.poolSize)
+        database = PostgresDatabase(configuration.postgres)
     }
 
     public var documentsLocation: String { PostgresDatabase.redacted(configuration.postgres.url) }

@@ -5,7 +5,7 @@ import KuraPostgres
 ///
 /// | versions | component | file |
 /// | --- | --- | --- |
-/// | 100–199 | documents, indexes, change log | Documents/PostgresDocumentSchema.swift |
+/// | 100–199 | documents, indexes, change log | Documents/PostgresDocumentSchema.swift (150: Documents/PostgresIndexBuildSchema.swift) |
 /// | 200–299 | accounts, sessions, action codes | Accounts/PostgresAccountSchema.swift |
 /// | 300–399 | signing keys | Keys/PostgresKeySchema.swift |
 /// | 400–499 | mail outbox | Outbox/PostgresOutboxSchema.swift |
@@ -14,7 +14,7 @@ import KuraPostgres
 /// A step, once released, is never edited: change the schema with a new step.
 enum PostgresSchema {
     static let migrations: [SchemaMigration] =
-        (PostgresDocumentSchema.migrations
+        (PostgresDocumentSchema.migrations + PostgresIndexBuildSchema.migrations
         + PostgresAccountSchema.migrations + PostgresKeySchema.migrations + PostgresOutboxSchema.migrations
         + PostgresClusterSchema.migrations).sorted { $0.version < $1.version }
 }

@@ -120,6 +120,18 @@ public struct KuraConfiguration: Sendable {
             $0.store.postgres.poolSize = try integer($1, "store.poolSize", 1...1000)
         },
         Setting(
+            key: "store.preparedStatements",
+            help: "statements each PostgreSQL connection keeps prepared, least recently used dropped (default 256)"
+        ) {
+            $0.store.postgres.preparedStatements = try integer($1, "store.preparedStatements", 16...100_000)
+        },
+        Setting(
+            key: "store.tcpTimeoutSeconds",
+            help: "how long a PostgreSQL connection may go unanswered before it counts as broken; 0: OS (default 30)"
+        ) {
+            $0.store.postgres.tcpTimeoutSeconds = try integer($1, "store.tcpTimeoutSeconds", 0...3600)
+        },
+        Setting(
             key: "docs.defaultPageSize", help: "documents per page when a list or query gives no limit (default 100)"
         ) {
             $0.pages.defaultPageSize = try integer($1, "docs.defaultPageSize", 1...100_000)

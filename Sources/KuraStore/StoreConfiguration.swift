@@ -14,7 +14,8 @@ public struct StoreConfiguration: Sendable {
     public var autoCreateIndexes = false
     /// The SQLite engine's own knobs (`store.checkpointPages`, `store.maxWALBytes`, `store.mmapBytes`).
     public var sqlite = SQLiteSettings()
-    /// The PostgreSQL engine's own knobs (`store.url`, `store.poolSize`).
+    /// The PostgreSQL engine's own knobs (`store.url`, `store.poolSize`, `store.preparedStatements`,
+    /// `store.tcpTimeoutSeconds`).
     public var postgres = PostgresSettings()
 
     /// Settings only the SQLite engine reads.
@@ -42,6 +43,12 @@ extension StoreConfiguration {
         public var url = ""
         /// Connections this node keeps open to the database, shared by its worker threads.
         public var poolSize = 8
+        /// Statements each connection keeps prepared on its session; past it the least recently used are
+        /// deallocated.
+        public var preparedStatements = 256
+        /// How long a connection may go unanswered (the server or the network vanished without closing it) before
+        /// it counts as broken: TCP keepalives and `tcp_user_timeout` (0: the system's defaults).
+        public var tcpTimeoutSeconds = 30
 
         /// The defaults.
         public init() {}

@@ -22,6 +22,14 @@ import Synchronization
 /// acknowledged by every node that hears it, after its handler returned: `NOTIFY kura_cluster_ack` with the id and
 /// the node's name, from the listening thread. The sender reads the nodes seen within `liveness`, sends, and waits
 /// for each of them to acknowledge, up to its timeout.
+///
+/// **Noticing silence.** A connection can die without an error (the server's host or the network vanished, no
+/// reset): reads then simply wait. So the heartbeat is sent without waiting (`sendQuery`) while the thread goes on
+/// waiting for notifications, and a heartbeat unanswered for `silenceLimit` (`liveness` − 2 × `heartbeat`, 3 s by
+/// default) counts as a lost connection: `.disconnected`, then a new connection. A node thus stops trusting its
+/// caches before the others stop counting it alive (its last answered heartbeat was sent at most `heartbeat`
+/// before the unanswered one). The listening connection also has TCP keepalives and `tcp_user_timeout` at that
+/// limit, over `store.url`'s, so a statement it waits for (an acknowledgement) fails in that time as well.
 public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
     /// The channel nodes notify each other on.
     public static let channelName = "kura_cluster"
@@ -43,6 +51,8 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
     private let heartbeat: Duration
     /// How recently a node must have recorded itself alive to be waited for.
     private let liveness: Duration
+    /// How long a heartbeat may stay unanswered before the listening connection counts as lost.
+    let silenceLimit: Duration
     private let acknowledgements = ClusterAcknowledgements()
 
     private struct Status {
@@ -60,6 +70,7 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
         self.node = node
         self.heartbeat = heartbeat
         self.liveness = liveness
+        silenceLimit = max(heartbeat, liveness - heartbeat * 2)
         self.log = log
         shared = PostgresSharedState(database: database, node: node)
     }
@@ -113,15 +124,31 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
         var reportedLoss = false
         var retry = 0.05
         var lastHeartbeat: UInt64 = 0
+        /// When the heartbeat in flight was sent (nil: none is).
+        var heartbeatSent: UInt64?
         let heartbeatNanoseconds = UInt64(Self.milliseconds(heartbeat)) * 1_000_000
+        let silenceNanoseconds = UInt64(Self.milliseconds(silenceLimit)) * 1_000_000
+        // Connecting keeps the node's own bound (`store.tcpTimeoutSeconds`): a slow start is not a silent session.
+        let timeouts = PostgresConnectionOptions.unansweredConnectionTimeout(silenceLimit).filter {
+            $0.key != "connect_timeout"
+        }
         defer {
-            // Stopping: not alive any more, so nobody waits for this node's acknowledgements.
-            _ = try? connection?.query("DELETE FROM cluster_nodes WHERE name = $1", [.text(node)])
+            // Stopping: not alive any more, so nobody waits for this node's acknowledgements. The heartbeat in
+            // flight, if any, is answered first (or the connection is given up).
+            if let connection {
+                while connection.awaitsAnswer,
+                    MonotonicClock.nanoseconds() &- (heartbeatSent ?? 0) < silenceNanoseconds,
+                    (try? connection.notifications(waitingUpTo: waitSlice)) != nil
+                {}
+                if !connection.awaitsAnswer {
+                    _ = try? connection.query("DELETE FROM cluster_nodes WHERE name = $1", [.text(node)])
+                }
+            }
         }
         while !thread.isStopping {
             guard let listening = connection else {
                 do {
-                    let opened = try PostgresConnection(url: database.url)
+                    let opened = try database.connect(overriding: timeouts)
                     try opened.listen(Self.channelName)
                     try opened.listen(Self.changesChannel)
                     try opened.listen(PostgresSigningKeyStore.rotationChannel)
@@ -131,6 +158,7 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
                     // Rows of nodes killed long ago (each process is a new name): nobody waits for them anyway.
                     try opened.query("DELETE FROM cluster_nodes WHERE seen_at < now() - interval '1 day'")
                     lastHeartbeat = MonotonicClock.nanoseconds()
+                    heartbeatSent = nil
                     connection = opened
                     let connects = status.withLock { status in
                         status.connects += 1
@@ -155,9 +183,16 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
             }
             do {
                 try deliver(try listening.notifications(waitingUpTo: waitSlice), on: listening, to: handler)
+                if try listening.takeAnswer() != nil { heartbeatSent = nil }
                 let now = MonotonicClock.nanoseconds()
-                if now &- lastHeartbeat >= heartbeatNanoseconds {
-                    try recordAlive(on: listening)
+                if let sent = heartbeatSent {
+                    if now &- sent >= silenceNanoseconds {
+                        throw PostgresError(
+                            kind: .connectionLost, message: "a heartbeat went unanswered for \(silenceLimit)")
+                    }
+                } else if now &- lastHeartbeat >= heartbeatNanoseconds {
+                    try listening.sendQuery(Self.recordAliveSQL, [.text(node)], prepared: true)
+                    heartbeatSent = now
                     lastHeartbeat = now
                 }
             } catch {
@@ -170,13 +205,15 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
         }
     }
 
-    /// Records this node alive now (`cluster_nodes`).
+    /// Records the node named `$1` alive now (`cluster_nodes`).
+    private static let recordAliveSQL = """
+        INSERT INTO cluster_nodes (name, seen_at) VALUES ($1, now())
+        ON CONFLICT (name) DO UPDATE SET seen_at = now()
+        """
+
+    /// Records this node alive now, waiting for the answer.
     private func recordAlive(on connection: PostgresConnection) throws {
-        try connection.query(
-            """
-            INSERT INTO cluster_nodes (name, seen_at) VALUES ($1, now())
-            ON CONFLICT (name) DO UPDATE SET seen_at = now()
-            """, [.text(node)], prepared: true)
+        try connection.query(Self.recordAliveSQL, [.text(node)], prepared: true)
     }
 
     /// Hands the handler the other nodes' events in the order they came, acknowledging each that asks for it once

@@ -14,6 +14,22 @@ struct CatalogState {
     var statisticsChecked: Double = 0
     /// Whether an `ANALYZE` of this store's tables is queued or running.
     var analyzing = false
+    /// The builds this node runs, or watches while another node runs them (to take over if that node stops).
+    var builds: Set<Int64> = []
+    /// The builds among them that another node holds now (each reported once).
+    var buildsElsewhere: Set<Int64> = []
+    /// This store's name in `composite_indexes.build_owner`.
+    let builder = SecureRandom.hex(8)
+}
+
+/// What one build step did.
+enum BuildStep {
+    /// It indexed `scanned` documents; `done` when they were the last.
+    case built(scanned: Int64, done: Bool)
+    /// Another node holds the build: its lease runs, or its step is running.
+    case heldElsewhere
+    /// Nothing is left to build: the index was dropped, or is READY or ERROR.
+    case finished
 }
 
 /// Declaring, building and dropping composite indexes, on a database several nodes write to.
@@ -29,6 +45,12 @@ struct CatalogState {
 /// the step indexes what the write left, and a write that comes after the step finds the step's entries to
 /// replace. The step that passes the last document marks the index READY (bumping the version, so other nodes'
 /// planners learn of it); the planner uses only READY indexes. A restart resumes an unfinished build.
+///
+/// One node builds at a time: the declaring node claims the build in the declaring transaction, and each step
+/// renews the claim (`build_owner`, `build_lease_until` = now + `indexBuildLease`) in its own transaction, which
+/// holds the index's row. A node that finds the row locked (a step is running) or the lease running leaves the
+/// build alone and checks again every half lease; once the lease ran out (the builder stopped or died), it takes
+/// the build over from the last committed step. Every node watches the unfinished builds its catalog shows.
 extension PostgresDocumentStore {
     /// Document row ids per build step.
     static let buildWindow: Int64 = 5000
@@ -50,16 +72,23 @@ extension PostgresDocumentStore {
                     "SELECT iid FROM composite_indexes WHERE definition = $1", [.text(definition)],
                     resultFormat: .binary)
                 if found.rowCount == 1, let iid = try found.int(0, 0) { return (iid, false) }
+                // Claimed from the start, so another node's watcher does not start it first.
                 let inserted = try connection.query(
-                    "INSERT INTO composite_indexes(definition, state) VALUES($1, 'CREATING') RETURNING iid",
-                    [.text(definition)], resultFormat: .binary)
+                    """
+                    INSERT INTO composite_indexes(definition, state, build_owner, build_lease_until)
+                    VALUES($1, 'CREATING', $2, clock_timestamp() + $3 * interval '1 microsecond') RETURNING iid
+                    """, [.text(definition), .text(builder), .int(configuration.indexBuildLease)],
+                    resultFormat: .binary)
                 try connection.execute("UPDATE composite_catalog SET version = version + 1")
                 return (try inserted.int(0, 0) ?? 0, true)
             }
         }
         let status = CompositeIndexStatus(id: iid, index: index, state: .creating, documentsScanned: 0)
         if composites.status(id: iid) == nil { composites.put(status) }
-        guard created else { return composites.status(id: iid) ?? status }
+        guard created else {
+            startBuild(iid)  // another node's: watched, in case that node stops
+            return composites.status(id: iid) ?? status
+        }
         configuration.log?("index \(iid) \(index): CREATING (building in the background)")
         startBuild(iid)
         return status
@@ -100,30 +129,72 @@ extension PostgresDocumentStore {
 
     public func waitForIndexJobs() { indexJobs.sync {} }
 
-    /// Builds index `iid` from where its build stopped, in the background.
+    /// The store's name in `composite_indexes.build_owner`.
+    var builder: String { catalogState.withLock { $0.builder } }
+
+    /// Builds index `iid` from where its build stopped, in the background, or watches it while another node
+    /// builds it; once per index at a time.
     func startBuild(_ iid: Int64) {
+        guard catalogState.withLock({ $0.builds.insert(iid).inserted }) else { return }
+        runBuild(iid)
+    }
+
+    private func runBuild(_ iid: Int64) {
         indexJobs.async { [self] in
+            var retryAfter: Double?
+            defer {
+                if indexBuildsStopped.load(ordering: .acquiring) {
+                    releaseClaim(iid)
+                } else if let retryAfter {
+                    retryBuild(iid, after: retryAfter)
+                } else {
+                    catalogState.withLock { _ = $0.builds.remove(iid) }
+                }
+            }
             guard let status = composites.status(id: iid) else { return }
             let started = MonotonicClock.seconds()
             var lastReport = started
+            var builtHere = false
             while !indexBuildsStopped.load(ordering: .acquiring), composites.status(id: iid) != nil {
                 do {
-                    guard let step = try pool.withConnection({ try buildStep(iid, status.index, $0) }) else { return }
-                    let scanned = composites.recordBuildStep(iid, scanned: step.scanned, done: step.done)
-                    if step.done {
+                    let step = try pool.withConnection { try buildStep(iid, status.index, $0) }
+                    guard case .built(let scanned, let done) = step else {
+                        if case .heldElsewhere = step {
+                            if catalogState.withLock({ $0.buildsElsewhere.insert(iid).inserted }) {
+                                configuration.log?(
+                                    "index \(iid) \(status.index): another node is building it; "
+                                        + "this node takes over if that node stops")
+                            }
+                            retryAfter = Double(configuration.indexBuildLease) / 2e6
+                        }
+                        return
+                    }
+                    if !builtHere, catalogState.withLock({ $0.buildsElsewhere.remove(iid) != nil }) {
+                        configuration.log?("index \(iid) \(status.index): taking over the build from another node")
+                    }
+                    builtHere = true
+                    let total = composites.recordBuildStep(iid, scanned: scanned, done: done)
+                    if done {
                         let seconds = String(format: "%.1f", MonotonicClock.seconds() - started)
-                        configuration.log?("index \(iid) \(status.index): READY (\(scanned) documents, \(seconds) s)")
+                        configuration.log?("index \(iid) \(status.index): READY (\(total) documents, \(seconds) s)")
                         analyze(["cidx"])  // the planner's view of the new entries, before queries use them
                         return
                     }
                     if MonotonicClock.seconds() - lastReport >= 5 {
                         lastReport = MonotonicClock.seconds()
-                        configuration.log?("index \(iid) \(status.index): CREATING, \(scanned) documents so far")
+                        configuration.log?("index \(iid) \(status.index): CREATING, \(total) documents so far")
                     }
                 } catch let error as PostgresError where error.isDeadlock || error.isSerializationFailure {
                     // A write locked documents of the window in another order (it waits for this step, this step
                     // for it); PostgreSQL aborted one of the two. The step is simply run again.
                     continue
+                } catch let error as PostgresError where error.isConnectionFailure {
+                    // The database restarted or failed over: the build goes on from its last committed step later,
+                    // here or (once the lease ran out) on another node.
+                    if indexBuildsStopped.load(ordering: .acquiring) { return }
+                    configuration.log?("index \(iid) \(status.index): build interrupted (\(error)); resuming later")
+                    retryAfter = Double(configuration.indexBuildLease) / 2e6
+                    return
                 } catch {
                     if indexBuildsStopped.load(ordering: .acquiring) { return }
                     composites.update(iid) {
@@ -142,16 +213,51 @@ extension PostgresDocumentStore {
         }
     }
 
+    /// Stopping: gives up this store's claim on the build (its declaration's or its last step's), so another node,
+    /// or this one restarted, need not wait for the lease to run out. SKIP LOCKED: a row another node's step holds
+    /// is no longer this store's to give up, and closing must not wait for that step.
+    private func releaseClaim(_ iid: Int64) {
+        _ = try? pool.withConnection { connection in
+            try connection.query(
+                """
+                UPDATE composite_indexes SET build_lease_until = NULL
+                WHERE iid = (SELECT iid FROM composite_indexes WHERE iid = $1 AND build_owner = $2 FOR UPDATE SKIP LOCKED)
+                """, [.int(iid), .text(builder)])
+        }
+    }
+
+    /// Runs the build (or checks on another node's) again after `seconds`, unless the store closed meanwhile.
+    private func retryBuild(_ iid: Int64, after seconds: Double) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+            guard let self else { return }
+            if indexBuildsStopped.load(ordering: .acquiring) || composites.status(id: iid) == nil {
+                catalogState.withLock { _ = $0.builds.remove(iid) }
+                return
+            }
+            runBuild(iid)
+        }
+    }
+
     /// One transaction of a build: indexes the documents with `rid` in `(build_rid, build_rid + window]` of the
-    /// index's collections. `nil` when the index was dropped meanwhile.
+    /// index's collections and renews this node's claim, unless another node holds the build.
     private func buildStep(_ iid: Int64, _ index: CompositeIndex, _ connection: PostgresConnection) throws
-        -> (scanned: Int64, done: Bool)?
+        -> BuildStep
     {
         try connection.transaction { connection in
+            // SKIP LOCKED: a row another node's step holds is a build running there; waiting for it would only
+            // run the next step here.
             let state = try connection.query(
-                "SELECT build_rid FROM composite_indexes WHERE iid = $1 FOR UPDATE", [.int(iid)],
-                resultFormat: .binary)
-            guard state.rowCount == 1, let from = try state.int(0, 0) else { return nil }
+                """
+                SELECT build_rid, state = 'CREATING', build_owner IS NOT DISTINCT FROM $2
+                    OR build_lease_until IS NULL OR build_lease_until <= clock_timestamp()
+                FROM composite_indexes WHERE iid = $1 FOR UPDATE SKIP LOCKED
+                """, [.int(iid), .text(builder)], resultFormat: .binary)
+            guard state.rowCount == 1, let from = try state.int(0, 0) else {
+                let exists = try connection.query("SELECT 1 FROM composite_indexes WHERE iid = $1", [.int(iid)])
+                return exists.rowCount == 1 ? .heldElsewhere : .finished
+            }
+            guard try state.bool(0, 1) == true else { return .finished }
+            guard try state.bool(0, 2) == true else { return .heldElsewhere }
             let rows = try connection.query(
                 """
                 SELECT d.cid, d.id, d.data, c.path FROM docs d JOIN collections c ON c.cid = d.cid
@@ -190,10 +296,17 @@ extension PostgresDocumentStore {
             let largest = try connection.query("SELECT coalesce(max(rid), 0) FROM docs", resultFormat: .binary)
             let done = position >= (try largest.int(0, 0) ?? 0)
             try connection.query(
-                "UPDATE composite_indexes SET build_rid = $1, scanned = scanned + $2, state = $3 WHERE iid = $4",
-                [.int(position), .int(Int64(rows.rowCount)), .text(done ? "READY" : "CREATING"), .int(iid)])
+                """
+                UPDATE composite_indexes SET build_rid = $1, scanned = scanned + $2, state = $3, build_owner = $5,
+                    build_lease_until = clock_timestamp() + $6 * interval '1 microsecond'
+                WHERE iid = $4
+                """,
+                [
+                    .int(position), .int(Int64(rows.rowCount)), .text(done ? "READY" : "CREATING"), .int(iid),
+                    .text(builder), .int(configuration.indexBuildLease),
+                ])
             if done { try connection.execute("UPDATE composite_catalog SET version = version + 1") }
-            return (Int64(rows.rowCount), done)
+            return .built(scanned: Int64(rows.rowCount), done: done)
         }
     }
 
@@ -233,7 +346,12 @@ extension PostgresDocumentStore {
     /// Right after a write batch's BEGIN (which took the catalog lock shared and read the catalog `version`):
     /// reloads the catalog if another declaration, drop or build changed it.
     func refreshCatalogInTransaction(_ connection: PostgresConnection, version: Int64) throws {
-        if version != catalogState.withLock({ $0.version }) { try reloadCatalog(connection) }
+        if version != catalogState.withLock({ $0.version }) { watch(try reloadCatalog(connection)) }
+    }
+
+    /// Watches builds other nodes declared (`startBuild`), to take them over should their builder stop.
+    private func watch(_ unfinished: [Int64]) {
+        for iid in unfinished { startBuild(iid) }
     }
 
     /// Before planning a query: reloads the catalog when it was last checked more than `catalogCheckSeconds` ago.
@@ -244,7 +362,7 @@ extension PostgresDocumentStore {
         let rows = try connection.query(
             "SELECT version FROM composite_catalog", resultFormat: .binary, prepared: true)
         let version = try rows.int(0, 0) ?? 0
-        if version != known { try reloadCatalog(connection) } else { catalogState.withLock { $0.checked = now } }
+        if version != known { watch(try reloadCatalog(connection)) } else { catalogState.withLock { $0.checked = now } }
     }
 }
 

@@ -23,17 +23,22 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
         public var autoCreateIndexes: Bool
         /// Where index builds and missing indexes are reported (the server's log).
         public var log: (@Sendable (String) -> Void)?
+        /// How long, in microseconds, other nodes leave an index build to the node that ran its last step (or
+        /// declared it) before one of them takes it over (default 30 s); they check every half of it.
+        public var indexBuildLease: Int64
 
         /// Creates a configuration.
         public init(
             changeRetention: Int64 = 86_400_000_000, pruneInterval: Int64 = 60_000_000, maxScanRows: Int? = nil,
-            autoCreateIndexes: Bool = false, log: (@Sendable (String) -> Void)? = nil
+            autoCreateIndexes: Bool = false, log: (@Sendable (String) -> Void)? = nil,
+            indexBuildLease: Int64 = 30_000_000
         ) {
             self.changeRetention = changeRetention
             self.pruneInterval = pruneInterval
             self.maxScanRows = maxScanRows
             self.autoCreateIndexes = autoCreateIndexes
             self.log = log
+            self.indexBuildLease = indexBuildLease
         }
     }
 
