@@ -175,22 +175,66 @@ import Testing
     }
 
     @Test func listenersOutliveTheirIDToken() async throws {
-        // 3-second ID tokens: the server ends the stream with auth_revoked when the token expires; the SDK
-        // refreshes it and resumes, so no change is lost.
-        try await withServer(idTokenLifetime: 3) { server in
+        // The server ends a stream with `auth_revoked` (TOKEN_EXPIRED) once its ID token expires; the SDK refreshes
+        // the token and resumes, so no change is lost. The server's clock for stream tokens is moved past expiry
+        // until the SDK has refreshed, and back: waiting out a short token lifetime instead would race the stream's
+        // setup (a stream lives only as long as its token) on a busy machine.
+        let shift = Shared(0.0)
+        try await withServer(streamClockShift: shift) { server in
             let (kura, uid) = try await signedInClient(server)
+            let user = try #require(kura.auth.currentUser)
             let writer = makeClient(server)
-            try await writer.auth.signIn(withEmail: try #require(kura.auth.currentUser?.email), password: "secret-pw")
+            try await writer.auth.signIn(withEmail: try #require(user.email), password: "secret-pw")
             let items = kura.collection("users/\(uid)/items")
             let listener = Collector(items.snapshots())
             defer { listener.cancel() }
             try await listener.wait(forCount: 1)
-            try await Task.sleep(for: .seconds(4))
+            let first = try await user.getIDToken()
+
+            shift.withLock { $0 = 2 * 3600 }
+            #expect(try await eventually { try await user.getIDToken() != first })
+            // While every token is expired to the streams they keep ending; the change waits for the next one.
             try await writer.document("users/\(uid)/items/late").setData(["v": 1])
+            shift.withLock { $0 = 0 }
             try await listener.wait { $0.count == 1 }
             #expect(kura.listeners.statistics.connections >= 2)
             #expect(kura.listeners.statistics.snapshotEvents == 1)
             #expect(listener.error == nil)
         }
     }
+
+    @Test func aStreamIsNotOpenedWithAHalfSpentIDToken() async throws {
+        // The server ends a stream when its token expires, so a token past half its life is refreshed before a
+        // stream is opened with it (a data call would still use it). The session is relaunched from a file that
+        // says its token has 40% of its life left.
+        try await withServer { server in
+            let file = temporaryFile("session.json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let (_, uid) = try await signedInClient(server, settings: .init(session: .file(file)))
+            let storage = FileSessionStorage(url: file)
+            var session = try #require(storage.load())
+            session.expiresAt = Date(timeIntervalSinceNow: session.lifetime * 0.4)
+            try storage.save(session)
+
+            let kura = makeClient(server, settings: .init(session: .file(file)))
+            let listener = Collector(kura.collection("users/\(uid)/items").snapshots())
+            defer { listener.cancel() }
+            try await listener.wait(forCount: 1)
+            let stream = try #require(kura.listeners.state.current.connectionID)
+            let streamExpiry = try #require(server.listenTokenExpiry(stream))
+            #expect(streamExpiry > (try #require(expiry(of: session.idToken))))
+        }
+    }
+}
+
+/// The `exp` claim of a JWT (read without checking its signature).
+func expiry(of token: String) -> Int64? {
+    let parts = token.split(separator: ".")
+    guard parts.count == 3 else { return nil }
+    var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
+    guard let data = Data(base64Encoded: payload),
+        let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    else { return nil }
+    return (claims["exp"] as? NSNumber)?.int64Value
 }
