@@ -46,9 +46,6 @@ extension TestKura {
     /// Open listen streams on the server (0 while it is stopped).
     var listenConnections: Int { isRunning ? kura.realtime.connectionCount : 0 }
 
-    /// When the ID token of listen stream `id` expires (its `exp`), as the server holds it.
-    func listenTokenExpiry(_ id: String) -> Int64? { kura.realtime.connection(id)?.principal.expiresAt }
-
     /// An admin-key request through URLSession (the SDK's tests stay off blocking sockets), for setting up and
     /// checking what the SDK did: the parsed JSON body (`nil` if empty) and the status.
     func admin(_ method: String, _ path: String, json: Any? = nil) async throws -> (status: Int, body: Any?) {
