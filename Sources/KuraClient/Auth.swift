@@ -216,6 +216,15 @@ public final class Auth: Sendable {
         return try await refresh().idToken
     }
 
+    /// An ID token for a listen stream, which the server ends when that token expires: refreshed first when half
+    /// its lifetime is gone, so a stream is not opened only to be cut off before its listeners have heard from the
+    /// server; `nil` when signed out.
+    func streamIDToken() async throws -> String? {
+        guard let session = state.current.session else { return nil }
+        if !session.isPastHalfLife { return session.idToken }
+        return try await refresh().idToken
+    }
+
     /// After the server rejected `token`: a newer token if there is one, else a refreshed one; `nil` when signed
     /// out meanwhile.
     func refreshRejectedToken(_ token: String) async throws -> String? {

@@ -175,7 +175,8 @@ final class ListenerHub: Sendable {
         while !Task.isCancelled && !state.current.targets.isEmpty {
             let token: String?
             do {
-                token = try await auth.validIDToken()
+                // The stream lasts only as long as its token: a nearly spent one would end it within moments.
+                token = try await auth.streamIDToken()
             } catch let error as KuraError where error.isNetworkFailure || error.code == .tooManyAttemptsTryLater {
                 showCache()
                 await backOff()

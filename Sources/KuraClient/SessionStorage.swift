@@ -56,6 +56,9 @@ struct StoredSession: Codable, Sendable, Equatable {
 
     /// Whether the ID token is too close to expiry to use.
     var needsRefresh: Bool { expiresAt.timeIntervalSinceNow <= refreshMargin }
+
+    /// Whether less than half of the ID token's lifetime is left.
+    var isPastHalfLife: Bool { expiresAt.timeIntervalSinceNow <= lifetime / 2 }
 }
 
 /// The account fields the SDK keeps (`GET /api/auth/me`'s `user`).

@@ -175,22 +175,57 @@ import Testing
     }
 
     @Test func listenersOutliveTheirIDToken() async throws {
-        // 3-second ID tokens: the server ends the stream with auth_revoked when the token expires; the SDK
-        // refreshes it and resumes, so no change is lost.
-        try await withServer(idTokenLifetime: 3) { server in
+        // The server ends a stream with `auth_revoked` (TOKEN_EXPIRED) once its ID token expires; the SDK refreshes
+        // the token and resumes, so no change is lost. The server's clock for stream tokens is moved past expiry
+        // until the SDK has refreshed, and back: waiting out a short token lifetime instead would race the stream's
+        // setup (a stream lives only as long as its token) on a busy machine.
+        let shift = Shared(0.0)
+        try await withServer(streamClockShift: shift) { server in
             let (kura, uid) = try await signedInClient(server)
+            let user = try #require(kura.auth.currentUser)
             let writer = makeClient(server)
-            try await writer.auth.signIn(withEmail: try #require(kura.auth.currentUser?.email), password: "secret-pw")
+            try await writer.auth.signIn(withEmail: try #require(user.email), password: "secret-pw")
             let items = kura.collection("users/\(uid)/items")
             let listener = Collector(items.snapshots())
             defer { listener.cancel() }
             try await listener.wait(forCount: 1)
-            try await Task.sleep(for: .seconds(4))
+            let first = kura.auth.storage.load()?.refreshToken
+
+            shift.withLock { $0 = 2 * 3600 }
+            // Refreshed: each refresh rotates the refresh token (an ID token issued within the same second as the
+            // previous one can be byte-identical to it).
+            #expect(await eventually { kura.auth.storage.load()?.refreshToken != first })
+            // While every token is expired to the streams they keep ending; the change waits for the next one.
             try await writer.document("users/\(uid)/items/late").setData(["v": 1])
+            shift.withLock { $0 = 0 }
             try await listener.wait { $0.count == 1 }
             #expect(kura.listeners.statistics.connections >= 2)
             #expect(kura.listeners.statistics.snapshotEvents == 1)
             #expect(listener.error == nil)
+        }
+    }
+
+    @Test func aStreamIsNotOpenedWithAHalfSpentIDToken() async throws {
+        // The server ends a stream when its token expires, so a token past half its life is refreshed before a
+        // stream is opened with it (a data call would still use it). The session is relaunched from a file that
+        // says its token has 40% of its life left.
+        try await withServer { server in
+            let file = temporaryFile("session.json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let (_, uid) = try await signedInClient(server, settings: .init(session: .file(file)))
+            let storage = FileSessionStorage(url: file)
+            var session = try #require(storage.load())
+            session.expiresAt = Date(timeIntervalSinceNow: session.lifetime * 0.4)
+            try storage.save(session)
+
+            let kura = makeClient(server, settings: .init(session: .file(file)))
+            let listener = Collector(kura.collection("users/\(uid)/items").snapshots())
+            defer { listener.cancel() }
+            try await listener.wait(forCount: 1)
+            // Refreshed (which rotates the refresh token): a data call would not have refreshed a token with 40% of
+            // an hour left. The stream was opened once.
+            #expect(kura.auth.storage.load()?.refreshToken != session.refreshToken)
+            #expect(kura.listeners.statistics.connections == 1)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import KuraServer
 import KuraServerTestSupport
+import KuraTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -11,9 +12,11 @@ import KuraServerTestSupport
 
 /// A server with cheap password hashing, no rate limits and four worker threads; `shutdown()` removes it.
 /// `idTokenLifetime` shortens ID tokens (seconds) for refresh tests; `rules` replaces the default security rules
-/// (the text of `kura.rules`).
+/// (the text of `kura.rules`); `streamClockShift` (seconds) moves the clock against which listen streams' ID
+/// tokens expire, so a test can expire a stream's token at a moment of its choosing.
 func testServer(
-    idTokenLifetime: Int64? = nil, rules: String? = nil, configure: (inout KuraConfiguration) -> Void = { _ in }
+    idTokenLifetime: Int64? = nil, rules: String? = nil, streamClockShift: Shared<Double>? = nil,
+    configure: (inout KuraConfiguration) -> Void = { _ in }
 ) throws -> TestKura {
     try TestKura(rules: rules) { configuration in
         configuration.http.workerThreads = 4
@@ -21,16 +24,20 @@ func testServer(
         configuration.auth = .lowCostForTesting
         configuration.auth.rateLimits.enabled = false
         if let idTokenLifetime { configuration.auth.idTokenLifetime = idTokenLifetime }
+        if let streamClockShift {
+            configuration.realtime.wallClock = { Date().timeIntervalSince1970 + streamClockShift.current }
+        }
         configure(&configuration)
     }
 }
 
 /// Runs `body` against a fresh `testServer` and removes it afterwards.
 func withServer<T>(
-    idTokenLifetime: Int64? = nil, rules: String? = nil, configure: (inout KuraConfiguration) -> Void = { _ in },
-    _ body: (TestKura) async throws -> T
+    idTokenLifetime: Int64? = nil, rules: String? = nil, streamClockShift: Shared<Double>? = nil,
+    configure: (inout KuraConfiguration) -> Void = { _ in }, _ body: (TestKura) async throws -> T
 ) async throws -> T {
-    let server = try testServer(idTokenLifetime: idTokenLifetime, rules: rules, configure: configure)
+    let server = try testServer(
+        idTokenLifetime: idTokenLifetime, rules: rules, streamClockShift: streamClockShift, configure: configure)
     defer { server.shutdown() }
     return try await body(server)
 }
