@@ -22,12 +22,18 @@ final class ChangeLogFollower: @unchecked Sendable {
     /// Every entry up to this sequence has been forgotten by the cache.
     private let position: Mutex<Int64>
     private static let pageSize = 500
+    /// Stage times (`ListenerRegistry.timings`), when kept.
+    private let timings: StageTimings?
+    /// Wall-clock microseconds of the first notification since the last read (0: none), for `timings`.
+    private let notifiedAt = Atomic<Int64>(0)
 
     /// Starts at the log's end: the cache of a node that is just starting holds nothing older.
-    init(store: any DocumentStore, cache: DocumentCache, signal: ChangeSignal, pollSeconds: Double, logger: Logger)
-        throws
-    {
+    init(
+        store: any DocumentStore, cache: DocumentCache, signal: ChangeSignal, pollSeconds: Double, logger: Logger,
+        timings: StageTimings? = nil
+    ) throws {
         self.store = store
+        self.timings = timings
         self.cache = cache
         self.signal = signal
         self.logger = logger
@@ -43,7 +49,12 @@ final class ChangeLogFollower: @unchecked Sendable {
     func stop() { thread.stop() }
 
     /// Reads the log now (a commit notification arrived).
-    func wake() { thread.wake() }
+    func wake() {
+        if timings != nil {
+            _ = notifiedAt.compareExchange(expected: 0, desired: WallClock.nowMicros(), ordering: .relaxed)
+        }
+        thread.wake()
+    }
 
     /// Forgets every cached document, then reads the log (the node may have missed notifications).
     func resync() {
@@ -71,7 +82,14 @@ final class ChangeLogFollower: @unchecked Sendable {
     func catchUp() throws {
         while !thread.isStopping {
             let after = position.withLock { $0 }
+            let notified = timings == nil ? 0 : notifiedAt.exchange(0, ordering: .relaxed)
+            let readStart = notified == 0 ? 0 : WallClock.nowMicros()
             let page = try store.changes(after: after, limit: Self.pageSize)
+            if let timings, notified != 0, let first = page.first(where: { $0.sequence > after }) {
+                timings.record("commit→notified", micros: notified - first.time)
+                timings.record("notified→follower read", micros: readStart - notified)
+                timings.record("follower read", micros: WallClock.nowMicros() - readStart)
+            }
             if let first = page.first, first.sequence > after + 1, try store.oldestRetainedSequence() > after + 1 {
                 // Pruned past this node's position: what it missed is unknowable, so it forgets everything.
                 logger.warn("cluster: the change log was pruned past this node's position; forgetting its cache")
