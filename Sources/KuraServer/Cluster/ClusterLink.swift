@@ -102,8 +102,8 @@ final class ClusterLink: Sendable {
 
     private func handle(_ event: ClusterEvent) {
         switch event {
-        case .documentsChanged:
-            follower?.wake()
+        case .documentsChanged(let through):
+            follower?.notified(through: through)
         case .accountChanged(let uid):
             auth.applyRemote(.accountChanged(uid: uid))
         case .revoked(let uid, let sessionID, let keptSessionID):
