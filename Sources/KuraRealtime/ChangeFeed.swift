@@ -160,6 +160,9 @@ final class ChangeFeed: @unchecked Sendable {
             }
         }
         var cache = DocumentJSON()
+        // Streams of one target whose listeners share a view and a target id get the same bytes: one event,
+        // encoded once (the arrays are shared, not copied), however many streams receive it.
+        var frames: [FrameKey: [UInt8]] = [:]
         var deliveries: [(ListenConnection, [UInt8])] = []
         deliveries.reserveCapacity(batches.count)
         for batch in batches {
@@ -167,7 +170,18 @@ final class ChangeFeed: @unchecked Sendable {
             guard !connection.isClosing, !revokedNow(connection, registry) else { continue }
             var bytes: [UInt8]
             if batch.more.isEmpty {
-                bytes = ListenEvent.changes(batch.first.target, batch.first.outgoing, id: endID, cache: &cache)
+                let state = batch.first
+                if state.outgoing.count == 1 {
+                    let key = FrameKey(target: state.target.id, chunk: ObjectIdentifier(state.outgoing[0]))
+                    if let frame = frames[key] {
+                        bytes = frame
+                    } else {
+                        bytes = ListenEvent.changes(state.target, state.outgoing, id: endID, cache: &cache)
+                        frames[key] = bytes
+                    }
+                } else {
+                    bytes = ListenEvent.changes(state.target, state.outgoing, id: endID, cache: &cache)
+                }
             } else {
                 // Several targets: one event each, in target id order, with `B~S~T` ids until the last.
                 let ordered = ([batch.first] + batch.more).sorted {
@@ -195,6 +209,13 @@ final class ChangeFeed: @unchecked Sendable {
                 ListenEvent.error(
                     state.target.id, APIError.unavailable("the listener could not be kept up to date; add it again")))
         }
+    }
+
+    /// An event of one page for one target: its id and its one chunk of changes (`ChangeChunk` is shared by the
+    /// listeners of one view).
+    private struct FrameKey: Hashable {
+        let target: String
+        let chunk: ObjectIdentifier
     }
 
     /// Makes live the prepared targets the feed has caught up with.
