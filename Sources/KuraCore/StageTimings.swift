@@ -34,7 +34,8 @@ public final class StageTimings: Sendable {
             let sorted = (samples[name] ?? []).sorted()
             // Nearest rank, as bench/postgres.sh computes its percentiles.
             func rank(_ percent: Int) -> Int64 { sorted[max(0, (sorted.count * percent + 99) / 100 - 1)] }
-            return "\(name) \(Self.ms(rank(50)))/\(Self.ms(rank(99)))/\(Self.ms(sorted[sorted.count - 1])) (\(sorted.count))"
+            let (p50, p99, most) = (Self.ms(rank(50)), Self.ms(rank(99)), Self.ms(sorted[sorted.count - 1]))
+            return "\(name) \(p50)/\(p99)/\(most) (\(sorted.count))"
         }.joined(separator: ", ")
     }
 

@@ -66,13 +66,19 @@ import Testing
         }
     }
 
+    /// A follower of `server`'s store whose change-log reads are counted.
+    static func counted(_ server: TestKura, signal: ChangeSignal) throws -> (CountingReads, ChangeLogFollower) {
+        let counting = CountingReads(base: server.kura.store)
+        let follower = try ChangeLogFollower(
+            store: counting, cache: try cache(holding: []), signal: signal, pollSeconds: 3600,
+            logger: Logger(level: .error))
+        return (counting, follower)
+    }
+
     @Test("the feed takes the entries the follower read from it, exactly as the log has them, without reading again")
     func feedReadsWhatTheFollowerRead() throws {
         try withTestKura { server in
-            let counting = CountingReads(base: server.kura.store)
-            let follower = try ChangeLogFollower(
-                store: counting, cache: try Self.cache(holding: []), signal: ChangeSignal(), pollSeconds: 3600,
-                logger: Logger(level: .error))
+            let (counting, follower) = try Self.counted(server, signal: ChangeSignal())
             let start = follower.followedThrough
             for index in 0..<6 { try server.put("items/\(index % 4)", ["n": index]) }
             try follower.catchUp()
@@ -102,10 +108,7 @@ import Testing
     @Test("it keeps only the newest entries: older positions go to the database")
     func keepsTheNewestEntries() throws {
         try withTestKura { server in
-            let counting = CountingReads(base: server.kura.store)
-            let follower = try ChangeLogFollower(
-                store: counting, cache: try Self.cache(holding: []), signal: ChangeSignal(), pollSeconds: 3600,
-                logger: Logger(level: .error))
+            let (counting, follower) = try Self.counted(server, signal: ChangeSignal())
             let start = follower.followedThrough
             let kept = ChangeLogFollower.recentCapacity
             let writes = try (0..<(kept + 10)).map { index in
@@ -124,14 +127,12 @@ import Testing
         }
     }
 
-    @Test("a commit notification reads the log on the notifying thread, unless a reader got there first")
+    @Test(
+        "a commit notification reads the log on the notifying thread, unless a reader got there first or the feed will")
     func notificationReadsAtOnce() throws {
         try withTestKura { server in
-            let counting = CountingReads(base: server.kura.store)
             let signal = ChangeSignal()
-            let follower = try ChangeLogFollower(
-                store: counting, cache: try Self.cache(holding: []), signal: signal, pollSeconds: 3600,
-                logger: Logger(level: .error))
+            let (counting, follower) = try Self.counted(server, signal: signal)
             try server.put("items/a", ["n": 1])
             let latest = try server.kura.store.latestSequence()
             // Not started: only the call itself can have read.
@@ -141,12 +142,20 @@ import Testing
             #expect(signal.wait(seconds: 0), "the feed was not poked")
             follower.notified(through: latest)
             #expect(counting.reads == 1, "read again for entries it had")
+            // With listeners, the feed reads (through `FollowingStore`, which hands the page to the follower).
+            try server.put("items/b", ["n": 1])
+            let newer = try server.kura.store.latestSequence()
+            follower.notified(through: newer, feedReads: true)
+            #expect(counting.reads == 1)
+            #expect(signal.wait(seconds: 0), "the feed was not poked")
+            #expect(try FollowingStore(base: counting, follower: follower).changes(after: latest, limit: 10).count == 1)
+            #expect(follower.followedThrough == newer)
         }
     }
 }
 
 /// Counts the change-log reads that reach the store.
-private final class CountingReads: DocumentStoreDecorator, @unchecked Sendable {
+final class CountingReads: DocumentStoreDecorator, @unchecked Sendable {
     let base: any DocumentStore
     private let count = Mutex(0)
 

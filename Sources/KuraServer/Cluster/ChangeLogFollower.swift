@@ -6,9 +6,10 @@ import Synchronization
 
 /// With several nodes on one database: follows the change log and forgets the cached documents that other nodes
 /// wrote (this node's own commits already invalidated theirs before answering; seeing them again costs a re-read),
-/// then wakes the realtime feed. Reads on the cluster channel's thread when a commit notification arrives
-/// (`ClusterEvent.documentsChanged`), and on a thread of its own (`kura-follow`) every `cluster.pollMilliseconds`
-/// in case one is lost, after a failed read, and on `resync`.
+/// then wakes the realtime feed. When a commit notification arrives (`ClusterEvent.documentsChanged`) the feed
+/// reads the log if it has listeners (through `FollowingStore`), else the follower reads it on the cluster
+/// channel's thread; a thread of its own (`kura-follow`) reads every `cluster.pollMilliseconds` in case one is
+/// lost, after a failed read, and on `resync`.
 ///
 /// The realtime feed reads the log through `FollowingStore`, which hands every page it reads here first: an entry
 /// a listener receives has always been forgotten by this node's cache already, so a client that reads a document
@@ -66,15 +67,19 @@ final class ChangeLogFollower: @unchecked Sendable {
 
     func stop() { thread.stop() }
 
-    /// A commit notification arrived for the entries up to `through`: reads them now, on the calling thread (the
-    /// cluster channel's, so the feed is poked one thread hop sooner), unless a reader already has. A failed read
-    /// is left to the follower's thread, which retries and logs.
-    func notified(through: Int64) {
+    /// A commit notification arrived for the entries up to `through`: unless a reader already has them, reads
+    /// them now on the calling thread (the cluster channel's: no hand-off to the follower's thread), or, when
+    /// `feedReads` (the realtime feed has listeners), pokes the feed, which reads them through `FollowingStore`
+    /// (so this follower still sees the page before the listeners do). The feed reading them itself, as it wakes,
+    /// also finds whatever was committed since the notification. A failed read is left to the follower's thread,
+    /// which retries and logs; its poll bounds how long a busy feed can leave the cache unread.
+    func notified(through: Int64, feedReads: Bool = false) {
+        notified.max(through, ordering: .releasing)
+        guard followedThrough < through else { return }
+        if feedReads { return signal.poke() }
         if timings != nil {
             _ = notifiedAt.compareExchange(expected: 0, desired: WallClock.nowMicros(), ordering: .relaxed)
         }
-        notified.max(through, ordering: .releasing)
-        guard followedThrough < through else { return }
         do { try catchUp() } catch { thread.wake() }
     }
 
