@@ -21,6 +21,8 @@
 # Environment: ROUNDS=3 DURATION=10 CONNECTIONS=64 THREADS=2 BUILD_DIR=.build KURA_BIN=<binary>
 #              KURA_ARGS="…" (flags for every kura), DOCS=1000000 LOADERS=4 QUERIES=2000 QUERY_CLIENTS=2,
 #              LISTENERS=1000 WRITES=1000 INTERVAL_MS=10, POOL_SIZE=16 (store.poolSize of each PostgreSQL node).
+#              KURA_ARGS="--set logLevel=debug": step 4 also prints each node's stage times (docs/scaling.md,
+#              "Realtime across nodes: where the time goes").
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-3}
