@@ -21,6 +21,8 @@
 # Environment: ROUNDS=3 DURATION=10 CONNECTIONS=64 THREADS=2 BUILD_DIR=.build KURA_BIN=<binary>
 #              KURA_ARGS="…" (flags for every kura), DOCS=1000000 LOADERS=4 QUERIES=2000 QUERY_CLIENTS=2,
 #              LISTENERS=1000 WRITES=1000 INTERVAL_MS=10, POOL_SIZE=16 (store.poolSize of each PostgreSQL node).
+#              KURA_ARGS="--set logLevel=debug": step 4 also prints each node's stage times (docs/scaling.md,
+#              "Realtime across nodes: where the time goes").
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-3}
@@ -200,6 +202,14 @@ if [[ $steps == *" realtime "* ]]; then
         "$load" latency "$port_pg" "$key_pg" "$LISTENERS" "$WRITES" "$INTERVAL_MS" | tee "$dir/latency.txt"
     eval "$(tr ' ' '\n' <"$dir/latency.txt" | grep '=')"
     cross_p50=$latency_ack_p50_ms cross_p99=$latency_ack_p99_ms
+    # With KURA_ARGS="--set logLevel=debug" every node logs, every 5 s, where an event's time went (docs/performance.md,
+    # "Where a cross-node event's time goes"): wait for the last window, then show each node's lines.
+    if grep -q 'realtime: delivery times' "$dir"/pg*.log; then
+        sleep 5.5
+        for name in pg pg2 pg3; do
+            grep 'realtime: delivery times' "$dir/$name.log" | sed "s/^.*delivery times, /$name: /"
+        done
+    fi
     if [ "${missed:-0}" -ne 0 ]; then
         echo "WARNING: $missed events never arrived" >&2
         status=1
@@ -208,7 +218,8 @@ if [[ $steps == *" realtime "* ]]; then
 fi
 
 for log in "$dir"/*.log; do
-    complaints=$(awk '($2 == "INFO" && $5 ~ /^[0-9]+$/ && $5 >= 400) || ($2 != "INFO" && $2 != "")' "$log" | head -10)
+    complaints=$(awk '($2 == "INFO" && $5 ~ /^[0-9]+$/ && $5 >= 400) || ($2 != "INFO" && $2 != "DEBUG" && $2 != "")' \
+        "$log" | head -10)
     if [ -n "$complaints" ]; then
         echo "WARNING: $(basename "$log") has error answers or warnings (first 10):" >&2
         echo "$complaints" >&2

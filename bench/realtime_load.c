@@ -5,7 +5,8 @@
 //       {"seq": i}) one every INTERVAL_MS on a keep-alive connection. Prints, for every (listener, write), the
 //       time from the write's answer (ack) to the event's arrival, and from the write's send:
 //           latency_ack_p50_ms=… latency_ack_p99_ms=… latency_send_p50_ms=… latency_send_p99_ms=… missed=…
-//       (an event that arrives before the ack counts as 0 ms after it).
+//       (an event that arrives before the ack counts as 0 ms after it). With LISTEN_PORTS, a second line gives
+//       each node's share: node1_ack_p50_ms=… node1_ack_p99_ms=… node2_…
 //   realtime_load fanout PORT KEY LISTENERS
 //       LISTENERS streams on {"collection":"fan"}; prints "ready N" once all have their snapshot, waits for a line
 //       on stdin (the script measures the server's memory meanwhile), writes fan/x once and prints
@@ -322,6 +323,21 @@ int main(int argc, char **argv) {
                "missed=%ld events=%ld\n",
                percentile(by_ack, have, 0.5), percentile(by_ack, have, 0.99), percentile(by_send, have, 0.5),
                percentile(by_send, have, 0.99), count - have, events);
+        // Spread over several nodes: the same per node (node1 is the writer's when LISTEN_PORTS starts with it).
+        for (int node = 0; listen_port_count > 1 && node < listen_port_count; node++) {
+            long got = 0;
+            for (int l = node; l < listeners; l += listen_port_count) {
+                for (int w = 0; w < writes; w++) {
+                    double at = received[(long)l * writes + w];
+                    if (at == 0) continue;
+                    by_ack[got++] = at - ack_ms[w] < 0 ? 0 : at - ack_ms[w];
+                }
+            }
+            qsort(by_ack, got, sizeof *by_ack, compare);
+            printf("%snode%d_ack_p50_ms=%.2f node%d_ack_p99_ms=%.2f", node ? " " : "", node + 1,
+                   percentile(by_ack, got, 0.5), node + 1, percentile(by_ack, got, 0.99));
+        }
+        if (listen_port_count > 1) printf("\n");
         return 0;
     }
     if (strcmp(mode, "fanout") == 0) {

@@ -24,6 +24,9 @@ final class ChangeFeed: @unchecked Sendable {
     /// `MonotonicClock` seconds: when the next heartbeat and the next expiry check are due.
     private var nextHeartbeat = 0.0
     private var nextExpiryCheck = 0.0
+    /// When the stage timings (`ListenerRegistry.timings`) are next logged.
+    private var nextTimingsLog = 0.0
+    private static let timingsInterval = 5.0
 
     func start(_ registry: ListenerRegistry) {
         thread.start { [self] in run(registry) }
@@ -95,8 +98,13 @@ final class ChangeFeed: @unchecked Sendable {
         registerReady(registry)
         guard !targets.isEmpty || !pending.isEmpty else { return }
         while isRunning && position >= 0 {
+            let readStart = registry.timings == nil ? 0 : WallClock.nowMicros()
             let page = try registry.store.changes(after: position, limit: ListenerRegistry.pageSize)
             guard let first = page.first, let last = page.last else { break }
+            if let timings = registry.timings {
+                timings.record("commit→feed read", micros: readStart - first.time)
+                timings.record("feed read", micros: WallClock.nowMicros() - readStart)
+            }
             if first.sequence > position + 1, try registry.store.oldestRetainedSequence() > position + 1 {
                 // The log was pruned past what the listeners have: they cannot be brought up to date in place.
                 fellBehind(registry)
@@ -111,6 +119,8 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// Applies a page of entries to the listeners they concern and sends each stream its batch.
     private func process(_ page: [Change], _ registry: ListenerRegistry) {
+        let started = registry.timings == nil ? 0 : WallClock.nowMicros()
+        defer { registry.timings?.record("feed process", micros: WallClock.nowMicros() - started) }
         let base = position
         // Targets with changes to send, in the order they first had one; their chunks are in `outgoing`.
         var touched: [TargetState] = []
@@ -150,6 +160,9 @@ final class ChangeFeed: @unchecked Sendable {
             }
         }
         var cache = DocumentJSON()
+        // Streams of one target whose listeners share a view and a target id get the same bytes: one event,
+        // encoded once (the arrays are shared, not copied), however many streams receive it.
+        var frames: [FrameKey: [UInt8]] = [:]
         var deliveries: [(ListenConnection, [UInt8])] = []
         deliveries.reserveCapacity(batches.count)
         for batch in batches {
@@ -157,7 +170,18 @@ final class ChangeFeed: @unchecked Sendable {
             guard !connection.isClosing, !revokedNow(connection, registry) else { continue }
             var bytes: [UInt8]
             if batch.more.isEmpty {
-                bytes = ListenEvent.changes(batch.first.target, batch.first.outgoing, id: endID, cache: &cache)
+                let state = batch.first
+                if state.outgoing.count == 1 {
+                    let key = FrameKey(target: state.target.id, chunk: ObjectIdentifier(state.outgoing[0]))
+                    if let frame = frames[key] {
+                        bytes = frame
+                    } else {
+                        bytes = ListenEvent.changes(state.target, state.outgoing, id: endID, cache: &cache)
+                        frames[key] = bytes
+                    }
+                } else {
+                    bytes = ListenEvent.changes(state.target, state.outgoing, id: endID, cache: &cache)
+                }
             } else {
                 // Several targets: one event each, in target id order, with `B~S~T` ids until the last.
                 let ordered = ([batch.first] + batch.more).sorted {
@@ -176,7 +200,7 @@ final class ChangeFeed: @unchecked Sendable {
             connection.feedSide.lastPosition = end
         }
         for state in touched { state.outgoing.removeAll() }
-        ListenConnection.send(deliveries)
+        ListenConnection.send(deliveries, timings: registry.timings, committedAt: page[page.count - 1].time)
         for state in failed {
             registry.logger.warn("listener \(state.target.id) of stream \(state.connection.id) failed; dropped")
             unregister(state)
@@ -185,6 +209,13 @@ final class ChangeFeed: @unchecked Sendable {
                 ListenEvent.error(
                     state.target.id, APIError.unavailable("the listener could not be kept up to date; add it again")))
         }
+    }
+
+    /// An event of one page for one target: its id and its one chunk of changes (`ChangeChunk` is shared by the
+    /// listeners of one view).
+    private struct FrameKey: Hashable {
+        let target: String
+        let chunk: ObjectIdentifier
     }
 
     /// Makes live the prepared targets the feed has caught up with.
@@ -287,6 +318,12 @@ final class ChangeFeed: @unchecked Sendable {
     private func timers(_ registry: ListenerRegistry) {
         let now = MonotonicClock.seconds()
         let configuration = registry.configuration
+        if let timings = registry.timings, now >= nextTimingsLog {
+            nextTimingsLog = now + Self.timingsInterval
+            if let summary = timings.drain() {
+                registry.logger.debug("realtime: delivery times, ms p50/p99/max (n): \(summary)")
+            }
+        }
         let heartbeat = now >= nextHeartbeat
         let expiry = now >= nextExpiryCheck
         guard heartbeat || expiry else { return }

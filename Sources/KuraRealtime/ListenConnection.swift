@@ -121,16 +121,28 @@ public final class ListenConnection: Sendable {
 
     /// Queues each connection's bytes like `send`, with one hand-off per event loop instead of one per
     /// connection (a page of changes for many streams wakes each loop once).
-    static func send(_ deliveries: [(ListenConnection, [UInt8])]) {
+    /// With `timings`, records when each loop took its deliveries and when it had written them, from
+    /// `committedAt` (the newest entry's commit time) and from now.
+    static func send(
+        _ deliveries: [(ListenConnection, [UInt8])], timings: StageTimings? = nil, committedAt: Int64 = 0
+    ) {
         var byLoop: [ObjectIdentifier: (loop: EventLoop, items: [(ListenConnection, [UInt8])])] = [:]
         for (connection, bytes) in deliveries where connection.admit(bytes) {
             let loop = connection.stream.eventLoop
             byLoop[ObjectIdentifier(loop), default: (loop, [])].items.append((connection, bytes))
         }
+        let handedAt = timings == nil ? 0 : WallClock.nowMicros()
         for (_, batch) in byLoop {
             let items = batch.items
             batch.loop.execute {
+                let started = timings == nil ? 0 : WallClock.nowMicros()
                 for (connection, bytes) in items { connection.write(bytes) }
+                if let timings {
+                    let now = WallClock.nowMicros()
+                    timings.record("handed→loop", micros: started - handedAt)
+                    timings.record("loop write", micros: now - started)
+                    timings.record("commit→written", micros: now - committedAt)
+                }
             }
         }
     }

@@ -22,6 +22,9 @@ public final class ListenerRegistry: Sendable {
     private let nextKey = Atomic<Int>(1)
     private let feed: ChangeFeed
     let activeTargets = Atomic<Int>(0)
+    /// Where a change's time goes between its commit and its listeners' sockets, logged every few seconds at
+    /// `debug`; `nil` (nothing recorded) at other levels.
+    let timings: StageTimings?
 
     /// Work handed to the change feed's thread.
     enum InboxItem {
@@ -31,12 +34,14 @@ public final class ListenerRegistry: Sendable {
         case closed(ListenConnection)
     }
 
-    /// `store` must be the store whose commits poke `signal` (see `ChangeNotifyingStore`).
+    /// `store` must be the store whose commits poke `signal` (see `ChangeNotifyingStore`). `timings`, when given,
+    /// receives the feed's stage times (and those of whoever else was given it) and is logged at `debug`.
     public init(
         store: any DocumentStore, access: any ListenAccess, configuration: RealtimeConfiguration,
-        signal: ChangeSignal, logger: Logger
+        signal: ChangeSignal, logger: Logger, timings: StageTimings? = nil
     ) {
         self.store = store
+        self.timings = timings
         self.access = access
         self.configuration = configuration
         self.signal = signal

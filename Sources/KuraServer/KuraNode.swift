@@ -151,15 +151,16 @@ public final class KuraNode: Sendable {
         // With other nodes writing, a follower forgets the cached documents they change; the feed reads the log
         // through it, so a listener never hears of a write before this node's cache forgot the older document.
         let cached = store
+        let timings = logger.isEnabled(.debug) ? StageTimings() : nil
         let follower =
             channel.shared == nil
             ? nil
             : try ChangeLogFollower(
                 store: store, cache: store.cache, signal: commits, pollSeconds: configuration.clusterPollInterval,
-                logger: logger)
+                logger: logger, timings: timings)
         let realtime = ListenerRegistry(
             store: follower.map { FollowingStore(base: cached, follower: $0) } ?? cached, access: realtimeAccess,
-            configuration: configuration.realtime, signal: commits, logger: logger)
+            configuration: configuration.realtime, signal: commits, logger: logger, timings: timings)
         self.realtime = realtime
         cluster = ClusterLink(
             channel: channel, auth: auth, rules: rules, realtime: realtime, follower: follower,

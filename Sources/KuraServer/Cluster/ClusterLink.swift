@@ -9,7 +9,7 @@ import KuraStore
 ///
 /// | heard | done here |
 /// | --- | --- |
-/// | `documentsChanged` (the engine's commit notification) | the change-log follower reads the log, forgets the cached documents other nodes wrote, wakes the realtime feed |
+/// | `documentsChanged` (the engine's commit notification) | the realtime feed (with listeners) or else the change-log follower reads the log; the follower forgets the cached documents other nodes wrote before the feed delivers them |
 /// | `accountChanged`, `revoked` | `AuthService.applyRemote`: the account cache forgets the user, the token cache re-checks the user's tokens (and the per-loop caches drop theirs: the revocation epoch moved); a revocation also ends the listen streams it covers |
 /// | `signingKeysRotated` | the key ring is read again |
 /// | `rulesPublished` | the newest rules are read and put in force (remembered rule decisions die with the old version) |
@@ -102,8 +102,8 @@ final class ClusterLink: Sendable {
 
     private func handle(_ event: ClusterEvent) {
         switch event {
-        case .documentsChanged:
-            follower?.wake()
+        case .documentsChanged(let through):
+            follower?.notified(through: through, feedReads: realtime.targetCount > 0)
         case .accountChanged(let uid):
             auth.applyRemote(.accountChanged(uid: uid))
         case .revoked(let uid, let sessionID, let keptSessionID):
