@@ -36,6 +36,11 @@ import Synchronization
 /// last statement and COMMIT, runs the next batch's statements on a second connection and sends its last statement
 /// and COMMIT too, then reads the first batch's answer and acknowledges it. The second batch's change numbers wait
 /// on the server until the first one committed (`ChangeSequence`), so commits stay one at a time and in order.
+/// A create batch is the exception: the writer waits for its COMMIT before it takes the next batch from the queue.
+/// It needs no round trip before its COMMIT, so there is nothing to overlap but the commit itself, and the creates
+/// that arrive meanwhile then go into one batch instead of two smaller ones (the next already waiting on the
+/// server, the one after gathering): fewer, larger batches per WAL flush and less work per create
+/// (docs/scaling.md, "Durable creates: where the time goes").
 final class PostgresWriter: @unchecked Sendable {
     private class Job: @unchecked Sendable {
         let size: Int
@@ -92,7 +97,6 @@ final class PostgresWriter: @unchecked Sendable {
 
     /// Most writes per batch transaction.
     static let maxBatchWrites = 2000
-    static let overlapCreates = ProcessInfo.processInfo.environment["KURA_PG_OVERLAP_CREATES"] == "1"
     /// Attempts of a batch (or one commit) that hit a deadlock or serialization failure.
     static let maxAttempts = 4
 
@@ -233,7 +237,8 @@ final class PostgresWriter: @unchecked Sendable {
             }
             if let inFlight { complete(inFlight) }
             inFlight = next
-            if let sent = inFlight, case .creates = sent.commit, !Self.overlapCreates {
+            if let sent = inFlight, case .creates = sent.commit {
+                // A create batch is not overlapped with the next one (see the type's documentation).
                 complete(sent)
                 inFlight = nil
             }
