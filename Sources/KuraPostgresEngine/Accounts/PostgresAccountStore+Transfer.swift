@@ -26,15 +26,7 @@ extension PostgresAccountStore: AccountTransfer {
                             try connection.query(
                                 "DELETE FROM accounts WHERE uid = $1", [.text(account.uid)], prepared: true)
                         }
-                        try connection.query(
-                            "INSERT INTO accounts (\(Self.accountColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                            [
-                                .text(account.uid), .text(account.email), .text(account.emailKey),
-                                .bool(account.emailVerified), account.displayName.map(PostgresValue.text) ?? .null,
-                                .text(account.passwordHash), .bool(account.disabled),
-                                .text(JSONValue.object(account.customClaims).jsonString), .int(account.createTime),
-                                account.lastSignInTime.map(PostgresValue.int) ?? .null,
-                            ], prepared: true)
+                        try connection.query(Self.insertAccountSQL, Self.parameters(account), prepared: true)
                     }
                 }
             }
@@ -54,17 +46,9 @@ struct PostgresAccountSnapshot: AccountSnapshot {
     }
 
     func accounts(afterUID: String?, limit: Int) throws -> [AccountRecord] {
-        // Byte order: the column is `COLLATE "C"` (PostgresAccountSchema).
         let rows = try connection.query(
-            "SELECT \(PostgresAccountStore.accountColumns) FROM accounts WHERE uid > $1 ORDER BY uid LIMIT $2",
-            [.text(afterUID ?? ""), .int(Int64(max(0, limit)))], resultFormat: .binary, prepared: true)
-        return try (0..<rows.rowCount).map { row in
-            AccountRecord(
-                uid: rows.string(row, 0) ?? "", email: rows.string(row, 1) ?? "", emailKey: rows.string(row, 2) ?? "",
-                emailVerified: try rows.bool(row, 3) ?? false, displayName: rows.string(row, 4),
-                passwordHash: rows.string(row, 5) ?? "", disabled: try rows.bool(row, 6) ?? false,
-                customClaims: (try? JSONValue.parse(rows.string(row, 7) ?? "{}"))?.objectValue ?? JSONObject(),
-                createTime: try rows.int(row, 8) ?? 0, lastSignInTime: try rows.int(row, 9))
-        }
+            PostgresAccountStore.accountPageSQL, [.text(afterUID ?? ""), .int(Int64(max(0, limit)))],
+            resultFormat: .binary, prepared: true)
+        return try (0..<rows.rowCount).map { try PostgresAccountStore.account(rows, $0) }
     }
 }

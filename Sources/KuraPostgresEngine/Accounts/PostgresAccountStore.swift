@@ -19,13 +19,17 @@ public final class PostgresAccountStore: AccountStore {
     static let accountColumns =
         "uid, email, email_key, email_verified, display_name, password_hash, disabled, custom_claims, create_time, "
         + "last_sign_in_time"
+    /// Inserts one account (`parameters`).
+    static let insertAccountSQL =
+        "INSERT INTO accounts (\(accountColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+    /// A page of accounts in uid order: after uid `$1`, at most `$2` (`account(_:_:)` decodes the rows). Byte
+    /// order: the column is `COLLATE "C"` (PostgresAccountSchema).
+    static let accountPageSQL = "SELECT \(accountColumns) FROM accounts WHERE uid > $1 ORDER BY uid LIMIT $2"
 
     public func insertAccount(_ account: AccountRecord) throws {
         try mapUniqueEmail {
             try pool.withConnection { connection in
-                try connection.query(
-                    "INSERT INTO accounts (\(Self.accountColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                    Self.parameters(account), prepared: true)
+                try connection.query(Self.insertAccountSQL, Self.parameters(account), prepared: true)
             }
         }
     }
@@ -60,10 +64,7 @@ public final class PostgresAccountStore: AccountStore {
     }
 
     public func listAccounts(afterUID: String?, limit: Int) throws -> [AccountRecord] {
-        // Byte order: the column is `COLLATE "C"` (PostgresAccountSchema).
-        try accounts(
-            "SELECT \(Self.accountColumns) FROM accounts WHERE uid > $1 ORDER BY uid LIMIT $2",
-            [.text(afterUID ?? ""), .int(Int64(max(0, limit)))])
+        try accounts(Self.accountPageSQL, [.text(afterUID ?? ""), .int(Int64(max(0, limit)))])
     }
 
     private func accounts(_ sql: String, _ parameters: [PostgresValue]) throws -> [AccountRecord] {
@@ -84,7 +85,7 @@ public final class PostgresAccountStore: AccountStore {
         }
     }
 
-    private static func parameters(_ account: AccountRecord) -> [PostgresValue] {
+    static func parameters(_ account: AccountRecord) -> [PostgresValue] {
         [
             .text(account.uid), .text(account.email), .text(account.emailKey), .bool(account.emailVerified),
             account.displayName.map(PostgresValue.text) ?? .null, .text(account.passwordHash), .bool(account.disabled),
@@ -93,7 +94,7 @@ public final class PostgresAccountStore: AccountStore {
         ]
     }
 
-    private static func account(_ rows: PostgresResult, _ row: Int) throws -> AccountRecord {
+    static func account(_ rows: PostgresResult, _ row: Int) throws -> AccountRecord {
         AccountRecord(
             uid: rows.string(row, 0) ?? "", email: rows.string(row, 1) ?? "", emailKey: rows.string(row, 2) ?? "",
             emailVerified: try rows.bool(row, 3) ?? false, displayName: rows.string(row, 4),

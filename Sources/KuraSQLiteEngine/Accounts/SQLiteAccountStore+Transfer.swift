@@ -24,18 +24,7 @@ extension SQLiteAccountStore: AccountTransfer {
                         guard replacing else { throw APIError.alreadyExists("account \(account.uid) already exists") }
                         try db.run("DELETE FROM accounts WHERE uid = ?", [.text(account.uid)])
                     }
-                    try db.run(
-                        """
-                        INSERT INTO accounts (uid, email, email_key, email_verified, display_name, password_hash,
-                        disabled, custom_claims, create_time, last_sign_in_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        [
-                            .text(account.uid), .text(account.email), .text(account.emailKey),
-                            .int(account.emailVerified ? 1 : 0), account.displayName.map(SQLiteValue.text) ?? .null,
-                            .text(account.passwordHash), .int(account.disabled ? 1 : 0),
-                            .text(JSONValue.object(account.customClaims).jsonString), .int(account.createTime),
-                            account.lastSignInTime.map(SQLiteValue.int) ?? .null,
-                        ])
+                    try db.run(SQLiteAccountStore.insertAccountSQL, SQLiteAccountStore.bindings(account))
                 }
             }
         } catch let error as SQLiteError where error.code == 2067 {  // SQLITE_CONSTRAINT_UNIQUE: email_key
@@ -54,17 +43,7 @@ struct SQLiteAccountSnapshot: AccountSnapshot {
 
     func accounts(afterUID: String?, limit: Int) throws -> [AccountRecord] {
         try connection.rows(
-            """
-            SELECT uid, email, email_key, email_verified, display_name, password_hash, disabled, custom_claims,
-            create_time, last_sign_in_time FROM accounts WHERE uid > ? ORDER BY uid LIMIT ?
-            """, [.text(afterUID ?? ""), .int(Int64(max(0, limit)))]
-        ).map { row in
-            AccountRecord(
-                uid: row[0].text ?? "", email: row[1].text ?? "", emailKey: row[2].text ?? "",
-                emailVerified: row[3].int == 1, displayName: row[4].text, passwordHash: row[5].text ?? "",
-                disabled: row[6].int == 1,
-                customClaims: (try? JSONValue.parse(row[7].text ?? "{}"))?.objectValue ?? JSONObject(),
-                createTime: row[8].int ?? 0, lastSignInTime: row[9].int)
-        }
+            SQLiteAccountStore.accountPageSQL, [.text(afterUID ?? ""), .int(Int64(max(0, limit)))]
+        ).map(SQLiteAccountStore.account(from:))
     }
 }

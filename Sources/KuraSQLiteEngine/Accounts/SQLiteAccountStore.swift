@@ -94,13 +94,15 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
     private static let accountColumns =
         "uid, email, email_key, email_verified, display_name, password_hash, disabled, custom_claims, create_time, "
         + "last_sign_in_time"
+    /// Inserts one account (`bindings`).
+    static let insertAccountSQL = "INSERT INTO accounts (\(accountColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    /// A page of accounts in uid order: after uid `?1`, at most `?2` (`account(from:)` decodes the rows).
+    static let accountPageSQL = "SELECT \(accountColumns) FROM accounts WHERE uid > ? ORDER BY uid LIMIT ?"
 
     public func insertAccount(_ account: AccountRecord) throws {
         try mapUniqueEmail {
             try write { db in
-                try db.run(
-                    "INSERT INTO accounts (\(Self.accountColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    Self.bindings(account))
+                try db.run(Self.insertAccountSQL, Self.bindings(account))
             }
         }
     }
@@ -141,9 +143,7 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
 
     public func listAccounts(afterUID: String?, limit: Int) throws -> [AccountRecord] {
         try read { db in
-            try db.rows(
-                "SELECT \(Self.accountColumns) FROM accounts WHERE uid > ? ORDER BY uid LIMIT ?",
-                [.text(afterUID ?? ""), .int(Int64(limit))])
+            try db.rows(Self.accountPageSQL, [.text(afterUID ?? ""), .int(Int64(limit))])
         }.map(Self.account(from:))
     }
 
@@ -155,7 +155,7 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
         }
     }
 
-    private static func bindings(_ account: AccountRecord) -> [SQLiteValue] {
+    static func bindings(_ account: AccountRecord) -> [SQLiteValue] {
         [
             .text(account.uid), .text(account.email), .text(account.emailKey), .int(account.emailVerified ? 1 : 0),
             account.displayName.map(SQLiteValue.text) ?? .null, .text(account.passwordHash),
@@ -164,7 +164,7 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
         ]
     }
 
-    private static func account(from row: [SQLiteValue]) -> AccountRecord {
+    static func account(from row: [SQLiteValue]) -> AccountRecord {
         AccountRecord(
             uid: row[0].text ?? "", email: row[1].text ?? "", emailKey: row[2].text ?? "",
             emailVerified: row[3].int == 1, displayName: row[4].text, passwordHash: row[5].text ?? "",
