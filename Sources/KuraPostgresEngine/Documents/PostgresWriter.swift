@@ -282,9 +282,7 @@ final class PostgresWriter: @unchecked Sendable {
                 requeue(batch.jobs)
                 return
             }
-            if case .creates = batch.commit, batch.connection.isConnected,
-                !(error is PostgresError && Self.isTransient(error))
-            {
+            if case .creates = batch.commit, batch.connection.isConnected, !Self.isTransient(error) {
                 // The statement failed (nothing was written): run the creates again as a usual batch, where
                 // a create that fails does so alone.
                 requeue(batch.jobs)
