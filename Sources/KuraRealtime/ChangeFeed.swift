@@ -171,16 +171,14 @@ final class ChangeFeed: @unchecked Sendable {
             var bytes: [UInt8]
             if batch.more.isEmpty {
                 let state = batch.first
-                if state.outgoing.count == 1 {
-                    let key = FrameKey(target: state.target.id, chunk: ObjectIdentifier(state.outgoing[0]))
-                    if let frame = frames[key] {
-                        bytes = frame
-                    } else {
-                        bytes = ListenEvent.changes(state.target, state.outgoing, id: endID, cache: &cache)
-                        frames[key] = bytes
-                    }
+                let key =
+                    state.outgoing.count == 1
+                    ? FrameKey(target: state.target.id, chunk: ObjectIdentifier(state.outgoing[0])) : nil
+                if let key, let frame = frames[key] {
+                    bytes = frame
                 } else {
                     bytes = ListenEvent.changes(state.target, state.outgoing, id: endID, cache: &cache)
+                    if let key { frames[key] = bytes }
                 }
             } else {
                 // Several targets: one event each, in target id order, with `B~S~T` ids until the last.
