@@ -137,6 +137,54 @@ struct PostgresBulkCreateTests {
         #expect(found == (try (1...5).reversed().map { try doc("late/d\($0)") } + [doc("late/first")]))
     }
 
+    @Test("a create batch writes its index entries before it takes the counter row other nodes' batches wait on")
+    func indexEntriesBeforeTheCounter() throws {
+        let url = try TestPostgres.freshDatabase()
+        let store = try PostgresDocumentStore(database: PostgresDatabase(url: url, poolSize: 2))
+        defer { store.close() }
+        // The collection is known, so the next create goes out as a create batch.
+        try store.create(doc("order/first"), ["cat": 1])
+        let createBatchesBefore = store.writer.createBatchesCommitted.load(ordering: .relaxed)
+        // Another "node" holds the counter row, as a batch committing elsewhere does.
+        let holder = try PostgresConnection(url: url)
+        try holder.execute("BEGIN")
+        try holder.execute("SELECT last_value FROM \(ChangeSequence.table) FOR UPDATE")
+        let done = Wakeup()
+        let outcome = Shared<Result<[WriteResult], any Error>?>(nil)
+        store.commit([Write(path: try doc("order/second"), operation: .create(["cat": 2]))]) { result in
+            outcome.withLock { $0 = result }
+            done.raise()
+        }
+        let probe = try PostgresConnection(url: url)
+        var waiting = false
+        for _ in 0..<200 where !waiting {
+            let rows = try probe.query(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH v AS%'")
+            waiting = try rows.int(0, 0) == 1
+            if !waiting { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(waiting, "the create batch never waited for the counter row")
+        // The batch's index entry for cat == 2 is in (uncommitted): inserting the same key waits for the batch.
+        try probe.execute("SET lock_timeout = '300ms'")
+        try probe.execute("BEGIN")
+        #expect(throws: PostgresError.self) {
+            try probe.query(
+                "INSERT INTO idx(cid, field, kind, value, id) SELECT cid, $1, 0, $2, $3 FROM collections WHERE path = $4",
+                [
+                    PostgresRows.name("cat"), .bytes(PostgresRows.indexKey(.int(2))), PostgresRows.name("second"),
+                    PostgresRows.name("order"),
+                ])
+        }
+        try probe.execute("ROLLBACK")
+        try holder.execute("ROLLBACK")
+        done.wait()
+        #expect(try outcome.current?.get().first?.version == 1)
+        #expect(store.writer.createBatchesCommitted.load(ordering: .relaxed) - createBatchesBefore == 1)
+        let query = StructuredQuery(
+            .collection(try col("order")), filters: [Filter(.field(try field("cat")), .equal, 2)])
+        #expect(try store.query(query).documents.map(\.path) == [try doc("order/second")])
+    }
+
     @Test("a pool of one connection: batches commit one after the other without waiting for a second connection")
     func poolOfOne() throws {
         let store = try PostgresDocumentStore(

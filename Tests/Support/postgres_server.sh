@@ -15,6 +15,8 @@
 #
 # PG_BIN overrides the binaries' directory (default /usr/lib/postgresql/15/bin). KURA_TEST_POSTGRES_FSYNC=off
 # trades durability for speed (default on, so timings mean what they would in production).
+# KURA_TEST_POSTGRES_OPTIONS adds server flags, e.g. "-c shared_preload_libraries=pg_stat_statements" to see
+# where a bench's statements spend their time (docs/scaling.md, "Durable creates: where the time goes").
 set -euo pipefail
 
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -84,7 +86,7 @@ start_on_free_port() {
     for attempt in 1 2 3 4 5; do
         port=$(free_port)
         if as_server_user "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start -o \
-            "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=${KURA_TEST_POSTGRES_FSYNC:-on}" \
+            "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=${KURA_TEST_POSTGRES_FSYNC:-on} ${KURA_TEST_POSTGRES_OPTIONS:-}" \
             >/dev/null 2>&1; then
             echo "$port"
             return 0

@@ -15,8 +15,11 @@ import KuraStore
 /// the next batch while one commits: the span other committers wait for (the commit's WAL flush) is then shared by
 /// more of them (docs/scaling.md, "Change-log order on PostgreSQL").
 ///
-/// The statement takes the change numbers only after the documents are in (it counts them), as the last step of
-/// the transaction, the same as `finish`. The composite indexes the rows were planned with are checked inside the
+/// The statement takes the change numbers only after the documents, their index entries and composite entries are
+/// in, as the last step of the transaction, the same as `finish`: `k` counts all three inserts, and the counter's
+/// `UPDATE` reads `k`. (A data-modifying CTE that nothing reads runs when the statement ends, so without that
+/// count the index entries, most of the batch's work, were written while the batch held the counter row, and
+/// every other node's batch waited for them.) The composite indexes the rows were planned with are checked inside the
 /// statement: when the catalog changed since this node loaded it, the statement inserts nothing and commits an
 /// empty transaction, and the writer reloads the catalog and runs the creates again as a usual batch.
 extension PostgresWriteTransaction {
@@ -92,7 +95,8 @@ extension PostgresWriteTransaction {
     private static let batchSQL = """
         WITH v AS MATERIALIZED (SELECT version FROM composite_catalog),
         \(insertCTEs(when: "(SELECT version FROM v) = $16")),
-        k AS MATERIALIZED (SELECT count(*) AS n FROM d),
+        k AS MATERIALIZED (SELECT count(*) AS n, (SELECT count(*) FROM e) AS ne, (SELECT count(*) FROM x) AS nx
+            FROM d),
         r AS (UPDATE \(ChangeSequence.table) SET last_value = last_value + (SELECT n FROM k) WHERE name = $17
             RETURNING last_value),
         c AS (INSERT INTO changes(\(PostgresRows.changeColumns))

@@ -138,7 +138,7 @@ extension PostgresWriteTransaction {
 
     /// The common table expressions of `createAllSQL` (parameters `$1`–`$14`: `CreateRows.bindings`): `d` inserts
     /// the documents (only if `condition` holds), `e` and `x` their index and composite entries; `d` returns the
-    /// `cid, id` of each document inserted.
+    /// `cid, id` of each document inserted, `e` and `x` a row per entry (so a statement can wait for them).
     static func insertCTEs(when condition: String) -> String {
         """
         d AS (INSERT INTO docs(cid, id, data, ctime, utime, version)
@@ -150,13 +150,13 @@ extension PostgresWriteTransaction {
             SELECT u.cid, u.field, u.kind, u.value, u.id
             FROM unnest($5::bigint[], $6::bytea[], $7::bigint[], $8::bytea[], $9::bytea[])
                 AS u(cid, field, kind, value, id)
-            JOIN d ON d.cid = u.cid AND d.id = u.id),
+            JOIN d ON d.cid = u.cid AND d.id = u.id RETURNING 1),
         x AS (INSERT INTO cidx(iid, scope, key, cid, id)
             SELECT u.iid, u.scope, u.key, u.cid, u.id
             FROM unnest($10::bigint[], $11::bigint[], $12::bytea[], $13::bigint[], $14::bytea[])
                 AS u(iid, scope, key, cid, id)
             JOIN d ON d.cid = u.cid AND d.id = u.id
-            ON CONFLICT DO NOTHING)
+            ON CONFLICT DO NOTHING RETURNING 1)
         """
     }
 }
