@@ -1,5 +1,6 @@
-/// One step of a database schema: SQL run once, in order, and recorded in `schema_migrations`.
-public struct SchemaMigration: Sendable, Equatable {
+/// One step of a database schema: SQL (and, where rows must be rewritten, work of its own) run once, in order, and
+/// recorded in `schema_migrations`.
+public struct SchemaMigration: Sendable {
     /// The step's number; steps run in increasing order, and a number is never reused.
     public var version: Int
     /// A short label, recorded beside the version (and checked: a different label for an applied version means
@@ -8,11 +9,18 @@ public struct SchemaMigration: Sendable, Equatable {
     /// The statements, `;`-separated. They run inside the migrator's transaction, so statements that refuse to
     /// run in one (`CREATE INDEX CONCURRENTLY`, `VACUUM`) do not belong here.
     public var sql: String
+    /// Work after `sql`, in the same transaction: a step that rewrites rows does it here in chunks, calling
+    /// `progress` with a line after each (the migrator logs them), since a large database takes a while.
+    public var work: (@Sendable (PostgresConnection, _ progress: (String) -> Void) throws -> Void)?
 
-    public init(version: Int, name: String, sql: String) {
+    public init(
+        version: Int, name: String, sql: String,
+        work: (@Sendable (PostgresConnection, _ progress: (String) -> Void) throws -> Void)? = nil
+    ) {
         self.version = version
         self.name = name
         self.sql = sql
+        self.work = work
     }
 }
 
@@ -37,9 +45,10 @@ public struct SchemaMigrator: Sendable {
 
     /// Applies the pending steps and returns their versions (empty when the schema was current). Throws
     /// `.schemaAhead` when the database records a version this list does not know (a newer build migrated it),
-    /// and `.protocolViolation` when an applied version's name differs from this list's.
+    /// and `.protocolViolation` when an applied version's name differs from this list's. `progress` receives the
+    /// lines of the pending steps' `work`.
     @discardableResult
-    public func migrate(_ connection: PostgresConnection) throws -> [Int] {
+    public func migrate(_ connection: PostgresConnection, progress: (String) -> Void = { _ in }) throws -> [Int] {
         try connection.transaction { connection in
             try connection.query("SELECT pg_advisory_xact_lock($1)", [.int(Self.lockKey)])
             // Created under the lock: concurrent `CREATE TABLE IF NOT EXISTS` can still collide on the catalog.
@@ -67,6 +76,7 @@ public struct SchemaMigrator: Sendable {
             let pending = migrations.filter { applied[$0.version] == nil }
             for migration in pending {
                 try connection.execute(migration.sql)
+                try migration.work?(connection, progress)
                 try connection.query(
                     "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
                     [.int(Int64(migration.version)), .text(migration.name)])

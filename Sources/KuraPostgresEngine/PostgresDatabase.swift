@@ -53,15 +53,24 @@ public final class PostgresDatabase: Sendable {
     /// The engine's schema: every component's steps, in version order (PostgresSchema.swift).
     public static let migrator = SchemaMigrator(PostgresSchema.migrations)
 
-    /// Brings the schema up to date (once per process) and returns the pool.
+    /// Brings the schema up to date (once per process) and returns the pool. A step that rewrites rows reports
+    /// its progress to `log`, or to standard error without one.
     @discardableResult
-    public func prepared() throws -> PostgresConnectionPool {
+    public func prepared(log: (@Sendable (String) -> Void)? = nil) throws -> PostgresConnectionPool {
         guard !url.isEmpty else {
             throw APIError.unavailable("store.engine is postgres but store.url is not set")
         }
         try migrated.withLock { done in
             guard !done else { return }
-            try pool.withConnection { try Self.migrator.migrate($0) }
+            try pool.withConnection { connection in
+                try Self.migrator.migrate(connection) { line in
+                    if let log {
+                        log("store: \(line)")
+                    } else {
+                        FileHandle.standardError.write(Data("kura: store: \(line)\n".utf8))
+                    }
+                }
+            }
             done = true
         }
         return pool

@@ -35,7 +35,7 @@ extension CommitApplier {
             try transaction.setCreateTime(document.createTime, cid: cid, id: path.id)
         } else {
             // False only where another node's writer created it after this transaction read it as missing.
-            guard try transaction.insertImportedDocument(document, cid: cid, data: data) else {
+            guard try transaction.insertImportedDocument(document, cid: cid, data: data, entries: entries) else {
                 throw APIError.alreadyExists("document \(path) already exists")
             }
             try transaction.insertEntries(entries, cid: cid, id: path.id)

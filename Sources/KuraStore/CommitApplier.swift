@@ -29,7 +29,10 @@ package enum CommitApplier {
     ) throws -> WriteResult {
         let path = write.path
         let cid = try transaction.cid(of: path.collection, create: true) ?? 0
-        guard try transaction.insertDocument(cid: cid, id: path.id, data: outcome.data, time: commitTime) else {
+        guard
+            try transaction.insertDocument(
+                cid: cid, id: path.id, data: outcome.data, entries: outcome.entries, time: commitTime)
+        else {
             throw APIError.alreadyExists("document \(path) already exists")
         }
         try transaction.insertEntries(outcome.entries, cid: cid, id: path.id)
@@ -81,7 +84,8 @@ package enum CommitApplier {
                 cid: cid, id: id, data: data, time: commitTime, version: version, oldFields: existing.fields,
                 newEntries: entries)
         } else {
-            guard try transaction.insertDocument(cid: cid, id: id, data: data, time: commitTime) else {
+            guard try transaction.insertDocument(cid: cid, id: id, data: data, entries: entries, time: commitTime)
+            else {
                 return nil
             }
             try transaction.insertEntries(entries, cid: cid, id: id)

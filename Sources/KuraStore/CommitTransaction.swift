@@ -28,12 +28,14 @@ package protocol CommitTransaction: AnyObject {
     func document(at path: DocumentPath) throws -> (cid: Int64?, stored: StoredDocument?)
 
     /// Inserts a new document at version 1, created and updated at `time`; `false` if one exists at that path
-    /// (the unique key decides, without aborting the transaction).
-    func insertDocument(cid: Int64, id: String, data: [UInt8], time: Int64) throws -> Bool
+    /// (the unique key decides, without aborting the transaction). `entries` are the document's index entries,
+    /// for an engine that keeps some of them on the document's row (`insertEntries` stores them all).
+    func insertDocument(cid: Int64, id: String, data: [UInt8], entries: [IndexEntry], time: Int64) throws -> Bool
 
     /// Inserts `document` with its own create and update times and version (an import); `false` if one exists
-    /// at its path.
-    func insertImportedDocument(_ document: Document, cid: Int64, data: [UInt8]) throws -> Bool
+    /// at its path. `entries`: as for `insertDocument`.
+    func insertImportedDocument(_ document: Document, cid: Int64, data: [UInt8], entries: [IndexEntry]) throws
+        -> Bool
 
     /// Replaces an existing document's data and brings its index entries from `oldFields` to `newEntries`.
     func updateDocument(

@@ -8,8 +8,12 @@ import KuraPostgres
 ///   `bytea` orders by `memcmp`, as SQLite orders its TEXT and BLOB columns.
 /// - `idx.value` and `cidx.key` are `IndexKey` / `CompositeIndexKey` bytes, whose `memcmp` order is Firestore's
 ///   value order, so the same range scans work unchanged.
-/// - `idx_doc (cid, field, id) WHERE kind = 0` finds one document's value of one field: it is how a query sorts by
-///   a second orderBy field (SQLite computes that key from the document with a function of its own).
+/// - `docs.vfields` and `docs.vkeys` (step 101) hold a document's fields and the `IndexKey` of each field's whole
+///   value (its `idx` rows of kind 0), in two arrays of one order: `vkeys[array_position(vfields, f)]` is how a
+///   query sorts by a second orderBy field `f` (SQLite computes that key from the document with a function of its
+///   own). Step 100 had an index on `idx` for that lookup (`idx_doc`); five more index entries per document of
+///   five fields, the largest part of a create's cost after the rows themselves, for a lookup only some queries
+///   make. Every insert and update of a document row writes both arrays.
 /// - `changes.seq` comes from the counter row `documents` of `ChangeSequence` (docs/scaling.md, "Change-log order
 ///   on PostgreSQL"), taken by each batch as its last statement before COMMIT, so sequences are dense and become
 ///   visible in order across every node.
@@ -52,7 +56,13 @@ enum PostgresDocumentSchema {
                 CREATE TABLE IF NOT EXISTS \(ChangeSequence.table) (
                     name text PRIMARY KEY, last_value bigint NOT NULL DEFAULT 0);
                 INSERT INTO \(ChangeSequence.table) (name) VALUES ('documents') ON CONFLICT (name) DO NOTHING
-                """)
+                """),
+        SchemaMigration(
+            version: 101, name: "document value keys",
+            sql: """
+                ALTER TABLE docs ADD COLUMN vfields bytea[] NOT NULL DEFAULT '{}',
+                    ADD COLUMN vkeys bytea[] NOT NULL DEFAULT '{}'
+                """, work: PostgresValueKeys.fill),
     ]
 
     /// Index kind of a row holding a field's whole value.

@@ -78,16 +78,17 @@ extension PostgresWriteTransaction {
         for (document, _, _) in batch where cids[document.path.collection] == nil {
             cids[document.path.collection] = try cid(of: document.path.collection, create: true) ?? 0
         }
-        var sql = "INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES "
+        var sql = "INSERT INTO docs(cid, id, data, ctime, utime, version, vfields, vkeys) VALUES "
         var parameters: [PostgresValue] = []
-        parameters.reserveCapacity(batch.count * 6)
-        for (index, (document, data, _)) in batch.enumerated() {
-            let first = index * 6
-            sql += (index == 0 ? "" : ", ") + "(" + (1...6).map { "$\(first + $0)" }.joined(separator: ", ") + ")"
-            parameters += [
-                .int(cids[document.path.collection] ?? 0), PostgresRows.name(document.path.id), .bytes(data),
-                .int(document.createTime), .int(document.updateTime), .int(document.version),
-            ]
+        parameters.reserveCapacity(batch.count * 8)
+        for (index, (document, data, entries)) in batch.enumerated() {
+            let first = index * 8
+            sql += (index == 0 ? "" : ", ") + "(" + (1...8).map { "$\(first + $0)" }.joined(separator: ", ") + ")"
+            parameters +=
+                [
+                    .int(cids[document.path.collection] ?? 0), PostgresRows.name(document.path.id), .bytes(data),
+                    .int(document.createTime), .int(document.updateTime), .int(document.version),
+                ] + PostgresValueKeys(stored: PostgresRows.stored(entries)).bindings
         }
         sql += " ON CONFLICT (cid, id) DO NOTHING RETURNING cid, id"
         let inserted = try connection.query(sql, parameters, resultFormat: .binary)

@@ -62,7 +62,7 @@ public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendab
     /// Opens the document store on `database` (migrating its schema first if needed).
     public init(database: PostgresDatabase, configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
-        pool = try database.prepared()
+        pool = try database.prepared(log: configuration.log)
         let unfinished = try pool.withConnection { try reloadCatalog($0) }
         let pruning = ChangeLogPruneSchedule(
             retention: configuration.changeRetention, interval: configuration.pruneInterval)

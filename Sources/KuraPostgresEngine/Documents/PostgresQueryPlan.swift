@@ -6,7 +6,8 @@ import KuraStore
 /// Turns a `NormalizedQuery` into one SQL statement over the index scheme of `PostgresDocumentSchema` (the SQLite
 /// engine's `SQLiteQueryPlan`, in PostgreSQL's dialect): the first orderBy field's `idx` rows (or `docs`, or a
 /// composite index range) drive the walk in order, other filters are `EXISTS` probes on `idx`'s primary key,
-/// secondary orderBy keys are joined from `idx_doc`, and the statement stops at the limit.
+/// secondary orderBy keys are read from the documents' value keys (`docs.vkeys`), and the statement stops at the
+/// limit.
 ///
 /// Every parameter is typed (`bytea`, `int8`), so a statement may leave some unused: `examinedSQL` reuses the
 /// bindings of the driver's own conditions.
@@ -43,7 +44,7 @@ struct PostgresQueryPlan: StatementPlan {
     /// The driver's first sort key, selected as the last column: the walk reaches every driver row up to it.
     private var walkKey: String?
     private var walkDescending = false
-    /// Secondary orderBy fields looked up in `idx` (`LATERAL`, alias `s<position>`).
+    /// Secondary orderBy fields looked up in the documents' value keys (`LATERAL`, alias `s<position>`).
     private var joins: [String] = []
     /// Filters a composite index range already enforces.
     private var coveredFilters: Set<Int> = []
@@ -331,11 +332,18 @@ struct PostgresQueryPlan: StatementPlan {
         case .field(let path):
             if position == 0 && driverField == path { return "i0.value" }
             let alias = "s\(position)"
-            if !joins.contains(where: { $0.contains(" \(alias) ") }) {
+            if !joins.contains(where: { $0.hasSuffix(") \(alias)") }) {
+                // The document's value keys (PostgresDocumentSchema): its own row when the walk is over `docs`,
+                // else one lookup by its unique key. A document without the field has no key and drops out, as it
+                // does from an orderBy.
+                let field = param(PostgresRows.name(path.description))
+                let keys = row == "d" ? "d" : alias
+                var lookup = ["\(field) = ANY(\(keys).vfields)"]
+                if row != "d" { lookup = ["\(alias).cid = \(row).cid", "\(alias).id = \(row).id"] + lookup }
                 joins.append(
-                    "CROSS JOIN LATERAL (SELECT \(alias).value FROM idx \(alias) WHERE \(alias).cid = \(row).cid AND "
-                        + "\(alias).field = \(param(PostgresRows.name(path.description))) AND \(alias).kind = 0 AND "
-                        + "\(alias).id = \(row).id OFFSET 0) \(alias)")
+                    "CROSS JOIN LATERAL (SELECT \(keys).vkeys[array_position(\(keys).vfields, \(field))] AS value"
+                        + (row == "d" ? "" : " FROM docs \(alias)") + " WHERE " + lookup.joined(separator: " AND ")
+                        + " OFFSET 0) \(alias)")
             }
             return "\(alias).value"
         }

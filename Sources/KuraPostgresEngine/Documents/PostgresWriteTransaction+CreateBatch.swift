@@ -87,27 +87,27 @@ extension PostgresWriteTransaction {
         return .committed(try sent.plan.results(inserted: inserted, firstRow: 1), newest: try inserted.int(0, 3))
     }
 
-    /// The batch's one statement. Parameters: `$1`–`$14` the rows (`CreateRows.bindings`), `$15` their paths,
-    /// `$16` the catalog version they were planned with, `$17` the change sequence's name, `$18` the change kind
-    /// "created", `$19` the NOTIFY channel. Its first row holds the catalog version (column 2) and the newest
+    /// The batch's one statement. Parameters: `$1`–`$18` the rows (`CreateRows.bindings`), `$19` their paths,
+    /// `$20` the catalog version they were planned with, `$21` the change sequence's name, `$22` the change kind
+    /// "created", `$23` the NOTIFY channel. Its first row holds the catalog version (column 2) and the newest
     /// change number (column 3); each further row the `cid, id` of a document inserted. If the counter row were
     /// missing, the numbers would be NULL and the statement fail, so COMMIT never runs without the entries.
     private static let batchSQL = """
         WITH v AS MATERIALIZED (SELECT version FROM composite_catalog),
-        \(insertCTEs(when: "(SELECT version FROM v) = $16")),
+        \(insertCTEs(when: "(SELECT version FROM v) = $20")),
         k AS MATERIALIZED (SELECT count(*) AS n, (SELECT count(*) FROM e) AS ne, (SELECT count(*) FROM x) AS nx
             FROM d),
-        r AS (UPDATE \(ChangeSequence.table) SET last_value = last_value + (SELECT n FROM k) WHERE name = $17
+        r AS (UPDATE \(ChangeSequence.table) SET last_value = last_value + (SELECT n FROM k) WHERE name = $21
             RETURNING last_value),
         c AS (INSERT INTO changes(\(PostgresRows.changeColumns))
-            SELECT r.last_value - k.n + row_number() OVER (ORDER BY u.o), u.path, $18, 1, u.t, u.t, NULL, NULL,
+            SELECT r.last_value - k.n + row_number() OVER (ORDER BY u.o), u.path, $22, 1, u.t, u.t, NULL, NULL,
                 NULL, u.data
-            FROM unnest($1::bigint[], $2::bytea[], $3::bytea[], $4::bigint[], $15::bytea[])
+            FROM unnest($1::bigint[], $2::bytea[], $3::bytea[], $4::bigint[], $19::bytea[])
                 WITH ORDINALITY AS u(cid, id, data, t, path, o)
             JOIN d ON d.cid = u.cid AND d.id = u.id
             CROSS JOIN k LEFT JOIN r ON true),
         n AS MATERIALIZED (SELECT r.last_value AS seq,
-            CASE WHEN (SELECT n FROM k) > 0 THEN pg_notify($19, r.last_value::text) END AS notified FROM r)
+            CASE WHEN (SELECT n FROM k) > 0 THEN pg_notify($23, r.last_value::text) END AS notified FROM r)
         SELECT NULL::bigint, NULL::bytea, (SELECT version FROM v), (SELECT seq FROM n)
         UNION ALL SELECT cid, id, NULL, NULL FROM d
         """

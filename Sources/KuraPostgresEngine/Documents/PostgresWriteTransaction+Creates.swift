@@ -98,6 +98,7 @@ extension PostgresWriteTransaction {
         var entryIds: [[UInt8]?] = []
         var iids: [Int64?] = [], scopes: [Int64?] = [], keys: [[UInt8]?] = [], keyCids: [Int64?] = []
         var keyIds: [[UInt8]?] = []
+        var valueKeys = PostgresValueKeys.Columns()
 
         mutating func add(path: DocumentPath, cid: Int64, data: [UInt8], entries: [IndexEntry], time: Int64) {
             let id = Array(path.id.utf8)
@@ -106,7 +107,9 @@ extension PostgresWriteTransaction {
             ids.append(id)
             self.data.append(data)
             times.append(time)
-            for entry in PostgresRows.stored(entries) {
+            let stored = PostgresRows.stored(entries)
+            valueKeys.add(stored: stored)
+            for entry in stored {
                 entryCids.append(cid)
                 fields.append(Array(entry.field.utf8))
                 kinds.append(entry.kind)
@@ -128,7 +131,7 @@ extension PostgresWriteTransaction {
                 .intArray(cids), .bytesArray(ids), .bytesArray(data), .intArray(times), .intArray(entryCids),
                 .bytesArray(fields), .intArray(kinds), .bytesArray(values), .bytesArray(entryIds), .intArray(iids),
                 .intArray(scopes), .bytesArray(keys), .intArray(keyCids), .bytesArray(keyIds),
-            ]
+            ] + valueKeys.bindings
         }
     }
 
@@ -136,14 +139,16 @@ extension PostgresWriteTransaction {
     /// index and composite entries of those inserted (joined to `d`'s rows), and returns the documents inserted.
     private static let createAllSQL = "WITH " + insertCTEs(when: "true") + " SELECT cid, id FROM d"
 
-    /// The common table expressions of `createAllSQL` (parameters `$1`–`$14`: `CreateRows.bindings`): `d` inserts
-    /// the documents (only if `condition` holds), `e` and `x` their index and composite entries; `d` returns the
+    /// The common table expressions of `createAllSQL` (parameters `$1`–`$18`: `CreateRows.bindings`): `d` inserts
+    /// the documents with their value keys (only if `condition` holds), `e` and `x` their index and composite
+    /// entries; `d` returns the
     /// `cid, id` of each document inserted, `e` and `x` a row per entry (so a statement can wait for them).
     static func insertCTEs(when condition: String) -> String {
         """
-        d AS (INSERT INTO docs(cid, id, data, ctime, utime, version)
-            SELECT u.cid, u.id, u.data, u.t, u.t, 1
-            FROM unnest($1::bigint[], $2::bytea[], $3::bytea[], $4::bigint[]) AS u(cid, id, data, t)
+        d AS (INSERT INTO docs(cid, id, data, ctime, utime, version, vfields, vkeys)
+            SELECT u.cid, u.id, u.data, u.t, u.t, 1, ($17::bytea[])[u.s:u.e], ($18::bytea[])[u.s:u.e]
+            FROM unnest($1::bigint[], $2::bytea[], $3::bytea[], $4::bigint[], $15::bigint[], $16::bigint[])
+                AS u(cid, id, data, t, s, e)
             WHERE \(condition)
             ON CONFLICT (cid, id) DO NOTHING RETURNING cid, id),
         e AS (INSERT INTO idx(cid, field, kind, value, id)

@@ -195,29 +195,33 @@ final class PostgresWriteTransaction: CommitTransaction {
         return (cid, StoredDocument(document: document, data: rows.bytes(0, 0) ?? []))
     }
 
-    /// Inserts a new document at version 1; `false` if one exists at that path (the unique key decides, without
-    /// aborting the transaction).
-    func insertDocument(cid: Int64, id: String, data: [UInt8], time: Int64) throws -> Bool {
+    /// Inserts a new document at version 1 with the value keys of `entries`; `false` if one exists at that path
+    /// (the unique key decides, without aborting the transaction).
+    func insertDocument(cid: Int64, id: String, data: [UInt8], entries: [IndexEntry], time: Int64) throws -> Bool {
         let result = try modify(
             """
-            INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES($1, $2, $3, $4, $4, 1)
+            INSERT INTO docs(cid, id, data, ctime, utime, version, vfields, vkeys) VALUES($1, $2, $3, $4, $4, 1, $5, $6)
             ON CONFLICT (cid, id) DO NOTHING
-            """, [.int(cid), PostgresRows.name(id), .bytes(data), .int(time)])
+            """,
+            [.int(cid), PostgresRows.name(id), .bytes(data), .int(time)]
+                + PostgresValueKeys(stored: PostgresRows.stored(entries)).bindings)
         return result.affectedRows == 1
     }
 
     /// Inserts `document` with its own times and version (an import); `false` if another node created it after
     /// this transaction read it as missing.
-    func insertImportedDocument(_ document: Document, cid: Int64, data: [UInt8]) throws -> Bool {
+    func insertImportedDocument(_ document: Document, cid: Int64, data: [UInt8], entries: [IndexEntry]) throws
+        -> Bool
+    {
         let result = try connection.query(
             """
-            INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES($1, $2, $3, $4, $5, $6)
+            INSERT INTO docs(cid, id, data, ctime, utime, version, vfields, vkeys) VALUES($1, $2, $3, $4, $5, $6, $7, $8)
             ON CONFLICT (cid, id) DO NOTHING
             """,
             [
                 .int(cid), PostgresRows.name(document.id), .bytes(data), .int(document.createTime),
                 .int(document.updateTime), .int(document.version),
-            ], prepared: true)
+            ] + PostgresValueKeys(stored: PostgresRows.stored(entries)).bindings, prepared: true)
         guard result.affectedRows == 1 else { return false }
         modifications += 1
         return true
@@ -232,16 +236,19 @@ final class PostgresWriteTransaction: CommitTransaction {
         modifications += result.affectedRows
     }
 
-    /// Replaces an existing document's data and brings its index entries from `oldFields` to `newEntries`.
+    /// Replaces an existing document's data and value keys and brings its index entries from `oldFields` to
+    /// `newEntries`.
     func updateDocument(
         cid: Int64, id: String, data: [UInt8], time: Int64, version: Int64, oldFields: JSONObject,
         newEntries: [IndexEntry]
     ) throws {
+        let stored = PostgresRows.stored(newEntries)
         try modify(
-            "UPDATE docs SET data = $1, utime = $2, version = $3 WHERE cid = $4 AND id = $5",
-            [.bytes(data), .int(time), .int(version), .int(cid), PostgresRows.name(id)])
+            "UPDATE docs SET data = $1, utime = $2, version = $3, vfields = $6, vkeys = $7 WHERE cid = $4 AND id = $5",
+            [.bytes(data), .int(time), .int(version), .int(cid), PostgresRows.name(id)]
+                + PostgresValueKeys(stored: stored).bindings)
         let old = Set(PostgresRows.stored(IndexEntries.of(oldFields)))
-        let new = Set(PostgresRows.stored(newEntries))
+        let new = Set(stored)
         try deleteEntries(Array(old.subtracting(new)), cid: cid, id: id)
         try insertEntries(Array(new.subtracting(old)), cid: cid, id: id)
     }

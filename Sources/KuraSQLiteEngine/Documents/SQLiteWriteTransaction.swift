@@ -104,7 +104,7 @@ final class SQLiteWriteTransaction: CommitTransaction {
     }
 
     /// Inserts a new document at version 1; `false` if one exists at that path (the unique key decides).
-    func insertDocument(cid: Int64, id: String, data: [UInt8], time: Int64) throws -> Bool {
+    func insertDocument(cid: Int64, id: String, data: [UInt8], entries: [IndexEntry], time: Int64) throws -> Bool {
         do {
             try connection.run(
                 "INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES(?, ?, ?, ?, ?, 1)",
@@ -117,7 +117,9 @@ final class SQLiteWriteTransaction: CommitTransaction {
 
     /// Inserts `document` with its own times and version (an import). Only this connection writes, so nothing
     /// can have inserted it since the transaction read it as missing: always `true`.
-    func insertImportedDocument(_ document: Document, cid: Int64, data: [UInt8]) throws -> Bool {
+    func insertImportedDocument(_ document: Document, cid: Int64, data: [UInt8], entries: [IndexEntry]) throws
+        -> Bool
+    {
         try connection.run(
             "INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES(?, ?, ?, ?, ?, ?)",
             [
