@@ -54,7 +54,7 @@ public final class PostgresDatabase: Sendable {
     public static let migrator = SchemaMigrator(PostgresSchema.migrations)
 
     /// Brings the schema up to date (once per process) and returns the pool. A step that rewrites rows reports
-    /// its progress to `log`, or to standard error without one.
+    /// its progress to `log`, or without one as an INFO line on standard error (the server log's format).
     @discardableResult
     public func prepared(log: (@Sendable (String) -> Void)? = nil) throws -> PostgresConnectionPool {
         guard !url.isEmpty else {
@@ -64,11 +64,7 @@ public final class PostgresDatabase: Sendable {
             guard !done else { return }
             try pool.withConnection { connection in
                 try Self.migrator.migrate(connection) { line in
-                    if let log {
-                        log("store: \(line)")
-                    } else {
-                        FileHandle.standardError.write(Data("kura: store: \(line)\n".utf8))
-                    }
+                    if let log { log("store: \(line)") } else { Logger().info("store: \(line)") }
                 }
             }
             done = true

@@ -46,7 +46,7 @@ extension PostgresValueKeys {
 
     /// Schema step 101's rewrite of every `docs` row: its value keys, computed from its data the way a write
     /// computes them (`IndexEntries.of`), in chunks of `fillChunk` documents in `rid` order, reporting progress
-    /// after each; then drops `idx_doc`, the index the keys replace.
+    /// whenever another tenth is done; then drops `idx_doc`, the index the keys replace.
     @Sendable static func fill(_ connection: PostgresConnection, progress: (String) -> Void) throws {
         let total = try connection.query("SELECT count(*) FROM docs").int(0, 0) ?? 0
         if total > 0 { progress("rewriting \(total) documents with their value keys (schema step 101)") }
@@ -73,8 +73,11 @@ extension PostgresValueKeys {
                 UPDATE docs d SET vfields = ($3::bytea[])[u.s:u.e], vkeys = ($4::bytea[])[u.s:u.e]
                 FROM unnest($5::bigint[], $1::bigint[], $2::bigint[]) AS u(rid, s, e) WHERE d.rid = u.rid
                 """, columns.bindings + [.intArray(rids)])
+            let tenthsBefore = done * 10 / max(total, 1)
             done += Int64(rows.rowCount)
-            progress("value keys: \(done) of \(total) documents")
+            if done * 10 / max(total, 1) > tenthsBefore || rows.rowCount < fillChunk {
+                progress("value keys: \(done) of \(total) documents (\(done * 100 / max(total, done, 1)) %)")
+            }
         }
         try connection.execute("DROP INDEX idx_doc")
     }
