@@ -238,10 +238,12 @@ export class Auth {
     if (!session) return null;
     // Another tab may have refreshed while we waited for the lock. localStorage is not a reliable witness of that
     // (Chromium propagates it to other tabs asynchronously); the IndexedDB copy is, because the refreshing tab
-    // writes it before releasing the lock.
+    // writes it before releasing the lock. Its refresh token tells: every refresh rotates it, while two refreshes
+    // within one second may return the very same ID token (same claims, deterministic signature).
     const stored = this._persistence === 'local' ? await readShared(this._key) : null;
     if (stored?.sid && stored.sid === session.sid) {
-      if (stored.idToken !== stale && !expiresSoon(stored)) {
+      const newer = stored.refreshToken !== session.refreshToken || stored.idToken !== stale;
+      if (newer && !expiresSoon(stored)) {
         this._adopt(stored);
         return stored;
       }
