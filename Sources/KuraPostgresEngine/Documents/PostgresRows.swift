@@ -28,10 +28,17 @@ enum PostgresRows {
     static func document(path: DocumentPath, bytes: [UInt8], ctime: Int64, utime: Int64, version: Int64) throws
         -> Document
     {
+        Document(
+            path: path, fields: try fields(bytes, of: "\(path)"), createTime: ctime, updateTime: utime,
+            version: version)
+    }
+
+    /// The fields of a document's stored data (`docs.data`); `what` names the row in the error for corrupt data.
+    static func fields(_ bytes: [UInt8], of what: String) throws -> JSONObject {
         guard case .object(let fields) = try JSONValue.parse(bytes, maxDepth: 512) else {
-            throw PostgresError(kind: .protocolViolation, message: "corrupt document data at \(path)")
+            throw PostgresError(kind: .protocolViolation, message: "corrupt document data at \(what)")
         }
-        return Document(path: path, fields: fields, createTime: ctime, updateTime: utime, version: version)
+        return fields
     }
 
     /// The columns `change` reads, in its order.

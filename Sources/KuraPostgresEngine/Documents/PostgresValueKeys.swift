@@ -27,11 +27,10 @@ struct PostgresValueKeys {
         var fields: [[UInt8]?] = [], keys: [[UInt8]?] = []
 
         mutating func add(stored entries: [IndexEntry]) {
+            let document = PostgresValueKeys(stored: entries)
             starts.append(Int64(fields.count + 1))
-            for entry in entries where entry.kind == IndexEntry.valueKind {
-                fields.append(Array(entry.field.utf8))
-                keys.append(entry.value)
-            }
+            fields += document.fields
+            keys += document.keys
             ends.append(Int64(fields.count))
         }
 
@@ -61,9 +60,7 @@ extension PostgresValueKeys {
             var columns = Columns()
             for row in 0..<rows.rowCount {
                 let rid = try rows.int(row, 0) ?? 0
-                guard case .object(let fields) = try JSONValue.parse(rows.bytes(row, 1) ?? [], maxDepth: 512) else {
-                    throw PostgresError(kind: .protocolViolation, message: "corrupt document data in docs row \(rid)")
-                }
+                let fields = try PostgresRows.fields(rows.bytes(row, 1) ?? [], of: "docs row \(rid)")
                 rids.append(rid)
                 columns.add(stored: PostgresRows.stored(IndexEntries.of(fields)))
                 after = rid

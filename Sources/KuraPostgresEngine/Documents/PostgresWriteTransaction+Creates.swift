@@ -141,8 +141,8 @@ extension PostgresWriteTransaction {
 
     /// The common table expressions of `createAllSQL` (parameters `$1`–`$18`: `CreateRows.bindings`): `d` inserts
     /// the documents with their value keys (only if `condition` holds), `e` and `x` their index and composite
-    /// entries; `d` returns the
-    /// `cid, id` of each document inserted, `e` and `x` a row per entry (so a statement can wait for them).
+    /// entries; `d` returns the `cid, id` of each document inserted, `e` and `x` a row per entry (so a statement
+    /// can wait for them).
     static func insertCTEs(when condition: String) -> String {
         """
         d AS (INSERT INTO docs(cid, id, data, ctime, utime, version, vfields, vkeys)
