@@ -39,13 +39,22 @@ extension PostgresConnection {
     /// The first half of `pipeline`: sends the statements and returns without waiting, so the caller can do
     /// other work (on other connections) while the server runs them. The connection stays in pipeline mode,
     /// usable for nothing else, until `results(of:)` read the answers.
+    ///
+    /// A pipeline may be sent while another is in flight on the connection: the server runs it after that one
+    /// (its results are read after that one's). Preparing a statement takes a round trip of its own, which
+    /// cannot be made then, so a statement marked `prepared` that this session has not prepared yet is sent
+    /// unprepared instead.
     public func send(_ statements: [PipelinedStatement]) throws -> SentPipeline {
         finishSentQuery()
         let encoded = statements.map { $0.parameters.map(EncodedParameter.init) }
         // Preparing one statement never deallocates another of the same pipeline.
         var kept: Set<String> = []
+        let following = pipelinesInFlight > 0
         let names = try zip(statements, encoded).map { statement, encoded -> String? in
             guard statement.prepared else { return nil }
+            if following {
+                return preparedStatements.use(PreparedStatements.Key(sql: statement.sql, types: encoded.map(\.type)))
+            }
             let name = try preparedName(for: statement.sql, encoded, keeping: kept)
             kept.insert(name)
             return name
@@ -68,12 +77,15 @@ extension PostgresConnection {
             sent += 1
         }
         let synced = PQpipelineSync(raw) == 1
+        pipelinesInFlight += 1
         return SentPipeline(statements: statements.map(\.sql), sent: sent, synced: synced)
     }
 
-    /// The second half of `pipeline`: waits for the results of `sent` and leaves pipeline mode.
+    /// The second half of `pipeline`: waits for the results of `sent` (the oldest pipeline in flight) and leaves
+    /// pipeline mode when no other pipeline is in flight.
     @discardableResult
     public func results(of sent: SentPipeline) throws -> [PostgresResult] {
+        pipelinesInFlight = max(0, pipelinesInFlight - 1)
         var results: [PostgresResult] = []
         var failure: (any Error)?
         for index in 0..<sent.sent {
@@ -99,11 +111,20 @@ extension PostgresConnection {
                 if status == PGRES_PIPELINE_SYNC { break }
             }
         }
-        if PQexitPipelineMode(raw) != 1 || sent.sent < sent.statements.count || !sent.synced {
+        if (pipelinesInFlight == 0 && PQexitPipelineMode(raw) != 1) || sent.sent < sent.statements.count
+            || !sent.synced
+        {
             failure = failure ?? lost("sending a pipeline")
         }
         if let failure { throw failure }
         return results
+    }
+
+    /// Whether the answer to the oldest pipeline in flight has begun to arrive, so `results(of:)` will not wait
+    /// for the server to run it (reads what the socket holds; never waits). Throws when the connection is lost.
+    public func pipelineAnswerArrived() throws -> Bool {
+        guard PQconsumeInput(raw) == 1 else { throw lost("reading a pipelined result") }
+        return PQisBusy(raw) == 0
     }
 
     private func lost(_ doing: String) -> PostgresError {

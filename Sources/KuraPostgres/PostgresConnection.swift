@@ -19,6 +19,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private(set) var channels: Set<String> = []
     /// The statement `sendQuery` sent, until `takeAnswer()` hands its answer out (`PostgresConnection+Notify`).
     var sentQuery: SentQuery?
+    /// Pipelines `send` sent whose results `results(of:)` has not read yet (`PostgresConnection+Pipeline`).
+    var pipelinesInFlight = 0
 
     /// Opens a connection from a libpq connection string: `postgresql://user@host:port/db`, key-value form
     /// (`host=… dbname=…`), or multi-host `postgresql://h1,h2/db?target_session_attrs=read-write`, in which case
@@ -92,6 +94,7 @@ public final class PostgresConnection: @unchecked Sendable {
         PQreset(handle)
         preparedStatements.removeAll()
         sentQuery = nil
+        pipelinesInFlight = 0
         guard isConnected else {
             throw PostgresError(kind: .connection, message: "reconnecting: \(Self.errorMessage(handle))")
         }

@@ -36,11 +36,14 @@ import Synchronization
 /// last statement and COMMIT, runs the next batch's statements on a second connection and sends its last statement
 /// and COMMIT too, then reads the first batch's answer and acknowledges it. The second batch's change numbers wait
 /// on the server until the first one committed (`ChangeSequence`), so commits stay one at a time and in order.
-/// A create batch is the exception: the writer waits for its COMMIT before it takes the next batch from the queue.
-/// It needs no round trip before its COMMIT, so there is nothing to overlap but the commit itself, and the creates
-/// that arrive meanwhile then go into one batch instead of two smaller ones (the next already waiting on the
-/// server, the one after gathering): fewer, larger batches per WAL flush and less work per create
-/// (docs/scaling.md, "Durable creates: where the time goes").
+/// A create batch is the exception: the writer waits for its answer before it takes the next batch from the
+/// queue, unless at least three quarters as many creates as it holds queue first. Those then go out as the next
+/// create batch on the same connection, behind it, and the server runs them as soon as the first one committed:
+/// the server does not wait for the writer to plan and send each batch, and the batches stay about as large as
+/// the creates arriving meanwhile make them (overlapping on a second connection split them into smaller ones,
+/// and each batch costs the server a few hundred µs beyond its rows; docs/scaling.md, "Durable creates: where the
+/// time goes"). A batch that fails leaves its transaction aborted on the server, so the one behind it fails too
+/// and both run again as usual batches.
 final class PostgresWriter: @unchecked Sendable {
     private class Job: @unchecked Sendable {
         let size: Int
@@ -105,10 +108,14 @@ final class PostgresWriter: @unchecked Sendable {
     let batchesCommitted = Atomic<Int>(0)
     /// Of those, create batches (`sendCreateBatch`).
     let createBatchesCommitted = Atomic<Int>(0)
+    /// Create batches sent behind another one on its connection (`followingCreates`).
+    let createBatchesFollowing = Atomic<Int>(0)
     private let condition = NSCondition()
     /// Runs the completions of committed batches, in commit order, off the writer thread.
     private let acknowledgements = SerialQueue(name: "kura-pg-write-acks")
     private var queue: [Job] = []
+    /// Armed while the writer waits for a create batch's answer (`followingCreates`).
+    private let wakeup = QueueWakeup()
     private var stopped = false
     private let thread = ServiceThread(name: "kura-pg-writer")
     private let transaction: PostgresWriteTransaction
@@ -173,6 +180,7 @@ final class PostgresWriter: @unchecked Sendable {
         }
         queue.append(job)
         condition.signal()
+        wakeup.queued(queue.count)
         condition.unlock()
     }
 
@@ -238,8 +246,9 @@ final class PostgresWriter: @unchecked Sendable {
             if let inFlight { complete(inFlight) }
             inFlight = next
             if let sent = inFlight, case .creates = sent.commit {
-                // A create batch is not overlapped with the next one (see the type's documentation).
-                complete(sent)
+                // A create batch is not overlapped with the next one, only followed (see the type's
+                // documentation).
+                completeCreates(sent)
                 inFlight = nil
             }
             if inFlight == nil { try? pool.withConnection { maintenance($0) } }
@@ -247,10 +256,11 @@ final class PostgresWriter: @unchecked Sendable {
         acknowledgements.sync {}
     }
 
-    /// Waits for the COMMIT of `batch`, acknowledges its jobs, and gives its connection back. A deadlock or
-    /// serialization failure queues the batch's jobs again (first), a few times.
-    private func complete(_ batch: InFlight) {
-        defer { pool.giveBack(batch.connection) }
+    /// Waits for the COMMIT of `batch`, acknowledges its jobs, and gives its connection back (unless `followed`:
+    /// another batch was sent behind it). A deadlock or serialization failure queues the batch's jobs again
+    /// (first), a few times.
+    private func complete(_ batch: InFlight, followed: Bool = false) {
+        defer { if !followed { pool.giveBack(batch.connection) } }
         do {
             switch batch.commit {
             case .batch(let sent):
@@ -267,15 +277,18 @@ final class PostgresWriter: @unchecked Sendable {
                         }
                     }
                 case .catalogChanged(let version):
-                    // Nothing was written. Reload the catalog, and run the creates again as a usual batch.
-                    try? afterBegin(batch.connection, version)
+                    // Nothing was written. Reload the catalog, and run the creates again as a usual batch. (The
+                    // batch following, planned with the same catalog, comes to the same and reloads it.)
+                    if !followed { try? afterBegin(batch.connection, version) }
                     requeue(batch.jobs)
                     return
                 }
             }
             batchesCommitted.add(1, ordering: .relaxed)
         } catch {
-            if batch.connection.isConnected && batch.connection.isInTransaction {
+            // Behind a failed batch, the one following fails too (its transaction is still aborted), and rolls
+            // back.
+            if !followed && batch.connection.isConnected && batch.connection.isInTransaction {
                 try? batch.connection.execute("ROLLBACK")
             }
             if Self.isTransient(error) && batch.jobs.allSatisfy({ $0.commitAttempts + 1 < Self.maxAttempts }) {
@@ -294,6 +307,65 @@ final class PostgresWriter: @unchecked Sendable {
             }
         }
         acknowledge(batch.jobs)
+    }
+
+    /// Waits for the answers of the create batch `first` and of the create batches sent behind it
+    /// (`followingCreates`), acknowledging each.
+    private func completeCreates(_ first: InFlight) {
+        var current = first
+        while let following = followingCreates(current) {
+            complete(current, followed: true)
+            current = following
+        }
+        complete(current)
+    }
+
+    /// The next create batch, sent on `batch`'s connection behind it once three quarters as many creates as it
+    /// holds queued before its answer began to arrive; nil when the answer came first (or the queued creates
+    /// cannot go out as a create batch).
+    private func followingCreates(_ batch: InFlight) -> InFlight? {
+        let enough = max(1, batch.jobs.count * 3 / 4)
+        while true {
+            guard let arrived = try? batch.connection.pipelineAnswerArrived(), !arrived else { return nil }
+            condition.lock()
+            let jobs = takeCreates(atLeast: enough)
+            if jobs == nil { wakeup.arm(length: enough) }
+            condition.unlock()
+            guard let jobs else {
+                wakeup.wait(socket: batch.connection.socket, timeoutMilliseconds: 1000)
+                condition.lock()
+                wakeup.disarm()
+                condition.unlock()
+                continue
+            }
+            transaction.connection = batch.connection
+            defer { transaction.connection = nil }
+            if let sent = try? transaction.sendCreateBatch(
+                jobs.map { $0.bulkCreate! }, locking: Set(jobs.flatMap(\.lockKeys)), catalogVersion: catalogVersion())
+            {
+                createBatchesFollowing.add(1, ordering: .relaxed)
+                return InFlight(jobs: jobs, connection: batch.connection, commit: .creates(sent))
+            }
+            // Nothing was sent (a collection this node does not know yet): they wait for a usual batch.
+            condition.lock()
+            queue.insert(contentsOf: jobs, at: 0)
+            condition.unlock()
+            return nil
+        }
+    }
+
+    /// The creates at the front of the queue that may run as a create batch, if there are at least `count`
+    /// (under `condition`).
+    private func takeCreates(atLeast count: Int) -> [Job]? {
+        var taken = 0
+        for job in queue {
+            guard job.bulkCreate != nil && job.commitAttempts == 0 && taken < Self.maxBatchWrites else { break }
+            taken += 1
+        }
+        guard taken >= count else { return nil }
+        let jobs = Array(queue.prefix(taken))
+        queue.removeFirst(taken)
+        return jobs
     }
 
     /// Queues `jobs` again, first, counting the attempt (a job attempted before runs in a usual batch).
