@@ -41,10 +41,7 @@ struct EncodedParameter {
         case .bytes(let bytes):
             self.init(type: PostgresType.bytea, format: 1, bytes: bytes)
         case .intArray(let values):
-            let elements = values.map { $0.map { bigEndianBytes(UInt64(bitPattern: $0)) } }
-            self.init(
-                type: PostgresType.int8Array, format: 1,
-                bytes: binaryArray(elementType: PostgresType.int8, elements))
+            self.init(type: PostgresType.int8Array, format: 1, bytes: binaryInt8Array(values))
         case .bytesArray(let values):
             self.init(
                 type: PostgresType.byteaArray, format: 1, bytes: binaryArray(elementType: PostgresType.bytea, values))
@@ -75,36 +72,63 @@ public enum PostgresType {
 }
 
 /// PostgreSQL's binary array form (`array_recv`): dimensions, a has-nulls flag, the element type, then each
-/// element as a length (-1: NULL) and its bytes. An empty array has no dimensions.
+/// element as a length (-1: NULL) and its bytes. An empty array has no dimensions. Written into one buffer, without
+/// an allocation per element (a create batch binds arrays of a thousand elements and more).
 func binaryArray(elementType: UInt32, _ elements: [[UInt8]?]) -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + ($1?.count ?? 0) })
-    func append(_ value: Int32) {
-        let bits = UInt32(bitPattern: value)
-        out += [
-            UInt8(bits >> 24), UInt8(truncatingIfNeeded: bits >> 16), UInt8(truncatingIfNeeded: bits >> 8),
-            UInt8(truncatingIfNeeded: bits),
-        ]
-    }
-    append(elements.isEmpty ? 0 : 1)
-    append(elements.contains(where: { $0 == nil }) ? 1 : 0)
-    append(Int32(bitPattern: elementType))
-    if elements.isEmpty { return out }
-    append(Int32(elements.count))
-    append(1)
+    var out = binaryArrayHeader(
+        elementType: elementType, count: elements.count, hasNulls: elements.contains(where: { $0 == nil }),
+        capacity: elements.reduce(0) { $0 + 4 + ($1?.count ?? 0) })
     for element in elements {
         guard let element else {
-            append(-1)
+            out.appendBigEndian(Int32(-1))
             continue
         }
-        append(Int32(element.count))
+        out.appendBigEndian(Int32(element.count))
         out += element
     }
     return out
 }
 
+/// `binaryArray` of `bigint`s.
+func binaryInt8Array(_ values: [Int64?]) -> [UInt8] {
+    var out = binaryArrayHeader(
+        elementType: PostgresType.int8, count: values.count, hasNulls: values.contains(where: { $0 == nil }),
+        capacity: values.count * 12)
+    for value in values {
+        guard let value else {
+            out.appendBigEndian(Int32(-1))
+            continue
+        }
+        out.appendBigEndian(Int32(8))
+        out.appendBigEndian(value)
+    }
+    return out
+}
+
+/// The header of `binaryArray`, in a buffer with room for `capacity` more bytes.
+private func binaryArrayHeader(elementType: UInt32, count: Int, hasNulls: Bool, capacity: Int) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(20 + capacity)
+    out.appendBigEndian(Int32(count == 0 ? 0 : 1))
+    out.appendBigEndian(Int32(hasNulls ? 1 : 0))
+    out.appendBigEndian(elementType)
+    if count == 0 { return out }
+    out.appendBigEndian(Int32(count))
+    out.appendBigEndian(Int32(1))
+    return out
+}
+
 func bigEndianBytes(_ value: UInt64) -> [UInt8] {
-    (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+    var out: [UInt8] = []
+    out.appendBigEndian(value)
+    return out
+}
+
+extension [UInt8] {
+    /// Appends `value`'s bytes, most significant first (network order).
+    mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+    }
 }
 
 func integer(bigEndian bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {

@@ -61,4 +61,48 @@ struct PipelineTests {
         let again = try connection.pipeline([PipelinedStatement("SELECT 7", resultFormat: .binary)])
         #expect(try again[0].int(0, 0) == 7)
     }
+
+    @Test("a pipeline sent behind another runs after it; an unprepared statement goes out unprepared; then it is idle")
+    func pipelineBehindAnother() throws {
+        let connection = try PostgresConnection(url: try TestPostgres.freshDatabase())
+        try connection.execute("CREATE TABLE t (id bigint PRIMARY KEY)")
+        let insert = "INSERT INTO t VALUES ($1)"
+        let first = try connection.send([
+            PipelinedStatement("BEGIN"), PipelinedStatement(insert, [1], prepared: true),
+            PipelinedStatement("SELECT pg_sleep(0.2)"), PipelinedStatement("COMMIT"),
+        ])
+        // Sent while the first still runs: `insert` is prepared, the count is not (and cannot be prepared now).
+        let second = try connection.send([
+            PipelinedStatement("BEGIN"), PipelinedStatement(insert, [2], prepared: true),
+            PipelinedStatement("SELECT count(*) FROM t", resultFormat: .binary, prepared: true),
+            PipelinedStatement("COMMIT"),
+        ])
+        #expect(try connection.pipelineAnswerArrived() == false)
+        #expect(try connection.results(of: first).count == 4)
+        let results = try connection.results(of: second)
+        #expect(try results[2].int(0, 0) == 2)
+        #expect(!connection.isInTransaction)
+        try connection.execute("SELECT 1")
+        #expect(try connection.query("SELECT count(*) FROM t", resultFormat: .binary, prepared: true).int(0, 0) == 2)
+    }
+
+    @Test("behind a failed pipeline's open transaction, the next pipeline fails too, and nothing of it commits")
+    func behindAFailure() throws {
+        let connection = try PostgresConnection(url: try TestPostgres.freshDatabase())
+        try connection.execute("CREATE TABLE t (id bigint PRIMARY KEY)")
+        try connection.execute("INSERT INTO t VALUES (1)")
+        let first = try connection.send([
+            PipelinedStatement("BEGIN"), PipelinedStatement("INSERT INTO t VALUES ($1)", [1]),
+            PipelinedStatement("COMMIT"),
+        ])
+        let second = try connection.send([
+            PipelinedStatement("BEGIN"), PipelinedStatement("INSERT INTO t VALUES ($1)", [2]),
+            PipelinedStatement("COMMIT"),
+        ])
+        #expect(throws: PostgresError.self) { try connection.results(of: first) }
+        #expect(throws: PostgresError.self) { try connection.results(of: second) }
+        #expect(connection.isInTransaction)
+        try connection.execute("ROLLBACK")
+        #expect(try connection.query("SELECT count(*) FROM t", resultFormat: .binary).int(0, 0) == 1)
+    }
 }
