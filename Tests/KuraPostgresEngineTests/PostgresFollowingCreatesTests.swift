@@ -24,11 +24,16 @@ struct PostgresFollowingCreatesTests {
         let store: PostgresDocumentStore
         let holder: PostgresConnection
         let probe: PostgresConnection
+        /// The newest change before the test's creates.
+        let sequenceBefore: Int64
+        /// Each create's answer, by number.
+        let outcomes = Shared<[Int: Result<[WriteResult], any Error>]>([:])
 
         init() throws {
             url = try TestPostgres.freshDatabase()
             store = try PostgresDocumentStore(database: PostgresDatabase(url: url, poolSize: 2))
             try store.create(doc("follow/first"), ["n": 0])
+            sequenceBefore = try store.latestSequence()
             holder = try PostgresConnection(url: url)
             try holder.execute("BEGIN")
             try holder.execute("SELECT last_value FROM \(ChangeSequence.table) FOR UPDATE")
@@ -61,19 +66,24 @@ struct PostgresFollowingCreatesTests {
             return false
         }
 
-        func create(_ range: Range<Int>, into outcomes: Shared<[Int: Result<[WriteResult], any Error>]>)
-            throws -> DispatchGroup
-        {
-            let group = DispatchGroup()
-            for n in range {
-                group.enter()
+        /// Creates `follow/d0` … `d<count-1>`: the first goes out alone and waits for the counter row, the rest
+        /// queue behind it and are sent behind it. Returns the waiting batch's server process and a group that
+        /// is done when every create was answered (into `outcomes`).
+        func queueBehindWaitingBatch(_ count: Int) throws -> (pid: Int64, answered: DispatchGroup) {
+            let answered = DispatchGroup()
+            func create(_ n: Int) throws {
+                answered.enter()
                 let write = Write(path: try doc("follow/d\(n)"), operation: .create(["n": .int(Int64(n))]))
                 store.commit([write]) { result in
                     outcomes.withLock { $0[n] = result }
-                    group.leave()
+                    answered.leave()
                 }
             }
-            return group
+            try create(0)
+            let pid = try #require(try waitingBatch(), "the first create batch never waited for the counter row")
+            for n in 1..<count { try create(n) }
+            #expect(awaitFollowing(1), "no create batch was sent behind the waiting one")
+            return (pid, answered)
         }
     }
 
@@ -81,24 +91,18 @@ struct PostgresFollowingCreatesTests {
     func followingCommitsInOrder() throws {
         let setup = try Setup()
         defer { setup.close() }
-        let sequenceBefore = try setup.store.latestSequence()
-        let outcomes = Shared<[Int: Result<[WriteResult], any Error>]>([:])
-        let first = try setup.create(0..<1, into: outcomes)
-        #expect(try setup.waitingBatch() != nil, "the first create batch never waited for the counter row")
-        let rest = try setup.create(1..<20, into: outcomes)
-        #expect(setup.awaitFollowing(1), "no create batch was sent behind the waiting one")
+        let (_, answered) = try setup.queueBehindWaitingBatch(20)
         // Nothing is acknowledged while the first batch waits.
-        #expect(outcomes.current.isEmpty)
+        #expect(setup.outcomes.current.isEmpty)
         try setup.holder.execute("ROLLBACK")
-        first.wait()
-        rest.wait()
+        answered.wait()
         for n in 0..<20 {
-            #expect(try outcomes.current[n]?.get().first?.version == 1, "create \(n)")
+            #expect(try setup.outcomes.current[n]?.get().first?.version == 1, "create \(n)")
             #expect(try setup.store.get(doc("follow/d\(n)"))?.fields["n"] == .int(Int64(n)))
         }
         // The first create's entry comes first; the log is dense and in commit-time order.
-        let log = try setup.store.changes(after: sequenceBefore, limit: 100)
-        #expect(log.map(\.sequence) == Array((sequenceBefore + 1)...(sequenceBefore + 20)))
+        let log = try setup.store.changes(after: setup.sequenceBefore, limit: 100)
+        #expect(log.map(\.sequence) == Array((setup.sequenceBefore + 1)...(setup.sequenceBefore + 20)))
         #expect(log.first?.path == (try doc("follow/d0")))
         #expect(log.map(\.time) == log.map(\.time).sorted())
     }
@@ -107,24 +111,18 @@ struct PostgresFollowingCreatesTests {
     func failureAheadRunsBothAgain() throws {
         let setup = try Setup()
         defer { setup.close() }
-        let sequenceBefore = try setup.store.latestSequence()
-        let outcomes = Shared<[Int: Result<[WriteResult], any Error>]>([:])
-        let first = try setup.create(0..<1, into: outcomes)
-        let pid = try #require(try setup.waitingBatch(), "the first create batch never waited for the counter row")
-        let rest = try setup.create(1..<10, into: outcomes)
-        #expect(setup.awaitFollowing(1), "no create batch was sent behind the waiting one")
+        let (pid, answered) = try setup.queueBehindWaitingBatch(10)
         // Cancelling the waiting statement fails the first batch; its transaction stays aborted, so the batch
         // behind it fails as well. Both run again as usual batches, which wait for the counter row in turn.
         #expect(try setup.probe.query("SELECT pg_cancel_backend($1::int)", [.int(pid)]).rowCount == 1)
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(outcomes.current.isEmpty, "a create was answered while the counter row was held")
+        #expect(setup.outcomes.current.isEmpty, "a create was answered while the counter row was held")
         try setup.holder.execute("ROLLBACK")
-        first.wait()
-        rest.wait()
+        answered.wait()
         for n in 0..<10 {
-            #expect(try outcomes.current[n]?.get().first?.version == 1, "create \(n)")
+            #expect(try setup.outcomes.current[n]?.get().first?.version == 1, "create \(n)")
         }
-        let log = try setup.store.changes(after: sequenceBefore, limit: 100)
+        let log = try setup.store.changes(after: setup.sequenceBefore, limit: 100)
         #expect(log.count == 10)
         #expect(Set(log.map(\.path)) == Set(try (0..<10).map { try doc("follow/d\($0)") }))
         let rows = try setup.probe.query("SELECT count(*) FROM docs WHERE id LIKE 'd%'::bytea")
