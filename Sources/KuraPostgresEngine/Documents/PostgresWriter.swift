@@ -55,6 +55,8 @@ final class PostgresWriter: @unchecked Sendable {
         var bulkCreate: PreparedWrite?
         /// Times its batch's COMMIT failed with a deadlock or serialization failure (it is then queued again).
         var commitAttempts = 0
+        /// Whether it may go out in a create batch (`sendCreateBatch`): a bulk create not attempted before.
+        var fitsCreateBatch: Bool { bulkCreate != nil && commitAttempts == 0 }
         init(size: Int, selfContained: Bool, lockKeys: [Int64], bulkCreate: PreparedWrite?) {
             self.size = size
             self.selfContained = selfContained
@@ -321,13 +323,18 @@ final class PostgresWriter: @unchecked Sendable {
     }
 
     /// The next create batch, sent on `batch`'s connection behind it once three quarters as many creates as it
-    /// holds queued before its answer began to arrive; nil when the answer came first (or the queued creates
-    /// cannot go out as a create batch).
+    /// holds queued before its answer began to arrive; nil when the answer came first, or when the job at the
+    /// front of the queue, or one of the creates, cannot go out in a create batch.
     private func followingCreates(_ batch: InFlight) -> InFlight? {
         let enough = max(1, batch.jobs.count * 3 / 4)
         while true {
             guard let arrived = try? batch.connection.pipelineAnswerArrived(), !arrived else { return nil }
             condition.lock()
+            if let front = queue.first, !front.fitsCreateBatch {
+                // The next batch is a usual one, which cannot follow: wait for the answer (`complete`).
+                condition.unlock()
+                return nil
+            }
             let jobs = takeCreates(atLeast: enough)
             if jobs == nil { wakeup.arm(length: enough) }
             condition.unlock()
@@ -359,7 +366,7 @@ final class PostgresWriter: @unchecked Sendable {
     private func takeCreates(atLeast count: Int) -> [Job]? {
         var taken = 0
         for job in queue {
-            guard job.bulkCreate != nil && job.commitAttempts == 0 && taken < Self.maxBatchWrites else { break }
+            guard job.fitsCreateBatch && taken < Self.maxBatchWrites else { break }
             taken += 1
         }
         guard taken >= count else { return nil }
@@ -396,7 +403,7 @@ final class PostgresWriter: @unchecked Sendable {
     /// Runs `batch` in a transaction on `transaction.connection` up to its COMMIT, which it sends and returns in
     /// flight; nil when nothing is left to commit (every job failed and was acknowledged).
     private func commit(_ batch: [Job]) -> InFlight? {
-        if batch.allSatisfy({ $0.bulkCreate != nil && $0.commitAttempts == 0 }) {
+        if batch.allSatisfy(\.fitsCreateBatch) {
             do {
                 if let sent = try transaction.sendCreateBatch(
                     batch.map { $0.bulkCreate! }, locking: Set(batch.flatMap(\.lockKeys)),

@@ -4,7 +4,7 @@
 
 /// Lets a thread wait in one `poll` for a database socket and for a queue to reach a length: the queue's owner
 /// arms it with a length (`arm`), its producers report each new length (`queued`), and the first one at or past
-/// the armed length makes `descriptor` readable, once. Used by `PostgresWriter` while a create batch's answer is
+/// the armed length makes its pipe readable, once. Used by `PostgresWriter` while a create batch's answer is
 /// outstanding; a wakeup per submitted commit would cost more than it saves.
 ///
 /// `arm`, `disarm` and `queued` run under the queue owner's lock; `wait` runs outside it.
