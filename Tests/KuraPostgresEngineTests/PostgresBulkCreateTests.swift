@@ -159,7 +159,10 @@ struct PostgresBulkCreateTests {
         var waiting = false
         for _ in 0..<200 where !waiting {
             let rows = try probe.query(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH v AS%'")
+                """
+                SELECT count(*) FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH v AS%'
+                """)
             waiting = try rows.int(0, 0) == 1
             if !waiting { Thread.sleep(forTimeInterval: 0.05) }
         }

@@ -50,7 +50,10 @@ struct PostgresFollowingCreatesTests {
         func waitingBatch() throws -> Int64? {
             for _ in 0..<200 {
                 let rows = try probe.query(
-                    "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH v AS%'")
+                    """
+                    SELECT pid FROM pg_stat_activity
+                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH v AS%'
+                    """)
                 if rows.rowCount == 1 { return try rows.int(0, 0) }
                 Thread.sleep(forTimeInterval: 0.05)
             }
