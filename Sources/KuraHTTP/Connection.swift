@@ -118,9 +118,17 @@ final class Connection: @unchecked Sendable {
         uv_read_stop(asStream(handle))
     }
 
-    /// Reads while the client has few requests in flight and reads its responses; pauses otherwise.
+    /// Reads while the client has few requests in flight and reads its responses; pauses otherwise. While a
+    /// stream is open it always reads: the client's close is the only sign that a silent stream's listener is gone,
+    /// and with reads paused (a request that asked to close after its response, HTTP/1.0, many requests queued
+    /// behind the stream) it would be seen only at a later failing write, or never. What arrives then is discarded
+    /// or bounded in `received`.
     private func updateReading() {
         guard phase == .open else { return }
+        if stream != nil {
+            startReading()
+            return
+        }
         let inFlight = sequenceIn - sequenceOut
         let wanted =
             closeAfter == .max && inFlight < UInt64(loop.config.maxPipelinedRequests)
@@ -140,6 +148,12 @@ final class Connection: @unchecked Sendable {
         case .failed(let error): reject(error)
         }
         batching = false
+        if stream != nil && sequenceIn - sequenceOut > UInt64(loop.config.maxPipelinedRequests) {
+            // Requests pile up behind an open stream, which answers none of them until it ends: reads go on while
+            // a stream is open (see `updateReading`), so this is where their number is bounded.
+            close()
+            return
+        }
         flush()
         updateDeadline()
         updateReading()
@@ -347,6 +361,7 @@ final class Connection: @unchecked Sendable {
         stream = writer
         deadlineKind = .none
         start(writer)
+        updateReading()
     }
 
     private func finishedResponse(_ sequence: UInt64) {

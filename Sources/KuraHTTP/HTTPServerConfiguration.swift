@@ -16,7 +16,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeoutMs: UInt64 = 60_000
     /// Connections open at once across all loops; more are answered 503 and closed.
     public var maxConnections: Int = 10_000
-    /// Pipelined requests a connection may have in flight before the server stops reading from it.
+    /// Pipelined requests a connection may have in flight before the server stops reading from it (behind an open
+    /// stream, which keeps reading to see its client go away, before it closes the connection).
     public var maxPipelinedRequests: Int = 64
     /// Bytes queued for a slow reader before the server stops reading its next requests.
     public var maxPendingWriteBytes: Int = 1 << 20

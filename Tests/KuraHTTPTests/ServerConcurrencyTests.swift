@@ -203,6 +203,31 @@ private func poolRoutes(_ log: ThreadLog) -> (Router<BasicRequestContext>) -> Vo
         }
     }
 
+    @Test(
+        "a silent stream learns that its client went away when the request asked to close after it",
+        arguments: ["HTTP/1.1\r\nHost: t\r\nConnection: close", "HTTP/1.0\r\nHost: t"])
+    func silentClosingStreamClientGone(requestLine: String) throws {
+        // A request that ends the connection after its response stops the reading of further requests; the
+        // client going away must still be seen at once, not at the next write (a listen stream may write
+        // nothing for a heartbeat interval, and the SDK on Linux asks for `Connection: close`).
+        let closed = Signal()
+        try withTestHTTPServer(routes: { router in
+            router.get("/events") { _, _ in
+                .stream(headers: ["Content-Type": "text/event-stream"]) { stream in
+                    stream.onClose { closed.raise() }
+                    stream.write(Array(": hello\n".utf8))
+                }
+            }
+        }) { server in
+            let client = try server.connect()
+            try client.send("GET /events \(requestLine)\r\n\r\n")
+            try client.readUntil(": hello")
+            client.close()
+            #expect(closed.wait(), "onClose did not run after the client closed")
+            #expect(server.stillServes())
+        }
+    }
+
     @Test("a silent stream ends as soon as its client closes the connection")
     func silentStreamClientGone() throws {
         let closed = Signal()
