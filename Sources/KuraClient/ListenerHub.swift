@@ -187,6 +187,12 @@ final class ListenerHub: Sendable {
             }
             var request = URLRequest(url: transport.url("/api/listen?affinity=\(affinity)"))
             request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+            #if canImport(FoundationNetworking)
+                // libcurl keeps a finished response's connection for reuse and does not watch it: a stream the
+                // server ended (shutdown, `overflow`, an expired token) would stay half-open here, and the server
+                // would wait out its linger for the close. A stream's connection is never reused anyway.
+                request.setValue("close", forHTTPHeaderField: "Connection")
+            #endif
             if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
             let stream = EventStreamRequest(request: request)
             let proceed = state.withLock { state -> Bool in

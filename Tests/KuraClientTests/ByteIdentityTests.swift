@@ -34,7 +34,7 @@ import Testing
             defer { listener.cancel() }
             try await listener.wait { $0["form"] == "nfc" }
 
-            server.stop()
+            await server.stopOffPool()
             try await nfd.setData(["form": "nfd"])
             try await nfc.updateData(["seen": true])
             let latest = try await listener.wait { $0["seen"] == true }

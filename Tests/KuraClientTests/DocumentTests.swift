@@ -143,9 +143,9 @@ import Testing
     }
 
     @Test func unreachableServerIsUnavailable() async throws {
-        let server = try testServer()
+        let server = try await testServer()
         let kura = makeClient(server)
-        server.shutdown()
+        await server.shutdownOffPool()
         let error = await #expect(throws: KuraError.self) { try await kura.document("a/b").getDocument() }
         #expect(error?.code == .unavailable)
         #expect(error?.isNetworkFailure == true)

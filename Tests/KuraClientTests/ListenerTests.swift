@@ -130,9 +130,9 @@ import Testing
             let listener = Collector(items.snapshots())
             defer { listener.cancel() }
             try await listener.wait(forCount: 1)
-            server.stop()
+            await server.stopOffPool()
             try await Task.sleep(for: .milliseconds(300))
-            try server.start()
+            try await server.startOffPool()
             try await items.document("late").setData(["v": 1])
             let snapshot = try await listener.wait(timeout: .seconds(20)) { $0.count == 1 }
             #expect(snapshot.documents.first?.documentID == "late")

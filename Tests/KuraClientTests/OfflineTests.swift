@@ -21,7 +21,7 @@ import Testing
             try await counter.setData(["n": 0])
             #expect(kura.pendingWriteCount == 0)
 
-            server.stop()
+            await server.stopOffPool()
             // Each call returns once its write is queued; nothing reaches the server.
             try await counter.updateData(["n": FieldValue.increment(1)])
             try await log.setData(["order": ["first"]])
@@ -43,7 +43,7 @@ import Testing
             #expect(todos.documents.map(\.documentID) == [added.documentID])
             #expect(todos.metadata.isFromCache)
 
-            try server.start()
+            try await server.startOffPool()
             try await kura.waitForPendingWrites()
             #expect(try await server.document(counter.path)?["n"] as? Int == 3)
             #expect(try await server.document(log.path)?["order"] as? [String] == ["first", "second", "third"])
@@ -70,13 +70,13 @@ import Testing
             let document = kura.document("users/\(uid)/notes/n")
             try await document.setData(["text": "online"])
             _ = try await document.getDocument()
-            server.stop()
+            await server.stopOffPool()
             try await document.setData(["text": "offline"], merge: true)
             try await document.updateData(["edits": FieldValue.increment(1)])
             kura = Kura(url: server.url, settings: settings)  // the app is relaunched while offline
             #expect(kura.pendingWriteCount == 2)
             #expect(try await kura.document("users/\(uid)/notes/n").getDocument()["text"] == "offline")
-            try server.start()
+            try await server.startOffPool()
             try await kura.waitForPendingWrites()
             let stored = try #require(try await server.document("users/\(uid)/notes/n"))
             #expect(stored["text"] as? String == "offline")
@@ -144,10 +144,10 @@ import Testing
             // through.
             let rejections = Collector(kura.rejectedWrites)
             defer { rejections.cancel() }
-            server.stop()
+            await server.stopOffPool()
             try await kura.document("users/\(other)/x/y").setData(["a": 1])
             try await kura.document("users/\(uid)/x/ok").setData(["a": 2])
-            try server.start()
+            try await server.startOffPool()
             try await kura.waitForPendingWrites()
             #expect(try await server.document("users/\(other)/x/y") == nil)
             #expect(try await server.document("users/\(uid)/x/ok")?["a"] as? Int == 2)
@@ -169,7 +169,7 @@ import Testing
             let items = kura.collection("users/\(uid)/items")
             for n in 0..<5 { try await items.document("i\(n)").setData(["n": .init(n), "even": .bool(n % 2 == 0)]) }
             _ = try await items.getDocuments()  // cached from the server
-            server.stop()
+            await server.stopOffPool()
             let evens = try await items.whereField("even", isEqualTo: true).order(by: "n", descending: true)
                 .getDocuments()
             #expect(evens.documents.map(\.documentID) == ["i4", "i2", "i0"])
@@ -183,7 +183,7 @@ import Testing
                 try await kura.document("users/\(uid)/other/never-read").getDocument()
             }
             #expect(uncached?.code == .unavailable)
-            try server.start()
+            try await server.startOffPool()
             try await kura.waitForPendingWrites()
             #expect(try await items.getDocuments(source: .server).count == 4)
         }
@@ -202,7 +202,7 @@ extension OfflineTests {
             #expect(kura.persistenceError != nil)
             let document = kura.document("users/\(uid)/x/y")
             try await document.setData(["a": 1])
-            server.stop()
+            await server.stopOffPool()
             #expect(try await document.getDocument()["a"] == 1)
             #expect(!FileManager.default.fileExists(atPath: ":memory:"))
         }
@@ -223,7 +223,7 @@ extension OfflineTests {
             defer { listener.cancel() }
             try await listener.wait { $0.count == 1 && !$0.metadata.isFromCache }
 
-            server.stop()
+            await server.stopOffPool()
             try await todos.document("b").setData(["title": "offline", "n": 2])
             // Shown at once, marked as not yet acknowledged.
             let local = try await listener.wait { $0.count == 2 }
@@ -231,7 +231,7 @@ extension OfflineTests {
             #expect(local.documentChanges.map(\.type) == [.added])
             #expect(local.documents.map(\.documentID) == ["a", "b"])
 
-            try server.start()
+            try await server.startOffPool()
             let synced = try await listener.wait(timeout: .seconds(20)) {
                 $0.count == 2 && !$0.metadata.hasPendingWrites && !$0.metadata.isFromCache
             }
@@ -255,7 +255,7 @@ extension OfflineTests {
             let todos = kura.collection("users/\(uid)/todos")
             try await todos.document("a").setData(["title": "cached"])
             _ = try await todos.getDocuments()
-            server.stop()
+            await server.stopOffPool()
             let listener = Collector(todos.snapshots())
             defer { listener.cancel() }
             let snapshot = try await listener.wait { $0.count == 1 }
@@ -264,7 +264,7 @@ extension OfflineTests {
             let document = Collector(todos.document("a").snapshots())
             defer { document.cancel() }
             #expect(try await document.wait { $0.exists }.metadata.isFromCache)
-            try server.start()
+            try await server.startOffPool()
             try await listener.wait(timeout: .seconds(20)) { !$0.metadata.isFromCache }
         }
     }

@@ -28,9 +28,8 @@ import Testing
     }
 
     @MainActor @Test func memoApp() async throws {
-        let server = try testServer(rules: Self.memoRules)
-        defer { server.shutdown() }
-        do {
+        let server = try await testServer(rules: Self.memoRules)
+        try await shuttingDown(server) {
             Kura.configure(url: server.url, settings: .init(session: .memory))
             let ui = MemoUI()
             let mail = uniqueEmail("memo")
@@ -112,9 +111,8 @@ import Testing
     }
 
     @MainActor @Test func todoApp() async throws {
-        let server = try testServer()
-        defer { server.shutdown() }
-        do {
+        let server = try await testServer()
+        try await shuttingDown(server) {
             Kura.configure(url: server.url, settings: .init(session: .memory))
             let ui = TodoUI()
             let mail = uniqueEmail("todo")

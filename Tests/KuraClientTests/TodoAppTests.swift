@@ -200,7 +200,7 @@ import Testing
             (status, output) = try await todo(["add", "one"])
             #expect(status == 0, "\(output)")
 
-            server.stop()
+            await server.stopOffPool()
             (status, output) = try await todo(["list"])
             #expect(status == 0, "\(output)")
             #expect(output.contains("  one\n"))
@@ -210,7 +210,7 @@ import Testing
             let id = try #require(output.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
             #expect(try await todo(["list"]).1.contains("[ ] \(id)  two"))
 
-            try server.start()
+            try await server.startOffPool()
             (status, output) = try await todo(["list"])
             #expect(status == 0, "\(output)")
             #expect(!output.contains("offline"))

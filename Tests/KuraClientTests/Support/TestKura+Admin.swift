@@ -14,32 +14,84 @@ import KuraTestSupport
 /// `idTokenLifetime` shortens ID tokens (seconds) for refresh tests; `rules` replaces the default security rules
 /// (the text of `kura.rules`); `streamClockShift` (seconds) moves the clock against which listen streams' ID
 /// tokens expire, so a test can expire a stream's token at a moment of its choosing.
+///
+/// Async: starting a node (opening its databases, starting its threads) blocks, so it runs on a thread of its own
+/// (`offPool`), never on Swift's cooperative pool.
 func testServer(
     idTokenLifetime: Int64? = nil, rules: String? = nil, streamClockShift: Shared<Double>? = nil,
-    configure: (inout KuraConfiguration) -> Void = { _ in }
-) throws -> TestKura {
-    try TestKura(rules: rules) { configuration in
-        configuration.http.workerThreads = 4
-        configuration.logLevel = .error
-        configuration.auth = .lowCostForTesting
-        configuration.auth.rateLimits.enabled = false
-        if let idTokenLifetime { configuration.auth.idTokenLifetime = idTokenLifetime }
-        if let streamClockShift {
-            configuration.realtime.wallClock = { Date().timeIntervalSince1970 + streamClockShift.current }
+    configure: @escaping @Sendable (inout KuraConfiguration) -> Void = { _ in }
+) async throws -> TestKura {
+    try await offPool {
+        try TestKura(rules: rules) { configuration in
+            configuration.http.workerThreads = 4
+            configuration.logLevel = .error
+            configuration.auth = .lowCostForTesting
+            configuration.auth.rateLimits.enabled = false
+            if let idTokenLifetime { configuration.auth.idTokenLifetime = idTokenLifetime }
+            if let streamClockShift {
+                configuration.realtime.wallClock = { Date().timeIntervalSince1970 + streamClockShift.current }
+            }
+            configure(&configuration)
         }
-        configure(&configuration)
     }
 }
 
 /// Runs `body` against a fresh `testServer` and removes it afterwards.
 func withServer<T>(
     idTokenLifetime: Int64? = nil, rules: String? = nil, streamClockShift: Shared<Double>? = nil,
-    configure: (inout KuraConfiguration) -> Void = { _ in }, _ body: (TestKura) async throws -> T
+    configure: @escaping @Sendable (inout KuraConfiguration) -> Void = { _ in }, _ body: (TestKura) async throws -> T
 ) async throws -> T {
-    let server = try testServer(
+    let server = try await testServer(
         idTokenLifetime: idTokenLifetime, rules: rules, streamClockShift: streamClockShift, configure: configure)
-    defer { server.shutdown() }
-    return try await body(server)
+    do {
+        let result = try await body(server)
+        await server.shutdownOffPool()
+        return result
+    } catch {
+        await server.shutdownOffPool()
+        throw error
+    }
+}
+
+/// Runs blocking work (starting, stopping or removing an in-process node: it opens databases and joins threads)
+/// on a thread of its own and waits for it without holding a thread of Swift's cooperative pool. The pool has one
+/// thread per core and all of this target's tests run at once: when each test started and stopped its node on the
+/// pool, every other test's awaits (listener callbacks, `eventually`) stalled for seconds at a time on a 2-core
+/// machine (up to 39 s measured under load), and waits that allow 10 s failed.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
+    }
+}
+
+/// Runs `body` on the main actor, then shuts `server` down off the pool, whether `body` threw or not (the
+/// main-actor twin of `withServer`, for tests that drive Firebase-style code whose callbacks come on the main queue).
+@MainActor func shuttingDown(_ server: TestKura, _ body: @MainActor () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch {
+        await server.shutdownOffPool()
+        throw error
+    }
+    await server.shutdownOffPool()
+}
+
+extension TestKura {
+    /// `stop()` off the cooperative pool (see `offPool`).
+    func stopOffPool() async {
+        _ = try? await offPool { self.stop() }
+    }
+
+    /// `start()` off the cooperative pool (see `offPool`).
+    func startOffPool() async throws {
+        try await offPool { try self.start() }
+    }
+
+    /// `shutdown()` off the cooperative pool (see `offPool`).
+    func shutdownOffPool() async {
+        _ = try? await offPool { self.shutdown() }
+    }
 }
 
 extension TestKura {
