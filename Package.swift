@@ -125,7 +125,9 @@ let package = Package(
         // The SDK and `kura-todo` against an in-process server.
         .testTarget(
             name: "KuraClientTests",
-            dependencies: ["KuraClient", "KuraServer", "KuraAuth", "KuraTestSupport", "KuraServerTestSupport"]),
+            dependencies: [
+                "KuraClient", "KuraModel", "KuraServer", "KuraAuth", "KuraTestSupport", "KuraServerTestSupport",
+            ]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore", "KuraTestSupport"]),
     ],

@@ -50,15 +50,18 @@ extension KuraError: LocalizedError, CustomNSError {
         case .cancelled: .cancelled
         case .malformedRequest, .invalidArgument, .invalidPath, .invalidQuery, .documentTooLarge, .payloadTooLarge,
             .headersTooLarge, .invalidEmail, .weakPassword, .missingPassword, .invalidOOBCode, .expiredOOBCode,
-            .invalidClaims, .emailExists:
+            .invalidClaims, .emailExists, .invalidRules:
             .invalidArgument
         case .requestTimeout: .deadlineExceeded
         case .notFound, .userNotFound: .notFound
         case .alreadyExists: .alreadyExists
-        case .permissionDenied, .emailNotVerified, .userDisabled: .permissionDenied
-        case .tooManyAttemptsTryLater: .resourceExhausted
+        case .permissionDenied, .emailNotVerified, .userDisabled, .originNotAllowed: .permissionDenied
+        // A listen stream whose client fell behind ends with OVERFLOW; the SDK resumes it, so an app sees it only
+        // if it reads the code itself.
+        case .tooManyAttemptsTryLater, .resourceExhausted, .overflow: .resourceExhausted
+        case .aborted: .aborted
         case .failedPrecondition, .credentialTooOldLoginAgain, .expectationFailed: .failedPrecondition
-        case .methodNotAllowed, .httpVersionNotSupported: .unimplemented
+        case .methodNotAllowed, .httpVersionNotSupported, .notImplemented: .unimplemented
         case .internal, .invalidResponse: .internal
         case .unavailable: .unavailable
         case .unauthenticated, .invalidIDToken, .tokenExpired, .invalidRefreshToken, .invalidLoginCredentials,

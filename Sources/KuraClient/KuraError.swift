@@ -38,6 +38,7 @@ public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
         case emailNotVerified, userDisabled, permissionDenied, userNotFound, tooManyAttemptsTryLater
         case alreadyExists, failedPrecondition, documentTooLarge, notFound, methodNotAllowed
         case requestTimeout, payloadTooLarge, expectationFailed, headersTooLarge, httpVersionNotSupported
+        case invalidRules, originNotAllowed, resourceExhausted, aborted, notImplemented, overflow
         case `internal`
         /// The server is overloaded (503), or cannot be reached at all (a network failure).
         case unavailable
@@ -79,6 +80,10 @@ public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
             (.expectationFailed, ErrorCode.expectationFailed.rawValue),
             (.headersTooLarge, ErrorCode.headersTooLarge.rawValue),
             (.httpVersionNotSupported, ErrorCode.httpVersionNotSupported.rawValue),
+            (.invalidRules, ErrorCode.invalidRules.rawValue),
+            (.originNotAllowed, ErrorCode.originNotAllowed.rawValue),
+            (.resourceExhausted, ErrorCode.resourceExhausted.rawValue), (.aborted, ErrorCode.aborted.rawValue),
+            (.notImplemented, ErrorCode.notImplemented.rawValue), (.overflow, ErrorCode.overflow.rawValue),
             (.internal, ErrorCode.`internal`.rawValue), (.unavailable, ErrorCode.unavailable.rawValue),
             (.notSignedIn, "NOT_SIGNED_IN"),
             (.invalidResponse, "INVALID_RESPONSE"), (.cancelled, "CANCELLED"),

@@ -49,6 +49,26 @@ const DATA_CODES = {
   REQUEST_TIMEOUT: 'deadline-exceeded',
   INTERNAL: 'internal',
   CANCELLED: 'cancelled',
+  INVALID_RULES: 'invalid-argument',
+  INVALID_CLAIMS: 'invalid-argument',
+  EMAIL_EXISTS: 'already-exists',
+  INVALID_EMAIL: 'invalid-argument',
+  WEAK_PASSWORD: 'invalid-argument',
+  MISSING_PASSWORD: 'invalid-argument',
+  INVALID_LOGIN_CREDENTIALS: 'unauthenticated',
+  INVALID_OOB_CODE: 'invalid-argument',
+  EXPIRED_OOB_CODE: 'invalid-argument',
+  CREDENTIAL_TOO_OLD_LOGIN_AGAIN: 'unauthenticated',
+  USER_DISABLED: 'permission-denied',
+  USER_NOT_FOUND: 'not-found',
+  ORIGIN_NOT_ALLOWED: 'permission-denied',
+  // The last event of a listen stream whose client fell behind; the SDK resumes the stream.
+  OVERFLOW: 'resource-exhausted',
+  METHOD_NOT_ALLOWED: 'unimplemented',
+  NOT_IMPLEMENTED: 'unimplemented',
+  HTTP_VERSION_NOT_SUPPORTED: 'unimplemented',
+  EXPECTATION_FAILED: 'failed-precondition',
+  HEADERS_TOO_LARGE: 'invalid-argument',
 };
 
 /** An error from Kura or from the SDK: `code` is Firebase's spelling, `serverCode` Kura's (docs/api.md). */
