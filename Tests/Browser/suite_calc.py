@@ -159,6 +159,14 @@ def calculator_cases(t):
     history = driver.execute_script(
         "return [...document.querySelectorAll('#history li')].map(li => li.textContent)")
     t.check("without an account the history is kept in the page", any("1÷3×3" in h for h in history), history)
+    type_keys(driver, Keys.ESCAPE + "2/3" + Keys.ENTER)
+    t.equal("2/3 to 20 digits", shown(driver)["result"], "0.66666666666666666667")
+    visible = "return [!document.getElementById('auth-form').hidden, !document.getElementById('guest-status').hidden]"
+    t.equal("signed out, the sign-in form shows", driver.execute_script(visible), [True, False])
+    driver.find_element(By.ID, "guest").click()
+    t.equal("'continue without an account' folds it away", driver.execute_script(visible), [False, True])
+    driver.find_element(By.ID, "show-sign-in").click()
+    t.equal("... and it comes back", driver.execute_script(visible), [True, False])
     screenshots(t, driver, "guest")
 
 
@@ -228,3 +236,8 @@ def calculator_sync(t):
           timeout=40)
     t.equal("... and reaches the other browser", shown(first)["answer"], "99")
     screenshots(t, first, "signed-in")
+
+    second.find_element(By.ID, "clear-history").click()
+    until(first, "the history cleared everywhere", "return window.calc.state.history.entries.length === 0")
+    t.equal("a cleared history says it is empty (the page is in English after the screenshots)",
+            first.find_element(By.ID, "history-state").text, "No calculations yet.")

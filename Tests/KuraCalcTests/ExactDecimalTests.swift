@@ -82,4 +82,16 @@ import Testing
             #expect(message.text(language: "ja") != message.text(language: "en"))
         }
     }
+
+    /// The web app shows the same messages (apps/calc/web/strings.js).
+    @Test func theWebAppHasTheSameMessages() throws {
+        let url = SharedCaseTests.url.deletingLastPathComponent().appendingPathComponent("web/strings.js")
+        let strings = try String(contentsOf: url, encoding: .utf8)
+        for message in CalcMessage.allCases {
+            for language in ["en", "ja"] {
+                let line = "\(message.rawValue): '\(message.text(language: language))',"
+                #expect(strings.contains(line), "strings.js lacks \(line)")
+            }
+        }
+    }
 }

@@ -282,6 +282,7 @@ function renderResult() {
   if (outcome?.error) result.textContent = text().messages[outcome.error];
   else if (outcome?.value) result.textContent = outcome.value.toString();
   else result.textContent = '';
+  result.style.setProperty('--chars', String(Math.max(8, result.textContent.length)));
   $('notice').textContent = state.notice ? text().messages[state.notice] : '';
 }
 
