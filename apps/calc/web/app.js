@@ -148,7 +148,8 @@ async function record(formula, result) {
 function readLocalHistory() {
   try {
     const entries = JSON.parse(localStorage.getItem(LOCAL_HISTORY) ?? '[]');
-    return Array.isArray(entries) ? entries.filter((e) => typeof e?.formula === 'string' && typeof e?.result === 'string') : [];
+    const valid = (e) => typeof e?.formula === 'string' && typeof e?.result === 'string';
+    return Array.isArray(entries) ? entries.filter(valid) : [];
   } catch {
     return [];
   }

@@ -12,8 +12,10 @@ export const STRINGS = {
     editLabel: (text) => `数 ${text} を編集`,
     editInputLabel: '新しい値（Enter で確定、Esc で取り消し）',
     keypadLabel: 'キーパッド',
-    keys: { AC: 'AC', DEL: 'DEL', Ans: 'Ans', '=': '=' },
-    keyLabels: { AC: 'すべて消去', DEL: '1文字削除', Ans: '前回の答え', '=': '計算', '+': '足す', '-': '引く', '*': '掛ける', '/': '割る', '(': '左かっこ', ')': '右かっこ', '.': '小数点' },
+    keyLabels: {
+      AC: 'すべて消去', DEL: '1文字削除', Ans: '前回の答え', '=': '計算', '+': '足す', '-': '引く', '*': '掛ける',
+      '/': '割る', '(': '左かっこ', ')': '右かっこ', '.': '小数点',
+    },
     keyboardHelp: 'キーボード: 数字 . + - * / ( )、Enter で計算、Backspace で1文字削除、Esc ですべて消去、a で Ans。',
     historyTitle: '計算履歴',
     historyLoading: '履歴を読み込み中…',
@@ -23,7 +25,6 @@ export const STRINGS = {
     historyError: (message) => `履歴を読み込めませんでした: ${message}`,
     historySaveError: (message) => `履歴を保存できませんでした: ${message}`,
     pending: '未送信',
-    useResult: (result) => `${result} を式に入れる`,
     clearHistory: '履歴を消去',
     accountTitle: 'アカウント',
     email: 'メールアドレス',
@@ -75,8 +76,10 @@ export const STRINGS = {
     editLabel: (text) => `Edit the number ${text}`,
     editInputLabel: 'New value (Enter applies, Esc cancels)',
     keypadLabel: 'Keypad',
-    keys: { AC: 'AC', DEL: 'DEL', Ans: 'Ans', '=': '=' },
-    keyLabels: { AC: 'All clear', DEL: 'Delete', Ans: 'Previous answer', '=': 'Equals', '+': 'Plus', '-': 'Minus', '*': 'Times', '/': 'Divided by', '(': 'Open parenthesis', ')': 'Close parenthesis', '.': 'Decimal point' },
+    keyLabels: {
+      AC: 'All clear', DEL: 'Delete', Ans: 'Previous answer', '=': 'Equals', '+': 'Plus', '-': 'Minus',
+      '*': 'Times', '/': 'Divided by', '(': 'Open parenthesis', ')': 'Close parenthesis', '.': 'Decimal point',
+    },
     keyboardHelp: 'Keyboard: digits . + - * / ( ), Enter calculates, Backspace deletes, Escape clears, a for Ans.',
     historyTitle: 'History',
     historyLoading: 'Loading your history…',
@@ -86,7 +89,6 @@ export const STRINGS = {
     historyError: (message) => `The history could not be loaded: ${message}`,
     historySaveError: (message) => `The history could not be saved: ${message}`,
     pending: 'not sent yet',
-    useResult: (result) => `Put ${result} in the formula`,
     clearHistory: 'Clear history',
     accountTitle: 'Account',
     email: 'Email',
@@ -125,7 +127,8 @@ export const STRINGS = {
       invalidNumber: 'Not a number: use up to 20 digits and at most one decimal point.',
       noSuchNumber: 'The formula has no such number.',
     },
-    footer: 'Decimals are exact: each operation keeps 24 significant digits, results show 20, both rounded half to even.',
+    footer:
+      'Decimals are exact: each operation keeps 24 significant digits, results show 20, both rounded half to even.',
   },
 };
 
