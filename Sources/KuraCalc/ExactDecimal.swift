@@ -44,6 +44,28 @@ public struct ExactDecimal: Equatable, Sendable, CustomStringConvertible {
         self.init(isNegative: false, coefficient: value, exponent: -fraction.count)
     }
 
+    /// Reads a value as ``description`` prints it (`-1.5e+21`, `0.25`), e.g. a result kept in a history; nil for
+    /// anything else, or for a value beyond the bounds.
+    public init?(_ text: String) {
+        var rest = Substring(text)
+        let isNegative = rest.first == "-"
+        if isNegative { rest = rest.dropFirst() }
+        var power = 0
+        if let e = rest.firstIndex(of: "e") {
+            let exponent = rest[rest.index(after: e)...]
+            guard let sign = exponent.first, sign == "+" || sign == "-", (2...5).contains(exponent.count),
+                let magnitude = Int(exponent.dropFirst()), exponent.dropFirst().allSatisfy(\.isASCII)
+            else { return nil }
+            power = sign == "-" ? -magnitude : magnitude
+            rest = rest[..<e]
+        }
+        guard rest.first?.isNumber == true, let plain = ExactDecimal(literal: String(rest)) else { return nil }
+        let value = ExactDecimal(
+            isNegative: isNegative, coefficient: plain.coefficient, exponent: plain.exponent + power)
+        guard let bounded = try? value.bounded() else { return nil }
+        self = bounded
+    }
+
     public var isZero: Bool { coefficient.isZero }
 
     /// The power of ten of the leading digit (`123.4` → 2, `0.05` → -2).

@@ -18,6 +18,17 @@ import Testing
         #expect(ExactDecimal(literal: literal)?.description == shown)
     }
 
+    /// What is printed reads back (as the web app restores Ans from the history).
+    @Test(arguments: ["0", "10.9", "-0.25", "1e-7", "-9.9999999999999999999e+21", "1e+99", "100000000000000000000"])
+    func printedValuesReadBack(_ text: String) {
+        #expect(ExactDecimal(text)?.description == text)
+    }
+
+    @Test(arguments: ["", "-", "e+5", "1e5", "1e+", "1e+100", "+1", "--1", ".5e+2", "1.5e+2.0", "1e+١"])
+    func notPrintedValues(_ text: String) {
+        #expect(ExactDecimal(text) == nil)
+    }
+
     @Test(arguments: ["", ".", "1.2.3", "-1", "1e5", "١٢", " 1"])
     func notLiterals(_ text: String) {
         #expect(ExactDecimal(literal: text) == nil)
