@@ -15,6 +15,8 @@ public enum CalcMessage: String, Error, Sendable, CaseIterable {
     case operandExpected
     /// A `)` with no `(` open is ignored.
     case noOpenParenthesis
+    /// A key that would make the formula longer than ``Calculator/maximumLength`` characters is ignored.
+    case formulaTooLong
 
     // Errors: the calculation has no result.
     /// `=` with a `(` not closed.
@@ -37,7 +39,9 @@ public enum CalcMessage: String, Error, Sendable, CaseIterable {
     /// Whether the calculation failed (rather than a key being adjusted).
     public var isError: Bool {
         switch self {
-        case .leadingZero, .operatorReplaced, .secondPoint, .digitLimit, .operandExpected, .noOpenParenthesis: false
+        case .leadingZero, .operatorReplaced, .secondPoint, .digitLimit, .operandExpected, .noOpenParenthesis,
+            .formulaTooLong:
+            false
         default: true
         }
     }
@@ -56,6 +60,7 @@ public enum CalcMessage: String, Error, Sendable, CaseIterable {
         case .digitLimit: ("A number has at most 20 digits.", "数は20桁までです。")
         case .operandExpected: ("Enter a number first.", "先に数を入力してください。")
         case .noOpenParenthesis: ("There is no “(” to close.", "閉じる「(」がありません。")
+        case .formulaTooLong: ("A formula has at most 1000 characters.", "式は1000文字までです。")
         case .unclosedParenthesis: ("A “(” is not closed.", "「(」が閉じられていません。")
         case .incomplete: ("The formula ends with an operator.", "式が演算子で終わっています。")
         case .divisionByZero: ("Division by zero.", "0で割ることはできません。")

@@ -3,11 +3,14 @@
 /// Keys keep the formula well formed as it is typed: leading zeros are dropped, a second decimal point is ignored,
 /// an operator typed after another replaces it (a minus after × or ÷ becomes the next number's sign), a `)` closes
 /// only an open `(`, and a number, `(` or `Ans` right after `)` or `Ans` (or `(`/`Ans` after a number) gets a `×`
-/// written in front. Each adjusted or ignored key returns a notice. After `=` a digit, point, `(` or `Ans` starts a
+/// written in front; a formula has at most ``maximumLength`` characters. Each adjusted or ignored key returns a notice. After `=` a digit, point, `(` or `Ans` starts a
 /// new formula and an operator continues from `Ans`.
 public struct Calculator: Sendable {
     /// Digits a number may have.
     public static let maximumDigits = 20
+    /// Characters a formula may have (as shown): a key that would make it longer is ignored. It bounds the work and
+    /// the nesting of parentheses, and keeps a history entry small.
+    public static let maximumLength = 1000
 
     /// The formula typed so far.
     public private(set) var tokens: [Token] = []
@@ -25,9 +28,28 @@ public struct Calculator: Sendable {
     /// The formula as shown (`2×(3+4)-Ans`).
     public var formula: String { tokens.map(\.text).joined() }
 
+    /// The formula's length in characters (each is one UTF-16 unit, so the web app's `formula.length` is the same).
+    var formulaLength: Int { tokens.reduce(0) { $0 + $1.length } }
+
     /// Presses `key`; returns a notice when the key was adjusted or ignored.
     @discardableResult
     public mutating func press(_ key: Key) -> CalcMessage? {
+        // A key changes at most the last two tokens of a formula it lengthens, so they are all there is to restore
+        // (keeping a copy of the whole formula would copy it on every key).
+        let (count, tail, outcome, showsResult) = (
+            tokens.count, Array(tokens.suffix(2)), self.outcome, self.showsResult
+        )
+        let notice = apply(key)
+        if formulaLength > Self.maximumLength, tokens.count >= count - tail.count {
+            tokens.removeSubrange((count - tail.count)...)
+            tokens += tail
+            (self.outcome, self.showsResult) = (outcome, showsResult)
+            return .formulaTooLong
+        }
+        return notice
+    }
+
+    private mutating func apply(_ key: Key) -> CalcMessage? {
         switch key {
         case .equals: return equals()
         case .clear:
@@ -71,13 +93,19 @@ public struct Calculator: Sendable {
         let positions = tokens.indices.filter { if case .number = tokens[$0] { true } else { false } }
         guard ordinal >= 0, ordinal < positions.count else { return .noSuchNumber }
         guard let digits = Self.normalizedNumber(text) else { return .invalidNumber }
+        let before = tokens
         tokens[positions[ordinal]] = .number(digits)
+        if formulaLength > Self.maximumLength {
+            tokens = before
+            return .formulaTooLong
+        }
         showsResult = false
         return equals()
     }
 
     /// Calculates `text` as if its characters were typed (`*` and `/` stand for × and ÷, `Ans` for the previous
-    /// answer; spaces are skipped, one `=` may end it). Returns the calculator afterwards and the notices.
+    /// answer; spaces are skipped, one `=` may end it). Returns the calculator afterwards and the notices. A text
+    /// longer than ``maximumLength`` ends with the error ``CalcMessage/formulaTooLong``.
     public static func calculate(_ text: String, answer: ExactDecimal = .zero) -> (Calculator, [CalcMessage]) {
         var calculator = Calculator(answer: answer)
         var notices: [CalcMessage] = []
@@ -100,7 +128,13 @@ public struct Calculator: Sendable {
                 calculator.outcome = .error(.invalidCharacter)
                 return (calculator, notices)
             }
-            if let notice = calculator.press(key) { notices.append(notice) }
+            let notice = calculator.press(key)
+            if notice == .formulaTooLong {
+                // Text is not cut short silently: the whole formula is refused.
+                calculator.outcome = .error(.formulaTooLong)
+                return (calculator, notices)
+            }
+            if let notice { notices.append(notice) }
         }
         if calculator.tokens.isEmpty {
             calculator.outcome = .error(.empty)

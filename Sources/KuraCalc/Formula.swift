@@ -34,6 +34,15 @@ public enum Token: Equatable, Sendable {
         }
     }
 
+    /// `text.utf16.count`, without making the text.
+    var length: Int {
+        switch self {
+        case .number(let digits): digits.utf16.count
+        case .answer: 3
+        default: 1
+        }
+    }
+
     /// Whether a formula may end with this token (a number, `)` or `Ans`).
     var endsOperand: Bool {
         switch self {

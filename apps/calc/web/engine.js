@@ -7,6 +7,8 @@ import { CalcError, Decimal, DISPLAY_DIGITS, ZERO } from './decimal.js';
 export { Decimal, ZERO };
 
 export const MAXIMUM_DIGITS = 20;
+/** Characters a formula may have (as shown); a key that would make it longer is ignored. */
+export const MAXIMUM_LENGTH = 1000;
 
 /** The codes that are errors (the calculation has no result); the others are notices (a key was adjusted). */
 export const ERROR_CODES = new Set(['unclosedParenthesis', 'incomplete', 'divisionByZero', 'overflow',
@@ -72,6 +74,16 @@ export class Calculator {
 
   /** Presses the key named `name`; returns a notice code when the key was adjusted or ignored, else null. */
   press(name) {
+    const before = { tokens: this.tokens.map((t) => ({ ...t })), outcome: this.outcome, showsResult: this.showsResult };
+    const notice = this.apply(name);
+    if (this.formula.length > MAXIMUM_LENGTH) {
+      Object.assign(this, before);
+      return 'formulaTooLong';
+    }
+    return notice;
+  }
+
+  apply(name) {
     if (name === '=') return this.equals();
     if (name === 'AC') {
       this.tokens = [];
@@ -118,7 +130,12 @@ export class Calculator {
     if (!(ordinal >= 0 && ordinal < positions.length)) return 'noSuchNumber';
     const digits = normalizedNumber(text);
     if (digits === null) return 'invalidNumber';
+    const before = this.tokens[positions[ordinal]];
     this.tokens[positions[ordinal]] = { type: 'number', text: digits };
+    if (this.formula.length > MAXIMUM_LENGTH) {
+      this.tokens[positions[ordinal]] = before;
+      return 'formulaTooLong';
+    }
     this.showsResult = false;
     return this.equals();
   }
@@ -239,6 +256,11 @@ export function calculate(text, answer = ZERO) {
       return { calculator, notices };
     }
     const notice = calculator.press(key);
+    if (notice === 'formulaTooLong') {
+      // Text is not cut short silently: the whole formula is refused.
+      calculator.outcome = { error: 'formulaTooLong' };
+      return { calculator, notices };
+    }
     if (notice) notices.push(notice);
   }
   if (calculator.tokens.length === 0) calculator.outcome = { error: 'empty' };
