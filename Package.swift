@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "KuraHTTP", targets: ["KuraHTTP"]),
         .library(name: "KuraClient", targets: ["KuraClient"]),
         .executable(name: "kura-todo", targets: ["kura-todo"]),
+        .library(name: "KuraCalc", targets: ["KuraCalc"]),
+        .executable(name: "kura-calc", targets: ["kura-calc"]),
     ],
     targets: [
         // One system-library target per C library: module.modulemap + shim.h, nothing else.
@@ -62,6 +64,11 @@ let package = Package(
         // SQLite shim (offline cache) only, so it also builds for Apple platforms.
         .target(name: "KuraClient", dependencies: ["KuraModel", "CSQLite"]),
         .executableTarget(name: "kura-todo", dependencies: ["KuraClient"]),
+        // The seed calculator (apps/calc): its engine (exact decimals, the keypad's rules), pure Swift so an iOS app can
+        // reuse it, and `kura-calc`, the engine in a terminal. The web app's JavaScript engine mirrors it and both run
+        // apps/calc/cases.json.
+        .target(name: "KuraCalc"),
+        .executableTarget(name: "kura-calc", dependencies: ["KuraCalc"]),
 
         // The test kit (docs/architecture.md, "Tests"): plain targets under Tests/ that every test target shares.
         // KuraTestSupport: raw HTTP and SSE clients, the KuraHTTP harnesses (live on port 0, and the router with no
@@ -128,6 +135,8 @@ let package = Package(
             dependencies: [
                 "KuraClient", "KuraModel", "KuraServer", "KuraAuth", "KuraTestSupport", "KuraServerTestSupport",
             ]),
+        // The calculator engine against apps/calc/cases.json (shared with the web app's browser test) and its own cases.
+        .testTarget(name: "KuraCalcTests", dependencies: ["KuraCalc"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore", "KuraTestSupport"]),
     ],

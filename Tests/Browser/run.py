@@ -21,6 +21,7 @@ import suite_web  # noqa: F401
 import suite_types  # noqa: F401
 import suite_units  # noqa: F401
 import suite_cluster  # noqa: F401  (several nodes on PostgreSQL, nginx in front: docs/scaling.md)
+import suite_calc  # noqa: F401  (the calculator app, apps/calc)
 
 
 def main():
@@ -29,6 +30,7 @@ def main():
     parser.add_argument("--filter", default="")
     parser.add_argument("--screenshots", default=os.path.join(harness.ROOT, ".build", "browser-screenshots"))
     arguments = parser.parse_args()
+    harness.SCREENSHOTS = arguments.screenshots  # suites that save screenshots of their own (suite_calc.py)
     tests = [(name, run) for name, run in harness.TESTS if arguments.filter.lower() in name.lower()]
     started = time.time()
     print(f"◇ Browser suite started: {len(tests)} tests, headless Chromium, {arguments.kura}", flush=True)
