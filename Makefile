@@ -43,10 +43,14 @@ endef
 
 .PHONY: run build test test-browser bench format clean deps deps-test deps-bench
 
-## run: build a release binary and serve on the embedded default, http://127.0.0.1:8090 with ./kura_data
+## run: build a release binary and serve on the embedded default, http://127.0.0.1:8090 with ./kura_data: the seed
+## apps (apps/) with their landing page at /, in development mode (held mails printed here, rate limits off). A new
+## data directory starts with the apps' rules (apps/rules.sh); a plain `kura serve` hosts nothing of this.
 run: deps
 	swift build -c release --scratch-path $(BUILD_DIR)
-	exec $(BUILD_DIR)/release/kura serve $(ARGS)
+	@install -d -m 700 kura_data
+	@[ -e kura_data/kura.rules ] || [ -e kura_data/documents.db ] || apps/rules.sh > kura_data/kura.rules
+	exec $(BUILD_DIR)/release/kura serve --dev --public apps --data kura_data $(ARGS)
 
 ## build: release build
 build: deps
