@@ -2,7 +2,7 @@ import Foundation
 
 extension KuraConfiguration {
     /// Applies a JSON config file: `{"port": 8090, "http": {"maxBodyBytes": 1048576}}`. Nested objects become
-    /// dotted keys; values may be strings, numbers or booleans.
+    /// dotted keys; values may be strings, numbers, booleans or lists of them (joined with commas).
     public mutating func applyFile(at path: String) throws {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
@@ -32,6 +32,9 @@ extension KuraConfiguration {
                 out.append((name, number.boolValue ? "true" : "false"))
             case let number as NSNumber: out.append((name, number.stringValue))
             case let string as String: out.append((name, string))
+            // A list (`"trustedProxies": ["10.0.0.0/8", "::1"]`) is its items separated by commas.
+            case let list as [Any]:
+                out.append((name, list.map { ($0 as? String) ?? String(describing: $0) }.joined(separator: ",")))
             default: out.append((name, String(describing: value)))
             }
         }

@@ -285,6 +285,27 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "http.shutdownGraceMs", help: "time in-flight requests get on shutdown (default 10000)") {
             $0.http.shutdownGraceMs = UInt64(try integer($1, "http.shutdownGraceMs", 0...3_600_000))
         },
+        Setting(
+            key: "http.trustedProxies",
+            help: "reverse proxies (CIDR blocks) whose forwarding header names the client; empty: none (default)"
+        ) {
+            do throws(TrustedProxiesError) { $0.http.trustedProxies.ranges = try TrustedProxies.parseRanges($1) } catch
+            {
+                throw ConfigurationError("http.trustedProxies: \(error.description)")
+            }
+        },
+        Setting(
+            key: "http.forwardedHeader",
+            help: "the header trusted proxies name the client in: X-Forwarded-For (default) or Forwarded"
+        ) {
+            let name = $1.trimmingSpaces()
+            guard !name.isEmpty,
+                name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f && !"()<>@,;:\\\"/[]?={}".utf8.contains($0) })
+            else {
+                throw ConfigurationError("http.forwardedHeader: a header name, such as X-Forwarded-For or Forwarded")
+            }
+            $0.http.trustedProxies.header = name
+        },
         Setting(key: "cors.origins", help: "origins whose pages may call Kura: * or a comma-separated list (default *)")
         {
             do throws(CORSPolicyError) { $0.http.cors.origins = try CORSPolicy.parseOrigins($1) } catch {
