@@ -40,4 +40,18 @@ extension KuraConfiguration {
         }
         return out
     }
+
+    /// The first line of the file at `path` (a password kept out of the command line), without its line end;
+    /// throws, naming `key`, when the file cannot be read or the line is empty.
+    static func secret(fromFile path: String, _ key: String) throws -> String {
+        let text: String
+        do { text = try String(contentsOfFile: path.trimmingSpaces(), encoding: .utf8) } catch {
+            throw ConfigurationError("\(key): cannot read \(path): \(error.localizedDescription)")
+        }
+        let line = text.prefix { $0 != "\n" && $0 != "\r\n" && $0 != "\r" }
+        guard !line.isEmpty else {
+            throw ConfigurationError("\(key): \(path) is empty; its first line is the password")
+        }
+        return String(line)
+    }
 }

@@ -116,6 +116,12 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "store.url", help: "the PostgreSQL engine's libpq connection string (postgresql://…)") {
             $0.store.postgres.url = $1.trimmingSpaces()
         },
+        Setting(
+            key: "store.passwordFile",
+            help: "file whose first line is the PostgreSQL password, to keep it out of store.url (unset: libpq's)"
+        ) {
+            $0.store.postgres.password = try secret(fromFile: $1, "store.passwordFile")
+        },
         Setting(key: "store.poolSize", help: "connections a node keeps to PostgreSQL (default 8)") {
             $0.store.postgres.poolSize = try integer($1, "store.poolSize", 1...1000)
         },
@@ -240,6 +246,10 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "smtp.password", help: "SMTP AUTH password") {
             $0.mail.smtp = $0.mail.smtp ?? SMTPConfiguration(url: "")
             $0.mail.smtp?.password = $1
+        },
+        Setting(key: "smtp.passwordFile", help: "file whose first line is the SMTP AUTH password") {
+            $0.mail.smtp = $0.mail.smtp ?? SMTPConfiguration(url: "")
+            $0.mail.smtp?.password = try secret(fromFile: $1, "smtp.passwordFile")
         },
         Setting(key: "smtp.startTLS", environment: "KURA_SMTP_STARTTLS", help: "required, optional (default) or none") {
             guard let mode = SMTPConfiguration.StartTLS(rawValue: $1) else {
