@@ -194,6 +194,7 @@ final class Connection: @unchecked Sendable {
         request.remoteAddress =
             peerIsTrustedProxy
             ? loop.config.trustedProxies.forwardedClient(in: parsed.headers) ?? remoteAddress : remoteAddress
+        exchange.client = request.remoteAddress
         waiting.append((.request(request), exchange))
         runWaiting()
     }

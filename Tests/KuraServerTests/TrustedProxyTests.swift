@@ -7,6 +7,10 @@ import KuraServerTestSupport
 import KuraTestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Per-address limits behind a reverse proxy (`http.trustedProxies`): the clients a trusted proxy forwards get a
 /// bucket each, so one guesser does not lock everyone out; a peer that is not trusted is one client, whatever
 /// forwarding headers it sends. The proxy here is this test, on 127.0.0.1.
@@ -106,6 +110,28 @@ import Testing
                 try failedSignIn(proxy, forwarded: [("Forwarded", "for=198.51.100.8")], 101), 400,
                 "INVALID_LOGIN_CREDENTIALS")
         }
+    }
+
+    @Test("the access log names the client: the forwarded one from a trusted proxy, the peer otherwise")
+    func accessLogNamesTheClient() throws {
+        let logPath = TemporaryDirectory.uniquePath("proxy-log")
+        let fd = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        #expect(fd >= 0)
+        defer {
+            Glibc.close(fd)
+            unlink(logPath)
+        }
+        let server = try TestKura(logger: Logger(level: .info, fd: fd)) {
+            try $0.set("http.trustedProxies", "127.0.0.1")
+        }
+        let forwarded = [("X-Forwarded-For", "198.51.100.7")]
+        #expect(try server.client(source: "127.0.0.1").request("GET", "/api/health", headers: forwarded).status == 200)
+        let forged = [("X-Forwarded-For", "198.51.100.8")]
+        #expect(try server.client(source: "127.0.0.3").request("GET", "/api/health", headers: forged).status == 200)
+        server.shutdown()
+        let log = try String(contentsOfFile: logPath, encoding: .utf8)
+        #expect(log.contains("GET /api/health 200 ") && log.contains(" client=198.51.100.7\n"), "\(log)")
+        #expect(log.contains(" client=127.0.0.3\n") && !log.contains("198.51.100.8"), "\(log)")
     }
 
     @Test("the settings refuse what they cannot read")
