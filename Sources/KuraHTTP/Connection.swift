@@ -17,6 +17,8 @@ final class Connection: @unchecked Sendable {
     var slot = -1
     /// The peer's IP address, read once at accept.
     private lazy var remoteAddress: String = peerAddress()
+    /// Whether the peer is a trusted proxy, whose requests name their client in a header (`http.trustedProxies`).
+    private lazy var peerIsTrustedProxy: Bool = loop.config.trustedProxies.trusts(remoteAddress)
 
     /// Sequence number the next parsed request gets.
     private var sequenceIn: UInt64 = 0
@@ -202,7 +204,11 @@ final class Connection: @unchecked Sendable {
         var request = Request(
             method: parsed.method, target: parsed.target, headers: parsed.headers, body: parsed.body,
             requestID: requestID, httpVersion: parsed.version)
-        request.remoteAddress = remoteAddress
+        request.peerAddress = remoteAddress
+        request.remoteAddress =
+            peerIsTrustedProxy
+            ? loop.config.trustedProxies.forwardedClient(in: parsed.headers) ?? remoteAddress : remoteAddress
+        exchange.client = request.remoteAddress
         waiting.append((.request(request), exchange))
         runWaiting()
     }

@@ -9,6 +9,9 @@ struct Exchange: Sendable {
     let http10: Bool
     /// The CORS headers its response gets.
     var cors: CORSDecision = .none
+    /// The client's address (`Request.remoteAddress`), for the access log; empty for answers the engine made
+    /// before a request was parsed.
+    var client = ""
 
     var isHead: Bool { method == .HEAD }
 

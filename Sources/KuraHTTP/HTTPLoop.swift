@@ -324,6 +324,10 @@ final class HTTPLoop: @unchecked Sendable {
         accessLog.append(UInt8(ascii: "0") + UInt8(fraction % 10))
         accessLog.append(contentsOf: "ms id=".utf8)
         accessLog.append(contentsOf: exchange.requestID.utf8)
+        if !exchange.client.isEmpty {
+            accessLog.append(contentsOf: " client=".utf8)
+            accessLog.append(contentsOf: exchange.client.utf8)
+        }
         accessLog.append(0x0A)
         if accessLog.count > 32 * 1024 { flushAccessLog() }
     }

@@ -30,6 +30,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var backlog: Int32 = 1024
     /// Which other origins' pages may call the server; applied to every response (docs/configuration.md, `cors.*`).
     public var cors = CORSPolicy()
+    /// Reverse proxies whose forwarding header names the client (`http.trustedProxies`); none by default.
+    public var trustedProxies = TrustedProxies()
 
     public init() {}
 }

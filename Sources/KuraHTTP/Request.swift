@@ -13,8 +13,11 @@ public struct Request: Sendable {
     public let httpVersion: (major: Int, minor: Int)
     /// Route parameters filled in by the router (percent-decoded).
     public var parameters: [String: String] = [:]
-    /// The peer's IP address (no port), for rate limits and logs.
+    /// The client's IP address (no port), for rate limits and logs: the TCP peer's, or, when the peer is a trusted
+    /// proxy (`http.trustedProxies`), the client its forwarding header names (`TrustedProxies.clientAddress`).
     public var remoteAddress: String = ""
+    /// The TCP peer's IP address (no port): the proxy, for a request that came through one.
+    public var peerAddress: String = ""
 
     public init(
         method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],

@@ -32,11 +32,12 @@ public final class PostgresDatabase: Sendable {
     /// The connections' options the settings ask for: a bounded prepared-statement cache, and TCP keepalives and
     /// `tcp_user_timeout` (unless `store.url` sets them), so a connection whose server vanished without closing it
     /// fails within `store.tcpTimeoutSeconds` (docs/scaling.md, "When the database stops answering").
+    /// `store.passwordFile`'s password goes in as a default too: a password `store.url` holds beats it.
     public static func options(_ settings: StoreConfiguration.PostgresSettings) -> PostgresConnectionOptions {
-        PostgresConnectionOptions(
-            preparedStatementLimit: max(1, settings.preparedStatements),
-            defaultParameters: PostgresConnectionOptions.unansweredConnectionTimeout(
-                .seconds(settings.tcpTimeoutSeconds)))
+        var defaults = PostgresConnectionOptions.unansweredConnectionTimeout(.seconds(settings.tcpTimeoutSeconds))
+        if let password = settings.password { defaults["password"] = password }
+        return PostgresConnectionOptions(
+            preparedStatementLimit: max(1, settings.preparedStatements), defaultParameters: defaults)
     }
 
     /// The options of the default settings.

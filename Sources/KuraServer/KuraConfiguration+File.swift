@@ -2,7 +2,7 @@ import Foundation
 
 extension KuraConfiguration {
     /// Applies a JSON config file: `{"port": 8090, "http": {"maxBodyBytes": 1048576}}`. Nested objects become
-    /// dotted keys; values may be strings, numbers or booleans.
+    /// dotted keys; values may be strings, numbers, booleans or lists of them (joined with commas).
     public mutating func applyFile(at path: String) throws {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
@@ -32,9 +32,26 @@ extension KuraConfiguration {
                 out.append((name, number.boolValue ? "true" : "false"))
             case let number as NSNumber: out.append((name, number.stringValue))
             case let string as String: out.append((name, string))
+            // A list (`"trustedProxies": ["10.0.0.0/8", "::1"]`) is its items separated by commas.
+            case let list as [Any]:
+                out.append((name, list.map { ($0 as? String) ?? String(describing: $0) }.joined(separator: ",")))
             default: out.append((name, String(describing: value)))
             }
         }
         return out
+    }
+
+    /// The first line of the file at `path` (a password kept out of the command line), without its line end;
+    /// throws, naming `key`, when the file cannot be read or the line is empty.
+    static func secret(fromFile path: String, _ key: String) throws -> String {
+        let text: String
+        do { text = try String(contentsOfFile: path.trimmingSpaces(), encoding: .utf8) } catch {
+            throw ConfigurationError("\(key): cannot read \(path): \(error.localizedDescription)")
+        }
+        let line = text.prefix { $0 != "\n" && $0 != "\r\n" && $0 != "\r" }
+        guard !line.isEmpty else {
+            throw ConfigurationError("\(key): \(path) is empty; its first line is the password")
+        }
+        return String(line)
     }
 }

@@ -116,6 +116,12 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "store.url", help: "the PostgreSQL engine's libpq connection string (postgresql://…)") {
             $0.store.postgres.url = $1.trimmingSpaces()
         },
+        Setting(
+            key: "store.passwordFile",
+            help: "file whose first line is the PostgreSQL password, to keep it out of store.url (unset: libpq's)"
+        ) {
+            $0.store.postgres.password = try secret(fromFile: $1, "store.passwordFile")
+        },
         Setting(key: "store.poolSize", help: "connections a node keeps to PostgreSQL (default 8)") {
             $0.store.postgres.poolSize = try integer($1, "store.poolSize", 1...1000)
         },
@@ -241,6 +247,10 @@ public struct KuraConfiguration: Sendable {
             $0.mail.smtp = $0.mail.smtp ?? SMTPConfiguration(url: "")
             $0.mail.smtp?.password = $1
         },
+        Setting(key: "smtp.passwordFile", help: "file whose first line is the SMTP AUTH password") {
+            $0.mail.smtp = $0.mail.smtp ?? SMTPConfiguration(url: "")
+            $0.mail.smtp?.password = try secret(fromFile: $1, "smtp.passwordFile")
+        },
         Setting(key: "smtp.startTLS", environment: "KURA_SMTP_STARTTLS", help: "required, optional (default) or none") {
             guard let mode = SMTPConfiguration.StartTLS(rawValue: $1) else {
                 throw ConfigurationError("smtp.startTLS: use required, optional or none")
@@ -284,6 +294,27 @@ public struct KuraConfiguration: Sendable {
         },
         Setting(key: "http.shutdownGraceMs", help: "time in-flight requests get on shutdown (default 10000)") {
             $0.http.shutdownGraceMs = UInt64(try integer($1, "http.shutdownGraceMs", 0...3_600_000))
+        },
+        Setting(
+            key: "http.trustedProxies",
+            help: "reverse proxies (CIDR blocks) whose forwarding header names the client; empty: none (default)"
+        ) {
+            do throws(TrustedProxiesError) { $0.http.trustedProxies.ranges = try TrustedProxies.parseRanges($1) } catch
+            {
+                throw ConfigurationError("http.trustedProxies: \(error.description)")
+            }
+        },
+        Setting(
+            key: "http.forwardedHeader",
+            help: "the header trusted proxies name the client in: X-Forwarded-For (default) or Forwarded"
+        ) {
+            let name = $1.trimmingSpaces()
+            guard !name.isEmpty,
+                name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f && !"()<>@,;:\\\"/[]?={}".utf8.contains($0) })
+            else {
+                throw ConfigurationError("http.forwardedHeader: a header name, such as X-Forwarded-For or Forwarded")
+            }
+            $0.http.trustedProxies.header = name
         },
         Setting(key: "cors.origins", help: "origins whose pages may call Kura: * or a comma-separated list (default *)")
         {

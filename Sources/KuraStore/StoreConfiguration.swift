@@ -41,6 +41,9 @@ extension StoreConfiguration {
         /// A libpq connection string: a `postgresql://` URL (multi-host with `target_session_attrs=read-write` to
         /// follow a promoted standby) or `key=value` pairs.
         public var url = ""
+        /// The password for the connections, when it is not in `url` (`store.passwordFile` reads it from a file);
+        /// a password `url` holds wins, as libpq's own sources (`PGPASSWORD`, the password file) lose to it.
+        public var password: String?
         /// Connections this node keeps open to the database, shared by its worker threads.
         public var poolSize = 8
         /// Statements each connection keeps prepared on its session; past it the least recently used are

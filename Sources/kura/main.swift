@@ -73,6 +73,8 @@ func configuration(
     } catch {
         fail("\(error)")
     }
+    let logger = Logger(level: configuration.logLevel)
+    for warning in KuraConfiguration.environmentWarnings(ProcessInfo.processInfo.environment) { logger.warn(warning) }
     return (configuration, positional, extras)
 }
 

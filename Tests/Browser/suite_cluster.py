@@ -2,6 +2,7 @@
 of the node holding their stream, three nodes whose listeners see each other's writes through a `kill -9`, and a
 failover from a primary to its promoted standby that keeps every acknowledged write."""
 
+import http.client
 import json
 import urllib.request
 
@@ -149,6 +150,42 @@ def shared_state(t):
                 return False
         wait_until(f"node {index + 1} serving the new rules", anonymous_read, timeout=3)
         t.check(f"node {index + 1} switched to the published rules within seconds", True)
+
+
+def sign_in_from(url, source, email, password, headers=None):
+    """A sign-in from loopback address `source` (127.0.0.x: another client, as far as nginx can tell); returns the
+    HTTP status."""
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10, source_address=(source, 0))
+    try:
+        connection.request("POST", "/api/auth/signin", json.dumps({"email": email, "password": password}),
+                           {"Content-Type": "application/json", **(headers or {})})
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@test("cluster: behind nginx, one client's failed sign-ins do not lock out another client", start=False)
+def per_client_limits_behind_nginx(t):
+    # The nodes as docs/scaling.md starts them: rate limits on, nginx (on 127.0.0.1) trusted for X-Forwarded-For.
+    _, nodes = start_cluster(t, 2, settings={"auth.rateLimits": "true", "http.trustedProxies": "127.0.0.1/32"})
+    nginx = Nginx(nodes)
+    t.cleanup.append(nginx.close)
+    status, _, _ = nodes[0].api("POST", "/api/auth/signup", {"email": "fresh@example.com", "password": "secret123"})
+    t.equal("the account exists", status, 201)
+    # A guesser at 127.0.0.2 fails until both nodes answer it 429 (a burst of 20 failures per node by default, and
+    # one more every 3 s: on a slow machine it takes more).
+    statuses = []
+    while statuses[-4:] != [429] * 4 and len(statuses) < 400:
+        statuses.append(sign_in_from(nginx.url, "127.0.0.2", f"guess{len(statuses)}@example.com", "wrong-pw"))
+    t.check("the guesser is limited", statuses[-4:] == [429] * 4, statuses)
+    # An X-Forwarded-For of its own is of no help: nginx appends the address it saw, and that is what counts.
+    t.equal("a forged X-Forwarded-For does not free the guesser",
+            sign_in_from(nginx.url, "127.0.0.2", "x@example.com", "wrong-pw", {"X-Forwarded-For": "203.0.113.9"}),
+            429)
+    # A fresh client at 127.0.0.3, through the same nginx, signs in.
+    t.equal("a fresh client signs in through nginx",
+            sign_in_from(nginx.url, "127.0.0.3", "fresh@example.com", "secret123"), 200)
 
 
 @test("cluster: failover to a promoted standby keeps every acknowledged write", start=False)

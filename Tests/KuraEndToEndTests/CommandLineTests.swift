@@ -8,11 +8,16 @@ import Testing
 
 /// The `kura` commands other than `serve`, run as a user runs them, next to a live server.
 @Suite struct CommandLineTests {
-    /// Runs `kura ARGUMENTS`; returns the exit status and what it printed.
-    static func kura(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs `kura ARGUMENTS`, with `environment` over this process's; returns the exit status and what it printed.
+    static func kura(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+        status: Int32, output: String
+    ) {
         let process = Process()
         process.executableURL = KuraBinary.url
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

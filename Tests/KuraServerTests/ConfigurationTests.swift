@@ -10,6 +10,8 @@ import Testing
         "7", "2", "3", "1", "0", "100", "5000", "16384", "false", "true", "warn", "debug", "required", "none",
         "smtp://relay.example:2525", "0.5", "127.0.0.2", "Shop <shop@example.com>", "/tmp/kura-configuration-test",
         "http://app.example", "MyApp",
+        // A readable file whose first line is not empty, for the *.passwordFile settings.
+        "/etc/passwd",
     ]
 
     /// Everything the configuration holds, as text, so two configurations can be compared whatever they contain.

@@ -78,6 +78,24 @@ public enum TestPostgres {
         return (String(lines[index]), String(lines[index + 1]))
     }
 
+    /// Makes a server that `startServer` started ask for a password on TCP connections: gives the URL's role
+    /// `password`, switches `pg_hba.conf` from trust to scram-sha-256 for TCP, reloads, and returns once a
+    /// connection without the password is refused.
+    public static func requirePassword(url: String, directory: String, password: String) throws {
+        let connection = try PostgresConnection(url: url)
+        try connection.execute(
+            "ALTER ROLE CURRENT_USER PASSWORD '\(password.replacingOccurrences(of: "'", with: "''"))'")
+        // Written in place, keeping the file's owner (the server's user) and mode.
+        try "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n"
+            .write(toFile: directory + "/data/pg_hba.conf", atomically: false, encoding: .utf8)
+        try connection.execute("SELECT pg_reload_conf()")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? PostgresConnection(url: url)) != nil {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the server still lets \(url) in") }
+            usleep(20_000)
+        }
+    }
+
     /// Stops a server that `startServer` started and removes its directory.
     public static func stopServer(_ directory: String) throws {
         _ = try runScript("stop '\(directory)'")

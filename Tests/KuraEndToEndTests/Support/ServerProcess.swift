@@ -10,10 +10,13 @@ final class ServerProcess {
     let process = Process()
     let port: Int
 
-    /// `arguments` go after `serve` and the port, data and log-level flags.
-    init(dataDirectory: String, logFile: String, arguments: [String] = []) throws {
+    /// `arguments` go after `serve` and the port, data and log-level flags; `environment` over this process's.
+    init(dataDirectory: String, logFile: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
         port = try TestEnvironment.freePort()
         process.executableURL = KuraBinary.url
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.arguments =
             [
                 "serve", "--port", "\(port)", "--data", dataDirectory, "--log-level", "warn",
