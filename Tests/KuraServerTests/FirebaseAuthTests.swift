@@ -1,4 +1,5 @@
 import Foundation
+import KuraAuth
 import KuraServer
 import KuraServerTestSupport
 import KuraTestSupport
@@ -9,9 +10,11 @@ let firebaseProject = "demo-kura"
 
 /// Runs `body` against a server with the Firebase Auth endpoints on (cheap hashing, no rate limits).
 func withFirebaseKura<T>(
-    configure: (inout KuraConfiguration) throws -> Void = { _ in }, _ body: (TestKura) throws -> T
+    rules: String? = nil, configure: (inout KuraConfiguration) throws -> Void = { _ in },
+    _ body: (TestKura) throws -> T
 ) throws -> T {
     try withAuthKura(
+        rules: rules,
         configure: { configuration in
             configuration.compat.firebaseAuth = true
             configuration.compat.firebaseProjectId = firebaseProject
@@ -304,6 +307,50 @@ struct FirebaseAuthTests {
         configuration.dataDirectory = TemporaryDirectory.uniquePath("compat")
         #expect(throws: ConfigurationError.self) { _ = try KuraNode(configuration: configuration) }
         try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
+    }
+
+    @Test("a token from the Firebase sign-up meets the rules as any other")
+    func rulesTakeFirebaseTokens() throws {
+        let rules = """
+            rules_version = '1';
+            match /users/{uid} {
+              allow read, write: if request.auth.uid == uid && request.auth.token.email == 'ada@example.com';
+            }
+            """
+        try withFirebaseKura(rules: rules) { kura in
+            let signUp = try kura.firebase(
+                "\(v1)/accounts:signUp",
+                ["email": "ada@example.com", "password": "secret-pw", "returnSecureToken": true])
+            let uid = try #require(signUp.json["localId"] as? String)
+            let token = try #require(signUp.json["idToken"] as? String)
+            let own = try kura.request("PUT", "/api/docs/users/\(uid)", json: ["data": ["a": 1]], token: token)
+            #expect(own.status == 200, "\(own)")
+            let other = try kura.request("PUT", "/api/docs/users/someone-else", json: ["data": ["a": 1]], token: token)
+            #expect(other.status == 403, "\(other)")
+        }
+    }
+
+    @Test("the sign-in throttle counts failures on both APIs alike, and answers in each one's shape")
+    func sharedThrottle() throws {
+        try withFirebaseKura(configure: {
+            $0.auth.rateLimits.enabled = true
+            $0.auth.rateLimits.perIP = RateLimit(burst: 2, refillInterval: 3600)
+        }) { kura in
+            _ = try kura.signUp("ada@example.com")
+            #expect(try kura.signInResponse("ada@example.com", "wrong-pw").status == 400)
+            let failed = try kura.firebase(
+                "\(v1)/accounts:signInWithPassword", ["email": "ada@example.com", "password": "wrong-pw"])
+            #expect(failed.errorCode == "INVALID_LOGIN_CREDENTIALS", "\(failed)")
+            // The address has used up its failures: even the right password waits.
+            let throttled = try kura.firebase(
+                "\(v1)/accounts:signInWithPassword", ["email": "ada@example.com", "password": "secret-pw"])
+            #expect(throttled.status == 400)
+            #expect(JSON.equal(throttled.json, firebaseErrorBody("TOO_MANY_ATTEMPTS_TRY_LATER")), "\(throttled)")
+            #expect(throttled.header("Retry-After") != nil)
+            let kuraThrottled = try kura.signInResponse("ada@example.com", "secret-pw")
+            #expect(kuraThrottled.status == 429)
+            #expect(kuraThrottled.errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
+        }
     }
 
     @Test("with compat on, Kura's own sign-in hands out Firebase tokens and the Firebase calls take them")
