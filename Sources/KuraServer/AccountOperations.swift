@@ -5,8 +5,8 @@ import KuraModel
 
 /// The account operations that both auth APIs, Kura's own (`AuthRoutes`) and Firebase's (`FirebaseAuthRoutes`),
 /// run the same way: the same rate limits and sign-in throttle, the same mails. The routes only read their wire
-/// format and call these. Blocking (argon2id, the account database): call them on the worker pool, except
-/// `mailByAddress`, which belongs on the loop.
+/// format and call these. Blocking (argon2id, the account database): call them on the worker pool;
+/// `mailByAddress` does no blocking work itself and may run anywhere.
 struct AccountOperations: Sendable {
     let auth: AuthService
     let mailer: AccountMailer
