@@ -92,18 +92,22 @@ clean:
 deps:
 	@$(call apt_install,$(BUILD_DEBS))
 
-# Grows as tests need more: a PostgreSQL server, a python3 venv with aiosmtpd and selenium.
+# Grows as tests need more: a PostgreSQL server, a python3 venv with aiosmtpd, selenium and firebase-admin.
 # The KuraMail tests run a real SMTP server (Tests/Support/smtp_sink.py, aiosmtpd) with the virtualenv's Python,
 # which they find through KURA_TEST_PYTHON (else .venv-test/bin/python in the checkout). Debian's python3 makes the
 # venv (python3-venv); pip runs only when aiosmtpd is missing, so the step is quick once done.
 TEST_VENV := .venv-test
 SELENIUM_VERSION := 4.51.0
+# The Python Admin SDK, which Tests/Support/firebase_admin_check.py drives against Kura's Firebase Auth endpoints.
+FIREBASE_ADMIN_VERSION := 7.7.0
 export KURA_TEST_PYTHON ?= $(CURDIR)/$(TEST_VENV)/bin/python
 deps-test:
 	@$(call apt_install,$(TEST_DEBS) python3-venv)
 	@[ -x $(TEST_VENV)/bin/python ] || /usr/bin/python3 -m venv $(TEST_VENV)
 	@$(TEST_VENV)/bin/python -c 'import aiosmtpd' 2>/dev/null || $(TEST_VENV)/bin/pip install -q 'aiosmtpd==1.4.6'
 	@$(TEST_VENV)/bin/python -c 'import selenium' 2>/dev/null || $(TEST_VENV)/bin/pip install -q 'selenium==$(SELENIUM_VERSION)'
+	@$(TEST_VENV)/bin/python -c 'import firebase_admin' 2>/dev/null || \
+		$(TEST_VENV)/bin/pip install -q 'firebase-admin==$(FIREBASE_ADMIN_VERSION)'
 
 deps-bench:
 	@$(call apt_install,$(BENCH_DEBS))

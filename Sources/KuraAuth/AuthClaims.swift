@@ -57,10 +57,20 @@ public struct AuthClaims: Sendable, Equatable {
 
 /// Compact JWS encoding of ID tokens: `base64url(header).base64url(payload).base64url(Ed25519 signature)`.
 enum IDToken {
-    static func encode(_ claims: AuthClaims, issuer: String, audience: String, key: SigningKey) -> String {
+    /// With `firebase`, the payload also carries Firebase's `user_id` and `firebase` claims (both reserved names,
+    /// so `decode` leaves them out of the custom claims).
+    static func encode(
+        _ claims: AuthClaims, issuer: String, audience: String, key: SigningKey, firebase: Bool = false
+    ) -> String {
         let header: JSONValue = ["alg": "EdDSA", "typ": "JWT", "kid": .string(key.kid)]
         var payload: JSONObject = ["iss": .string(issuer), "aud": .string(audience)]
         for (name, value) in claims.json.objectValue! { payload[name] = value }
+        if firebase {
+            payload["user_id"] = .string(claims.uid)
+            payload["firebase"] = [
+                "identities": ["email": [.string(claims.email)]], "sign_in_provider": "password",
+            ]
+        }
         let signingInput =
             Base64.encode(header.jsonBytes, .urlSafe) + "."
             + Base64.encode(JSONValue.object(payload).jsonBytes, .urlSafe)

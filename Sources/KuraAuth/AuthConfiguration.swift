@@ -34,6 +34,10 @@ public struct AuthConfiguration: Sendable {
     public var issuer: String = "kura"
     /// `aud` claim of issued ID tokens (and required on verification).
     public var audience: String = "kura"
+    /// Whether issued ID tokens also carry Firebase's claims: `user_id` (the uid) and `firebase`
+    /// (`{"identities":{"email":[…]},"sign_in_provider":"password"}`), which Firebase's Admin SDKs read. Set, with
+    /// `issuer` and `audience`, by the Firebase Auth compatibility (`compat.firebaseAuth`). Default `false`.
+    public var firebaseClaims = false
     /// ID-token lifetime in seconds. Default 3600 (1 h), like Firebase.
     public var idTokenLifetime: Int64 = 3600
     /// Password and email changes (and account deletion) need a sign-in at most this many seconds ago. Default 300.

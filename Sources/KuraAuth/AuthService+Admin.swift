@@ -5,15 +5,41 @@ import KuraModel
 extension AuthService {
     /// Creates an account without signing it in (`kura admin create-user`). The address is marked verified unless
     /// told otherwise (an administrator vouches for it); `admin` sets the custom claim `admin: true`.
+    /// `uid` chooses the account's id (1–128 characters, Firebase's bounds; 400 `ALREADY_EXISTS` when taken);
+    /// by default a random one is made. `disabled` creates the account disabled.
     public func createUser(
-        email: String, password: String, displayName: String? = nil, admin: Bool = false, emailVerified: Bool = true
+        email: String, password: String, displayName: String? = nil, admin: Bool = false, emailVerified: Bool = true,
+        uid: String? = nil, disabled: Bool = false
     ) throws -> AuthUser {
         let address = try EmailAddress(email)
         try validateNewPassword(password)
+        if let uid {
+            guard (1...128).contains(uid.count), !uid.contains("/") else {
+                throw APIError.badRequest("a uid is 1 to 128 characters, without '/'")
+            }
+            guard try store.account(uid: uid) == nil else {
+                throw APIError(.alreadyExists, status: 400, message: "the uid is already in use")
+            }
+        }
         let account = try insertAccount(
             address: address, password: password, displayName: displayName, emailVerified: emailVerified,
-            customClaims: admin ? ["admin": true] : JSONObject())
+            customClaims: admin ? ["admin": true] : JSONObject(), uid: uid, disabled: disabled)
         return AuthUser(account)
+    }
+
+    /// A new action code of `kind` (`.verifyEmail` or `.passwordReset`) for the account with address `email`,
+    /// without mailing it: for an administrator who sends the link through their own channel (Firebase's
+    /// `generateEmailVerificationLink`, `generatePasswordResetLink`). Returns the code and the account's address.
+    /// Throws `INVALID_EMAIL`, `USER_NOT_FOUND`.
+    public func adminActionCode(_ kind: ActionCodeKind, email: String) throws -> (code: String, email: String) {
+        let address = try EmailAddress(email)
+        guard let account = try store.account(emailKey: address.key) else { throw APIError.userNotFound }
+        return (try makeActionCode(kind, uid: account.uid, email: account.email), account.email)
+    }
+
+    /// The account with address `email`, or `nil`. Throws `INVALID_EMAIL`.
+    public func user(email: String) throws -> AuthUser? {
+        try store.account(emailKey: EmailAddress(email).key).map(AuthUser.init)
     }
 
     /// Accounts ordered by uid, `pageSize` (1–1000) at a time; pass `nextPageToken` back for the next page.

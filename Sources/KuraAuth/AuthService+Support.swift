@@ -26,14 +26,16 @@ extension AuthService {
     }
 
     func insertAccount(
-        address: EmailAddress, password: String, displayName: String?, emailVerified: Bool, customClaims: JSONObject
+        address: EmailAddress, password: String, displayName: String?, emailVerified: Bool, customClaims: JSONObject,
+        uid: String? = nil, disabled: Bool = false
     ) throws -> AccountRecord {
         try validateDisplayName(displayName)
         // Checked first so a taken address costs no hashing; the UNIQUE index decides races.
         if try store.account(emailKey: address.key) != nil { throw APIError.emailExists }
         let account = AccountRecord(
-            uid: SecureRandom.base62(28), email: address.value, emailKey: address.key, emailVerified: emailVerified,
-            displayName: displayName, passwordHash: try hasher.hash(password), disabled: false,
+            uid: uid ?? SecureRandom.base62(28), email: address.value, emailKey: address.key,
+            emailVerified: emailVerified, displayName: displayName, passwordHash: try hasher.hash(password),
+            disabled: disabled,
             customClaims: customClaims, createTime: nowMicros(), lastSignInTime: nil)
         try store.insertAccount(account)
         return account
@@ -58,7 +60,8 @@ extension AuthService {
             expiresAt: now + configuration.idTokenLifetime, authTime: session.authTime, sessionID: session.id,
             customClaims: account.customClaims)
         return IDToken.encode(
-            claims, issuer: configuration.issuer, audience: configuration.audience, key: keys.active)
+            claims, issuer: configuration.issuer, audience: configuration.audience, key: keys.active,
+            firebase: configuration.firebaseClaims)
     }
 
     /// Stores a new single-use code of `kind` (by hash) and returns the code itself, 32 random bytes in base64url.

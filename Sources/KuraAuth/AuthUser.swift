@@ -11,6 +11,8 @@ public struct AuthUser: Sendable, Equatable {
     public var createTime: Int64
     public var disabled: Bool
     public var customClaims: JSONObject
+    /// Microseconds since the epoch, `nil` before the first sign-in. Not in `json`.
+    public var lastSignInTime: Int64?
 
     init(_ record: AccountRecord) {
         uid = record.uid
@@ -20,6 +22,7 @@ public struct AuthUser: Sendable, Equatable {
         createTime = record.createTime
         disabled = record.disabled
         customClaims = record.customClaims
+        lastSignInTime = record.lastSignInTime
     }
 
     /// `{uid,email,emailVerified,displayName,createTime (RFC 3339),disabled,customClaims}`.

@@ -25,9 +25,11 @@ public struct CORSPolicy: Sendable {
 
     /// Methods a cross-origin page may use.
     public static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE"
-    /// Request headers a cross-origin page may send beyond the CORS-safelisted ones.
+    /// Request headers a cross-origin page may send beyond the CORS-safelisted ones (the `X-Client-Version` and
+    /// `X-Firebase-*` headers are the Firebase web SDK's, for the Firebase Auth endpoints).
     public static let allowedHeaders =
-        "Authorization, Content-Type, Last-Event-ID, X-Request-Id, If-Match, If-None-Match"
+        "Authorization, Content-Type, Last-Event-ID, X-Request-Id, If-Match, If-None-Match, X-Client-Version, "
+        + "X-Firebase-gmpid, X-Firebase-Client, X-Firebase-AppCheck, X-Firebase-Locale"
     /// Response headers a cross-origin page may read beyond the CORS-safelisted ones.
     public static let exposedHeaders = "X-Request-Id, Retry-After, ETag"
 

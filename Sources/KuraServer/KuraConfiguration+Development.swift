@@ -2,7 +2,8 @@ import Foundation
 
 extension KuraConfiguration {
     /// `kura serve --dev`: the development loop. Auth rate limits off, held mails printed whole to standard output
-    /// (with no `smtp.url`, every mail is held), and unexpected errors' details in their 500 answers.
+    /// (with no `smtp.url`, every mail is held), unexpected errors' details in their 500 answers, and
+    /// `developmentMode` (the Firebase Auth emulator's account reset).
     ///
     /// Development mode answers with internals and lets anyone guess passwords at full speed, so it only serves
     /// loopback: any other `host` is refused with a `ConfigurationError`.
@@ -12,6 +13,7 @@ extension KuraConfiguration {
                 "--dev serves loopback only (127.0.0.1, ::1 or localhost); host '\(http.host)' is not a loopback address"
             )
         }
+        developmentMode = true
         auth.rateLimits.enabled = false
         http.verboseErrors = true
         mail.printHeld = { text in

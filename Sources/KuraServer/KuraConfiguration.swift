@@ -37,6 +37,11 @@ public struct KuraConfiguration: Sendable {
     public var appName = "Kura"
     /// Static hosting of a directory (`--public DIR`); off when `hosting.root` is unset.
     public var hosting = HostingConfiguration()
+    /// Other backends' wire protocols Kura also speaks (`compat.*`): Firebase Auth's REST API.
+    public var compat = CompatConfiguration()
+    /// `kura serve --dev` (`applyDevelopmentMode()`): allows what only a developer's machine should, such as the
+    /// Firebase Auth emulator's "delete every account".
+    public var developmentMode = false
 
     public init() {}
 
@@ -360,6 +365,20 @@ public struct KuraConfiguration: Sendable {
             key: "hosting.maxCachedFileBytes", help: "larger files are read per request, uncompressed (default 4194304)"
         ) {
             $0.hosting.maxCachedFileBytes = try integer($1, "hosting.maxCachedFileBytes", 0...(1 << 40))
+        },
+        Setting(key: "compat.firebaseAuth", help: "serve Firebase Auth's REST API (emulator protocol) (default false)")
+        {
+            $0.compat.firebaseAuth = try boolean($1, "compat.firebaseAuth")
+        },
+        Setting(key: "compat.firebaseProjectId", help: "the Firebase project id apps use; ID tokens' aud (no default)")
+        {
+            $0.compat.firebaseProjectId = $1.trimmingSpaces()
+        },
+        Setting(
+            key: "compat.ownerAddresses",
+            help: "addresses besides loopback whose 'Bearer owner' is the administrator, comma-separated (default none)"
+        ) {
+            $0.compat.ownerAddresses = $1.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
         },
         Setting(key: "realtime.heartbeatSeconds", help: "heartbeat interval of listen streams (default 15)") {
             $0.realtime.heartbeatSeconds = try seconds($1, "realtime.heartbeatSeconds", 0.01...3600)

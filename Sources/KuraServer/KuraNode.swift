@@ -47,9 +47,11 @@ public final class KuraNode: Sendable {
 
     /// Prepares the data directory and routes; `extraRoutes` lets tests add their own.
     public init(
-        configuration: KuraConfiguration, logger: Logger? = nil,
+        configuration given: KuraConfiguration, logger: Logger? = nil,
         extraRoutes: (Router<KuraContext>) -> Void = { _ in }
     ) throws {
+        // With `compat.firebaseAuth`, ID tokens are Firebase's (CompatConfiguration.swift).
+        let configuration = try given.resolvingCompat()
         self.configuration = configuration
         let logger = logger ?? Logger(level: configuration.logLevel)
         self.logger = logger
@@ -139,6 +141,12 @@ public final class KuraNode: Sendable {
             auth: auth, callers: callers, mailer: accountMailer, addressMails: addressMails)
         authRoutes.register(on: router)
         AdminUserRoutes(auth: auth, callers: callers).register(on: router)
+        if configuration.compat.firebaseAuth {
+            FirebaseAuthRoutes(
+                auth: auth, accounts: authRoutes.accounts, adminKey: key, outbox: mailer, compat: configuration.compat,
+                developmentMode: configuration.developmentMode
+            ).register(on: router)
+        }
         OutboxRoutes(mailer: mailer, callers: callers).register(on: router)
         RulesRoutes(rules: rules, callers: callers).register(on: router)
         ActionPageRoutes(auth: auth, confirmEmail: authRoutes.confirmEmail, appName: configuration.appName)

@@ -25,7 +25,39 @@ struct CallerResolutionTests {
         case userOrAnonymous
         /// The admin key or a user with the `admin` claim.
         case admin
+        /// As `admin`, and `Bearer owner` (the Firebase Admin SDKs' emulator credential) from loopback: the Firebase
+        /// Auth admin and emulator endpoints (`compat.firebaseAuth`).
+        case firebaseAdmin
     }
+
+    /// The Firebase Auth endpoints (`compat.firebaseAuth`, on in `CallerServer`).
+    static let firebaseAreas: [String: Area] = {
+        let v1 = "/identitytoolkit.googleapis.com/v1"
+        let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
+        var areas: [String: Area] = ["POST /securetoken.googleapis.com/v1/token": .open]
+        for name in [
+            "accounts:signUp", "accounts:signInWithPassword", "accounts:sendOobCode", "accounts:resetPassword",
+            "accounts:update", "accounts:lookup", "accounts:delete",
+        ] {
+            areas["POST \(v1)/\(name)"] = .open
+        }
+        for name in [
+            "signupNewUser", "verifyPassword", "getOobConfirmationCode", "resetPassword", "setAccountInfo",
+            "getAccountInfo", "deleteAccount",
+        ] {
+            areas["POST \(v3)/\(name)"] = .open
+        }
+        for name in [
+            "accounts", "accounts:lookup", "accounts:update", "accounts:delete", "accounts:batchDelete",
+            "accounts:sendOobCode", "accounts:query",
+        ] {
+            areas["POST \(v1)/projects/:project/\(name)"] = .firebaseAdmin
+        }
+        areas["GET \(v1)/projects/:project/accounts:batchGet"] = .firebaseAdmin
+        areas["GET /emulator/v1/projects/:project/oobCodes"] = .firebaseAdmin
+        areas["DELETE /emulator/v1/projects/:project/accounts"] = .firebaseAdmin
+        return areas
+    }()
 
     /// Every route, `METHOD pattern`, with its area.
     static let areas: [String: Area] = [
@@ -45,12 +77,14 @@ struct CallerResolutionTests {
         "DELETE /api/admin/users/:uid": .admin, "GET /api/admin/outbox": .admin, "GET /api/admin/rules": .admin,
         "POST /api/admin/rules": .admin, "GET /api/admin/indexes": .admin, "POST /api/admin/indexes": .admin,
         "DELETE /api/admin/indexes/:id": .admin,
-    ]
+    ].merging(firebaseAreas) { kura, _ in kura }
 
     /// The kinds of `Authorization` input.
     enum Input: String, CaseIterable {
         case none, basic, bearerWithoutToken, malformed, badSignature, expired, revoked, deleted, disabled
         case unverified, user, adminUser, adminKey
+        /// `Bearer owner`, from loopback (as every test request is).
+        case owner
     }
 
     /// What an input must get on an area.
@@ -66,6 +100,11 @@ struct CallerResolutionTests {
     /// The one table (docs/api.md, "Who is calling").
     static func expected(_ input: Input, _ area: Area) -> Expected {
         if area == .open { return .asWithoutHeader }
+        if input == .owner {
+            // Elsewhere `owner` is just a malformed ID token.
+            return area == .firebaseAdmin ? .accepted : .refused(401, "INVALID_ID_TOKEN")
+        }
+        let area = area == .firebaseAdmin ? .admin : area
         switch input {
         case .none:
             return area == .user || area == .admin ? .refused(401, "UNAUTHENTICATED") : .accepted
@@ -75,7 +114,7 @@ struct CallerResolutionTests {
         case .unverified:
             return area == .data || area == .admin ? .refused(403, "EMAIL_NOT_VERIFIED") : .accepted
         case .user: return area == .admin ? .refused(403, "PERMISSION_DENIED") : .accepted
-        case .adminUser: return .accepted
+        case .adminUser, .owner: return .accepted
         case .adminKey: return area == .user || area == .userOrAnonymous ? .refused(401, "UNAUTHENTICATED") : .accepted
         }
     }
@@ -103,6 +142,14 @@ struct CallerResolutionTests {
         case ("POST", "/api/auth/signout"): return (pattern, ["all": "not a flag"], [])
         case ("PATCH", "/api/auth/me"): return (pattern, ["unknown": 1], [])
         case ("POST", "/api/auth/verify-email"): return (pattern, ["email": "nobody@example.com"], [])
+        case (_, let path) where path.contains("/projects/:project/"):
+            let target = path.replacingOccurrences(of: ":project", with: firebaseProject)
+            switch path.split(separator: "/").last ?? "" {
+            case "accounts": return (target, method == "POST" ? ["email": 5] : nil, [])
+            case "accounts:update", "accounts:delete": return (target, ["localId": "no-such-user"], [])
+            case "accounts:batchDelete": return (target, ["localIds": ["no-such-user"]], [])
+            default: return (target, method == "POST" ? [:] as [String: Any] : nil, [])
+            }
         case (_, "/sdk/:file"): return ("/sdk/kura.js", nil, [])
         case ("POST", "/auth/action"): return (pattern, nil, [])
         case ("POST", _): return (pattern, [:] as [String: Any], [])
@@ -214,6 +261,8 @@ final class CallerServer {
         configuration.auth = .lowCostForTesting
         configuration.auth.rateLimits.enabled = false
         configuration.auth.requireVerifiedEmail = true
+        configuration.compat.firebaseAuth = true
+        configuration.compat.firebaseProjectId = firebaseProject
         var router: Router<KuraContext>?
         kura = try KuraNode(configuration: configuration, logger: Logger(level: .error), extraRoutes: { router = $0 })
         routes = router?.routes ?? []
@@ -244,6 +293,7 @@ final class CallerServer {
         case .basic: return "Basic dXNlcjpwYXNzd29yZA=="
         case .bearerWithoutToken: return "Bearer"
         case .malformed: return "Bearer not-a-token"
+        case .owner: return "Bearer owner"
         case .adminKey: return "Bearer \(kura.adminKey.value)"
         case .user: return "Bearer \(try signedIn().token)"
         case .adminUser: return "Bearer \(try signedIn(admin: true).token)"

@@ -28,8 +28,14 @@ public struct HTTPResponse: CustomStringConvertible, Sendable {
             ?? [:]
     }
 
-    /// `code` of an `{"error":{"code":…,"message":…}}` body.
-    public var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    /// `code` of an `{"error":{"code":…,"message":…}}` body; for Firebase's shape, whose `code` is the status, the
+    /// code that starts its `message` (`"WEAK_PASSWORD : …"` → `WEAK_PASSWORD`).
+    public var errorCode: String? {
+        guard let error = json["error"] as? [String: Any] else { return nil }
+        if let code = error["code"] as? String { return code }
+        guard error["code"] is NSNumber, let message = error["message"] as? String else { return nil }
+        return message.components(separatedBy: " : ").first
+    }
     /// `message` of an `{"error":{"code":…,"message":…}}` body.
     public var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
 

@@ -13,18 +13,20 @@ struct AuthRoutes {
     let mailer: AccountMailer
     let addressMails: AddressMailRequests
 
+    /// What this API shares with Firebase's (`FirebaseAuthRoutes`): rate limits, throttle, mails.
+    var accounts: AccountOperations { AccountOperations(auth: auth, mailer: mailer, addressMails: addressMails) }
+
     func register(on router: Router<KuraContext>) {
         let keys = auth
+        let accounts = self.accounts
         router.get("/api/auth/keys") { _, _ in .json(keys.jwks().jsonBytes) }
         post(router, "/api/auth/signup", status: 201) { request in
             let body = try JSONBody(request)
             try body.allowOnly(["email", "password", "displayName"])
-            let email = try body.string("email") ?? ""
-            try auth.checkRateLimit(.signUp, ip: request.remoteAddress, email: email)
-            let result = try auth.signUp(
-                email: email, password: try body.string("password") ?? "", displayName: try body.string("displayName"))
-            guard let code = result.verificationCode, case .object(var answer) = result.json else { return result.json }
-            try mailer.verification(to: result.user.email, code: code, request: request)
+            let (result, mailed) = try accounts.signUp(
+                email: try body.string("email") ?? "", password: try body.string("password") ?? "",
+                displayName: try body.string("displayName"), request: request)
+            guard mailed, case .object(var answer) = result.json else { return result.json }
             // Tells clients that a link is on its way, so the SDK's `sendEmailVerification()` need not send another.
             // With `auth.requireVerifiedEmail` the answer is `{user}` alone: no session until the address is verified.
             answer["verificationSent"] = .bool(true)
@@ -33,20 +35,14 @@ struct AuthRoutes {
         post(router, "/api/auth/signin") { request in
             let body = try JSONBody(request)
             try body.allowOnly(["email", "password"])
-            let email = try body.string("email") ?? ""
-            try auth.checkSignInThrottle(ip: request.remoteAddress, email: email)
-            do {
-                return try auth.signIn(email: email, password: try body.string("password") ?? "").json
-            } catch let error as APIError where error.code == .invalidLoginCredentials {
-                auth.recordFailedSignIn(ip: request.remoteAddress, email: email)
-                throw error
-            }
+            return try accounts.signIn(
+                email: try body.string("email") ?? "", password: try body.string("password") ?? "", request: request
+            ).json
         }
         post(router, "/api/auth/refresh") { request in
             let body = try JSONBody(request)
             try body.allowOnly(["refreshToken"])
-            try auth.checkRateLimit(.refresh, ip: request.remoteAddress, email: nil)
-            return try auth.refresh(refreshToken: try body.string("refreshToken") ?? "").json
+            return try accounts.refresh(refreshToken: try body.string("refreshToken") ?? "", request: request).json
         }
         router.post(
             "/api/auth/signout",
@@ -126,36 +122,25 @@ struct AuthRoutes {
 
     /// `POST /api/auth/verify-email` by a signed-in user: a new verification mail to the account's address.
     private func resendVerification(_ request: Request, _ claims: AuthClaims) throws -> JSONValue {
-        try auth.checkRateLimit(.verifyEmail, ip: request.remoteAddress, email: claims.email)
-        let code = try auth.sendEmailVerification(claims)
-        try mailer.verification(to: claims.email, code: code, request: request)
+        try accounts.sendVerification(claims, request: request)
         return .object([:])
     }
 
-    /// `{"email"}` → `{}` for every well-formed address, known or not, after the same work: input and rate limits
-    /// here, on the loop; the lookup, the code and the mail on the worker pool after the answer
-    /// (`AddressMailRequests`), so neither the answer nor its timing tells which addresses have accounts.
+    /// `{"email"}` → `{}` for every well-formed address, known or not, after the same work
+    /// (`AccountOperations.mailByAddress`).
     private func byAddress(
         _ kind: AddressMailRequests.Kind, _ endpoint: AuthEndpoint, _ request: Request,
         _ environment: RequestEnvironment
     ) throws -> Response {
         let body = try JSONBody(request)
         try body.allowOnly(["email"])
-        let email = try body.string("email") ?? ""
-        _ = try EmailAddress(email)
-        try auth.checkRateLimit(endpoint, ip: request.remoteAddress, email: email)
-        try addressMails.submit(kind, email: email, request: request, environment: environment)
+        try accounts.mailByAddress(
+            kind, endpoint, email: try body.string("email") ?? "", request: request, environment: environment)
         return .json(JSONValue.object([:]).jsonBytes)
     }
 
     /// A verification code confirms either a new account's address or a pending address change.
-    func confirmEmail(code: String) throws -> AuthUser {
-        do {
-            return try auth.confirmEmailVerification(code: code)
-        } catch let error as APIError where error.code == .invalidOOBCode {
-            return try auth.confirmEmailChange(code: code)
-        }
-    }
+    func confirmEmail(code: String) throws -> AuthUser { try accounts.confirmEmail(code: code) }
 
     private func updateMe(_ request: Request, _ claims: AuthClaims) throws -> Response {
         let body = try JSONBody(request)
@@ -170,10 +155,7 @@ struct AuthRoutes {
         }
         update.password = try body.string("password")
         update.email = try body.string("email")
-        let result = try auth.updateProfile(claims, update)
-        if let code = result.emailChangeCode, let pending = result.pendingEmail {
-            try mailer.emailChange(to: pending, code: code, request: request)
-        }
+        let result = try accounts.updateProfile(claims, update, request: request)
         var out = JSONObject([("user", result.user.json)])
         if let pending = result.pendingEmail { out["pendingEmail"] = .string(pending) }
         return .json(JSONValue.object(out).jsonBytes)
