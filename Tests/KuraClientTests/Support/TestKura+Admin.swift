@@ -133,6 +133,17 @@ extension TestKura {
         return mails.filter { $0["to"] as? String == address }
     }
 
+    /// The held mails to `address` once there are at least `count` (mails asked for by address, such as a password
+    /// reset, are written after the answer), waiting up to 10 s; then whatever there is.
+    func mails(to address: String, atLeast count: Int) async throws -> [[String: Any]] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let mails = try await mails(to: address)
+            if mails.count >= count || ContinuousClock.now >= deadline { return mails }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// The action code of the newest held mail to `address` with link mode `mode` (`verifyEmail`,
     /// `resetPassword`), waiting up to 5 s for it: mails asked for by address are written after the answer.
     func actionCode(to address: String, mode: String) async throws -> String? {
