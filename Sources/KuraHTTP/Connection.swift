@@ -285,7 +285,9 @@ final class Connection: @unchecked Sendable {
                 parked[exchange.sequence] = .bytes(bytes)
             }
         case .stream(let start):
-            let writer = ResponseStream(connection: self, exchange: exchange)
+            // A response that states its length is sent as it is, not in chunks (a file, possibly a range).
+            let writer = ResponseStream(
+                connection: self, exchange: exchange, framed: response.headers["Content-Length"] == nil)
             if exchange.sequence == sequenceOut && stream == nil {
                 emitStream(response, writer, start)
             } else {
@@ -374,9 +376,16 @@ final class Connection: @unchecked Sendable {
         updateReading()
     }
 
-    func writeChunk(_ bytes: [UInt8], for exchange: Exchange) {
+    func writeChunk(_ bytes: [UInt8], for exchange: Exchange, framed: Bool = true) {
         loop.eventLoop.assertInEventLoop()
         guard phase == .open, stream?.exchange.sequence == exchange.sequence else { return }
+        if !framed {
+            // The head announced the length; HEAD gets the head alone.
+            guard !exchange.isHead else { return }
+            out.append(contentsOf: bytes)
+            if !batching { flush() }
+            return
+        }
         if !exchange.http10 {
             out.append(contentsOf: String(bytes.count, radix: 16).utf8)
             out.append(contentsOf: "\r\n".utf8)
@@ -397,7 +406,7 @@ final class Connection: @unchecked Sendable {
     func finishStream(_ writer: ResponseStream, closing: Bool = false) {
         loop.eventLoop.assertInEventLoop()
         guard phase == .open, stream === writer else { return }
-        if !writer.exchange.http10 { out.append(contentsOf: "0\r\n\r\n".utf8) }
+        if writer.framed && !writer.exchange.http10 { out.append(contentsOf: "0\r\n\r\n".utf8) }
         stream = nil
         if closing {
             closeAfter = min(closeAfter, writer.exchange.sequence)
@@ -474,6 +483,7 @@ final class Connection: @unchecked Sendable {
         }
         if closeWhenFlushed && writesInFlight == 0 && out.isEmpty { shutdownAndLinger() }
         updateReading()
+        stream?.queueShrank(to: pendingWriteBytes + out.count)
     }
 
     // MARK: Closing
