@@ -45,7 +45,8 @@ final class Connection: @unchecked Sendable {
     private var phase = Phase.open
     private var reading = false
 
-    private enum Deadline { case none, idle, request, linger }
+    /// `stall`: a stream of stated length whose client has taken nothing for `http.idleTimeoutMs` closes.
+    private enum Deadline { case none, idle, request, linger, stall }
     private var deadlineKind = Deadline.idle
     private var deadline: UInt64 = 0
 
@@ -347,7 +348,14 @@ final class Connection: @unchecked Sendable {
         loop.serializeStreamHead(response, for: writer.exchange, into: &out)
         if writer.exchange.http10 { closeAfter = min(closeAfter, writer.exchange.sequence) }
         stream = writer
-        deadlineKind = .none
+        // A chunked stream (Server-Sent Events) may be quiet for long; a file going out must keep moving, or a
+        // client that stops reading would hold the connection and the open file forever.
+        if writer.framed {
+            deadlineKind = .none
+        } else {
+            deadlineKind = .stall
+            deadline = loop.eventLoop.now + loop.config.idleTimeoutMs
+        }
         start(writer)
     }
 
@@ -382,6 +390,7 @@ final class Connection: @unchecked Sendable {
         if !framed {
             // The head announced the length; HEAD gets the head alone.
             guard !exchange.isHead else { return }
+            streamProgressed()
             out.append(contentsOf: bytes)
             if !batching { flush() }
             return
@@ -483,6 +492,7 @@ final class Connection: @unchecked Sendable {
         }
         if closeWhenFlushed && writesInFlight == 0 && out.isEmpty { shutdownAndLinger() }
         updateReading()
+        streamProgressed()
         stream?.queueShrank(to: pendingWriteBytes + out.count)
     }
 
@@ -560,9 +570,21 @@ final class Connection: @unchecked Sendable {
         if sequenceIn == sequenceOut && stream == nil {
             deadlineKind = .idle
             deadline = loop.eventLoop.now + loop.config.idleTimeoutMs
+        } else if let stream, !stream.framed {
+            if deadlineKind != .stall {
+                deadlineKind = .stall
+                deadline = loop.eventLoop.now + loop.config.idleTimeoutMs
+            }
         } else {
             deadlineKind = .none
         }
+    }
+
+    /// The client took bytes of a stream of stated length (or the writer found room for more): its stall deadline
+    /// starts over.
+    private func streamProgressed() {
+        guard deadlineKind == .stall else { return }
+        deadline = loop.eventLoop.now + loop.config.idleTimeoutMs
     }
 
     func checkDeadline(now: UInt64) {

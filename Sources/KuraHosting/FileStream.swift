@@ -26,7 +26,10 @@ final class FileStream: Sendable {
         self.counters = counters
         end = offset + count
         position = Mutex(offset)
+        counters.opened()
     }
+
+    deinit { counters.closed() }
 
     /// Reads and sends the next chunk; finishes the stream after the last. Loop thread.
     func next() {
@@ -54,7 +57,7 @@ final class FileStream: Sendable {
 
 /// What large-file streams cost, for tests and diagnostics.
 public final class StreamCounters: Sendable {
-    private let state = Mutex<(read: Int, peakQueued: Int)>((0, 0))
+    private let state = Mutex<(read: Int, peakQueued: Int, open: Int)>((0, 0, 0))
 
     /// Bytes of large files read from disk so far.
     public var bytesRead: Int { state.withLock { $0.read } }
@@ -62,6 +65,11 @@ public final class StreamCounters: Sendable {
     /// over: what a slow reader holds in memory (besides the chunk being read). At most about two chunks.
     public var peakQueuedBytes: Int { state.withLock { $0.peakQueued } }
 
+    /// Streams under way (each holds its file open).
+    public var openStreams: Int { state.withLock { $0.open } }
+
+    func opened() { state.withLock { $0.open += 1 } }
+    func closed() { state.withLock { $0.open -= 1 } }
     func read(_ bytes: Int) { state.withLock { $0.read += bytes } }
     func queued(_ bytes: Int) { state.withLock { $0.peakQueued = max($0.peakQueued, bytes) } }
 }

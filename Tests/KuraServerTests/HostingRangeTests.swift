@@ -137,6 +137,28 @@ import Testing
         }
     }
 
+    @Test("a client that stops reading a streamed file is closed after http.idleTimeoutMs, releasing the file")
+    func stalledReaderClosed() throws {
+        try withHostingKura(configure: {
+            try $0.set("hosting.maxCachedFileBytes", "65536")
+            $0.http.idleTimeoutMs = 300
+        }) { server, fixture in
+            let size = 32 << 20
+            try Data(count: size).write(to: URL(fileURLWithPath: fixture.root + "/big.bin"))
+            let site = try #require(server.kura.hosting)
+            let connection = try HTTPConnection(port: server.port, timeout: .seconds(60))
+            defer { connection.close() }
+            try connection.send(HTTPConnection.encode("GET", "/big.bin"))
+            // Reads nothing; the server gives up on it and closes the file.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while site.streamCounters.bytesRead == 0 && ContinuousClock.now < deadline { usleep(1000) }
+            while site.streamCounters.openStreams > 0 && ContinuousClock.now < deadline { usleep(10_000) }
+            #expect(site.streamCounters.openStreams == 0)
+            #expect(site.streamCounters.bytesRead < size)
+            #expect(throws: (any Error).self) { try connection.readResponse() }
+        }
+    }
+
     @Test("a client going away mid-stream closes the file and leaves the server serving")
     func clientGoesAway() throws {
         try withHostingKura(configure: { try $0.set("hosting.maxCachedFileBytes", "65536") }) { server, fixture in
@@ -149,6 +171,10 @@ import Testing
             }
             let whole = try server.request("GET", "/big.bin", auth: .none)
             #expect(whole.bodyBytes.count == 8 << 20)
+            let site = try #require(server.kura.hosting)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while site.streamCounters.openStreams > 0 && ContinuousClock.now < deadline { usleep(10_000) }
+            #expect(site.streamCounters.openStreams == 0)
         }
     }
 }
