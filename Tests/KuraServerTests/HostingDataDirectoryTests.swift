@@ -8,7 +8,9 @@ import Testing
 
 /// Hosting never serves, nor opens, anything inside the data directory, however the two meet: the data directory
 /// inside the public one (`kura serve --public .`), a symlink into it, a directory moved there after start-up; and
-/// a public directory that is (or is inside) the data directory stops the server at start.
+/// a public directory that is (or is inside) the data directory stops the server at start. (That requests for
+/// the databases leave the store intact for a command run beside the server needs a second process:
+/// KuraEndToEndTests/HostingCommandLineTests.)
 @Suite struct HostingDataDirectoryTests {
     /// What a data directory holds, as request paths below it.
     static let dataFiles = [
@@ -51,29 +53,6 @@ import Testing
             #expect(try server.request("HEAD", "/kura_data/admin.key", auth: .none).status == 404)
             // The rest of the root is served as usual.
             #expect(try server.request("GET", "/app.js", auth: .none).status == 200)
-        }
-    }
-
-    @Test("reading the databases through hosting leaves the store working for a command run beside the server")
-    func storeSurvivesHostedDatabaseRequests() throws {
-        try withNestedData { server, fixture in
-            let data = fixture.root + "/kura_data"
-            let ann = try server.signUp("ann@example.com")
-            try server.put("notes/a", ["text": "before"])
-            for name in Self.dataFiles {
-                _ = try server.request("GET", "/kura_data/" + name, auth: .none)
-            }
-            // `kura admin create-user` beside the running server, as docs/configuration.md says is safe.
-            var beside = KuraConfiguration()
-            beside.dataDirectory = data
-            beside.auth = .lowCostForTesting
-            _ = try KuraNode.createUser(
-                configuration: beside, email: "bob@example.com", password: "secret-pw", admin: false)
-            #expect(FileManager.default.fileExists(atPath: data + "/accounts.db-wal"))
-            #expect(try server.me(ann.idToken).status == 200)
-            #expect(try server.signInResponse("bob@example.com", "secret-pw").status == 200)
-            try server.put("notes/b", ["text": "after"])
-            #expect(try server.request("GET", "/api/docs/notes/a").status == 200)
         }
     }
 
