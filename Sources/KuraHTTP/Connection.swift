@@ -47,7 +47,8 @@ final class Connection: @unchecked Sendable {
     private var phase = Phase.open
     private var reading = false
 
-    private enum Deadline { case none, idle, request, linger }
+    /// `stall`: a stream of stated length whose client has taken nothing for `http.idleTimeoutMs` closes.
+    private enum Deadline { case none, idle, request, linger, stall }
     private var deadlineKind = Deadline.idle
     private var deadline: UInt64 = 0
 
@@ -305,7 +306,9 @@ final class Connection: @unchecked Sendable {
                 parked[exchange.sequence] = .bytes(bytes)
             }
         case .stream(let start):
-            let writer = ResponseStream(connection: self, exchange: exchange)
+            // A response that states its length is sent as it is, not in chunks (a file, possibly a range).
+            let writer = ResponseStream(
+                connection: self, exchange: exchange, framed: response.headers["Content-Length"] == nil)
             if exchange.sequence == sequenceOut && stream == nil {
                 emitStream(response, writer, start)
             } else {
@@ -365,7 +368,14 @@ final class Connection: @unchecked Sendable {
         loop.serializeStreamHead(response, for: writer.exchange, into: &out)
         if writer.exchange.http10 { closeAfter = min(closeAfter, writer.exchange.sequence) }
         stream = writer
-        deadlineKind = .none
+        // A chunked stream (Server-Sent Events) may be quiet for long; a file going out must keep moving, or a
+        // client that stops reading would hold the connection and the open file forever.
+        if writer.framed {
+            deadlineKind = .none
+        } else {
+            deadlineKind = .stall
+            deadline = loop.eventLoop.now + loop.config.idleTimeoutMs
+        }
         start(writer)
         updateReading()
     }
@@ -395,9 +405,17 @@ final class Connection: @unchecked Sendable {
         updateReading()
     }
 
-    func writeChunk(_ bytes: [UInt8], for exchange: Exchange) {
+    func writeChunk(_ bytes: [UInt8], for exchange: Exchange, framed: Bool = true) {
         loop.eventLoop.assertInEventLoop()
         guard phase == .open, stream?.exchange.sequence == exchange.sequence else { return }
+        if !framed {
+            // The head announced the length; HEAD gets the head alone.
+            guard !exchange.isHead else { return }
+            streamProgressed()
+            out.append(contentsOf: bytes)
+            if !batching { flush() }
+            return
+        }
         if !exchange.http10 {
             out.append(contentsOf: String(bytes.count, radix: 16).utf8)
             out.append(contentsOf: "\r\n".utf8)
@@ -418,7 +436,7 @@ final class Connection: @unchecked Sendable {
     func finishStream(_ writer: ResponseStream, closing: Bool = false) {
         loop.eventLoop.assertInEventLoop()
         guard phase == .open, stream === writer else { return }
-        if !writer.exchange.http10 { out.append(contentsOf: "0\r\n\r\n".utf8) }
+        if writer.framed && !writer.exchange.http10 { out.append(contentsOf: "0\r\n\r\n".utf8) }
         stream = nil
         if closing {
             closeAfter = min(closeAfter, writer.exchange.sequence)
@@ -495,6 +513,8 @@ final class Connection: @unchecked Sendable {
         }
         if closeWhenFlushed && writesInFlight == 0 && out.isEmpty { shutdownAndLinger() }
         updateReading()
+        streamProgressed()
+        stream?.queueShrank(to: pendingWriteBytes + out.count)
     }
 
     // MARK: Closing
@@ -571,9 +591,21 @@ final class Connection: @unchecked Sendable {
         if sequenceIn == sequenceOut && stream == nil {
             deadlineKind = .idle
             deadline = loop.eventLoop.now + loop.config.idleTimeoutMs
+        } else if let stream, !stream.framed {
+            if deadlineKind != .stall {
+                deadlineKind = .stall
+                deadline = loop.eventLoop.now + loop.config.idleTimeoutMs
+            }
         } else {
             deadlineKind = .none
         }
+    }
+
+    /// The client took bytes of a stream of stated length (or the writer found room for more): its stall deadline
+    /// starts over.
+    private func streamProgressed() {
+        guard deadlineKind == .stall else { return }
+        deadline = loop.eventLoop.now + loop.config.idleTimeoutMs
     }
 
     func checkDeadline(now: UInt64) {

@@ -261,10 +261,15 @@ final class HTTPLoop: @unchecked Sendable {
     }
 
     /// The head of a streaming response: chunked for HTTP/1.1; HTTP/1.0 gets raw bytes until the connection closes.
+    /// A response with its own `Content-Length` is sent as it is (and HTTP/1.0 still closes after it).
     func serializeStreamHead(_ response: Response, for exchange: Exchange, into out: inout [UInt8]) {
         appendHead(response, for: exchange, into: &out)
-        out.append(
-            contentsOf: exchange.http10 ? "Connection: close\r\n\r\n".utf8 : "Transfer-Encoding: chunked\r\n\r\n".utf8)
+        if exchange.http10 {
+            out.append(contentsOf: "Connection: close\r\n\r\n".utf8)
+        } else {
+            let sized = response.headers["Content-Length"] != nil
+            out.append(contentsOf: sized ? "\r\n".utf8 : "Transfer-Encoding: chunked\r\n\r\n".utf8)
+        }
         log(exchange, status: response.status)
     }
 

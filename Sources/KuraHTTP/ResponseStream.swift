@@ -1,20 +1,27 @@
 import Synchronization
 
-/// The writer of a streaming (chunked) response, e.g. Server-Sent Events. Safe to use from any thread;
-/// writes are framed and sent on the connection's loop in order.
+/// The writer of a streaming response: chunked (Server-Sent Events), or of a length given in advance when the
+/// response has a `Content-Length` header (a file). Safe to use from any thread; writes are sent on the
+/// connection's loop in order.
 public final class ResponseStream: Sendable {
     let connection: Connection
     let exchange: Exchange
+    /// Whether writes are chunks (`Transfer-Encoding: chunked`); false when the response gave its `Content-Length`,
+    /// and the writer then owes exactly that many bytes (or finishes with `closingConnection`).
+    let framed: Bool
     private let state = Mutex<State>(State())
 
     private struct State {
         var closed = false
         var onClose: (@Sendable () -> Void)?
+        /// Run once at most `limit` bytes are queued (`whenQueued`).
+        var drained: (limit: Int, handler: @Sendable () -> Void)?
     }
 
-    init(connection: Connection, exchange: Exchange) {
+    init(connection: Connection, exchange: Exchange, framed: Bool = true) {
         self.connection = connection
         self.exchange = exchange
+        self.framed = framed
     }
 
     /// The loop this stream's connection lives on.
@@ -45,8 +52,29 @@ public final class ResponseStream: Sendable {
         let connection = self.connection
         connection.onLoop { [self] in
             guard !isClosed else { return }
-            connection.writeChunk(bytes, for: exchange)
+            connection.writeChunk(bytes, for: exchange, framed: framed)
         }
+    }
+
+    /// Runs `handler` on the loop once no more than `limit` bytes wait to be written (at once if that is so now):
+    /// how a writer keeps pace with a slow client instead of queueing what it produces. One handler waits at a
+    /// time (a new one replaces it); it is dropped if the stream closes first. Loop thread only.
+    public func whenQueued(atMost limit: Int, _ handler: @escaping @Sendable () -> Void) {
+        connection.loop.eventLoop.assertInEventLoop()
+        guard !isClosed else { return }
+        if connection.queuedBytes <= limit { return handler() }
+        state.withLock { $0.drained = (limit, handler) }
+    }
+
+    /// Called by the connection when queued bytes were written: runs the waiting `whenQueued` handler if its limit
+    /// is met. Loop thread only.
+    func queueShrank(to queued: Int) {
+        let handler = state.withLock { state -> (@Sendable () -> Void)? in
+            guard let drained = state.drained, queued <= drained.limit else { return nil }
+            state.drained = nil
+            return drained.handler
+        }
+        handler?()
     }
 
     /// Ends the stream; the connection then serves its next request (or closes if the request asked it to).
@@ -71,6 +99,7 @@ public final class ResponseStream: Sendable {
         let handler = state.withLock { state -> (@Sendable () -> Void)?? in
             if state.closed { return nil }
             state.closed = true
+            state.drained = nil
             defer { state.onClose = nil }
             return .some(state.onClose)
         }

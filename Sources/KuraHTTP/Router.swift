@@ -27,6 +27,9 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
     /// Set it before the server starts.
     public var fallback: Handler?
 
+    /// Headers the router's own error answers get, by exact path (`addHeaders(_:toErrorsAt:)`).
+    private var errorHeaders: [Substring: HTTPHeaders] = [:]
+
     /// Every registered route, in registration order: what a test enumerates to check each endpoint.
     public private(set) var routes: [(method: HTTPMethod, pattern: String)] = []
 
@@ -67,6 +70,13 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         precondition(node.handlers[method] == nil, "\(method) \(pattern) registered twice")
         node.handlers[method] = handler
         routes.append((method, pattern))
+    }
+
+    /// Adds `headers` to the error answers made here for requests to exactly `path` (a malformed query string, a
+    /// method the path lacks, an error its handler throws), so that a page whose every answer must carry them (the
+    /// action page's security headers) carries them on those too.
+    public func addHeaders(_ headers: HTTPHeaders, toErrorsAt path: String) {
+        for field in headers { errorHeaders[Substring(path), default: HTTPHeaders()].add(field.name, field.value) }
     }
 
     public func get(_ pattern: String, _ handler: @escaping Handler) { on(.GET, pattern, handler) }
@@ -193,9 +203,13 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
                 throw APIError.invalidPath(message)
             }
         } catch {
-            return ErrorResponses.response(
+            var response = ErrorResponses.response(
                 for: error, requestID: request.requestID, logger: environment.logger,
                 verbose: environment.verboseErrors)
+            if !errorHeaders.isEmpty, let extra = errorHeaders[request.path] {
+                for field in extra { response.headers.add(field.name, field.value) }
+            }
+            return response
         }
     }
 

@@ -42,6 +42,7 @@ public struct StaticFile: Sendable {
         var common: HTTPHeaders = ["Content-Type": contentType, "Cache-Control": cacheControl]
         if let lastModified { common.add("Last-Modified", lastModified) }
         common.add("X-Content-Type-Options", "nosniff")
+        common.add("Accept-Ranges", "bytes")
         // Caches must keep the encodings apart once there is more than one.
         if gzipped != nil { common.add("Vary", "Accept-Encoding") }
         for (name, value) in extraHeaders { common.add(name, value) }
@@ -59,18 +60,35 @@ public struct StaticFile: Sendable {
     public func response(to request: Request, status: Int = 200) -> Response {
         let useGzip = gzipped != nil && Self.acceptsGzip(request.headers["Accept-Encoding"])
         let headers = useGzip ? gzipHeaders : plainHeaders
-        if status == 200 && isCurrent(request) { return Response(status: 304, headers: headers) }
+        if status == 200 && Self.isCurrent(request, etags: [etag, gzipETag], lastModified: lastModified) {
+            return Response(status: 304, headers: headers)
+        }
+        if status == 200 {
+            // A range is of the file's bytes as they are (RFC 9110 §14): gzip is for whole answers only.
+            switch ByteRange.of(request, size: Int64(body.count), etag: etag, lastModified: lastModified) {
+            case .full: break
+            case .partial(let offset, let count):
+                var headers = plainHeaders
+                headers.add(
+                    "Content-Range",
+                    ByteRange.partial(offset: offset, count: count).contentRange(
+                        size: Int64(body.count))!)
+                return Response(status: 206, headers: headers, body: Array(body[Int(offset)..<Int(offset + count)]))
+            case .unsatisfiable:
+                return ByteRange.unsatisfiableResponse(size: Int64(body.count))
+            }
+        }
         return Response(status: status, headers: headers, body: useGzip ? gzipped! : body)
     }
 
-    /// Whether the client's cached copy is this version.
-    private func isCurrent(_ request: Request) -> Bool {
+    /// Whether the client's cached copy is the version with one of `etags` (or last modified at `lastModified`).
+    static func isCurrent(_ request: Request, etags: [String], lastModified: String?) -> Bool {
         if let tags = request.headers["If-None-Match"] {
             for tag in tags.split(separator: ",") {
                 var tag = Substring(String(tag).trimmingSpaces())
                 if tag == "*" { return true }
                 if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }  // If-None-Match compares weakly
-                if tag == etag || tag == gzipETag { return true }
+                if etags.contains(where: { $0 == tag }) { return true }
             }
             return false
         }

@@ -15,14 +15,27 @@ public final class StaticSite: Sendable {
     /// loops (two loops contending for it cost more than the rest of the request).
     private let loopMemos: LoopLocal<LoopMemo>
 
-    /// Checks that the root is a directory; reads nothing else yet. `eventLoops` is the server's loop count.
-    public init(configuration: HostingConfiguration, eventLoops: Int) throws(HostingError) {
+    /// What large-file streams cost (bytes read, the most one stream had queued).
+    public let streamCounters = StreamCounters()
+
+    /// Checks that the root is a directory, and neither is nor lies inside `dataDirectory` (whose contents are
+    /// then never served or opened, wherever they turn up under the root); reads nothing else yet. `eventLoops`
+    /// is the server's loop count.
+    public init(configuration: HostingConfiguration, eventLoops: Int, dataDirectory: String? = nil)
+        throws(HostingError)
+    {
         guard let directory = configuration.root else { throw HostingError("hosting.root is not set") }
         self.configuration = configuration
-        root = try HostingRoot(directory)
+        root = try HostingRoot(directory, protecting: dataDirectory)
         cache = Mutex(
             FileCache(maxBytes: configuration.cacheBytes, maxEntries: configuration.cacheEntries))
         loopMemos = LoopLocal(loops: eventLoops) { LoopMemo() }
+    }
+
+    /// Refuses (with a sentence saying why and what to do) a hosting root that is the data directory or lies
+    /// inside it. A data directory inside the root is allowed: it is never served.
+    public static func checkPlacement(root: String, dataDirectory: String) throws(HostingError) {
+        try HostingRoot.checkPlacement(root: root, dataDirectory: dataDirectory)
     }
 
     /// The answer to `request` for a path outside the server's own routes: the file, a redirect to the directory's
@@ -50,9 +63,9 @@ public final class StaticSite: Sendable {
             }
             return found.resolution
         }
-        if let response = answer(request, hosted, onPool: false, resolve: cached) { return response }
+        if let response = answer(request, hosted, environment, onPool: false, resolve: cached) { return response }
         return environment.offload { [self] in
-            let response = answer(request, hosted, onPool: true, resolve: { path in self.load(path) })
+            let response = answer(request, hosted, environment, onPool: true, resolve: { path in self.load(path) })
             return response ?? Self.notFound(request)
         }
     }
@@ -60,15 +73,16 @@ public final class StaticSite: Sendable {
     /// The response from what `resolve` knows of the paths involved; nil when it does not know one of them yet
     /// (or, off the pool, the file is too large to be cached and must be read), so the caller asks again on the pool.
     private func answer(
-        _ request: Request, _ hosted: HostedPath, onPool: Bool, resolve: (HostedPath) -> FileCache.Resolution?
+        _ request: Request, _ hosted: HostedPath, _ environment: RequestEnvironment, onPool: Bool,
+        resolve: (HostedPath) -> FileCache.Resolution?
     ) -> Response? {
         guard let resolution = resolve(hosted) else { return nil }
         switch resolution {
         case .file(let file, _):
             return file.response(to: request)
-        case .largeFile(let path, let identity):
+        case .largeFile(let path, _):
             guard onPool else { return nil }
-            return readLarge(path, identity, hosted)?.response(to: request) ?? Self.notFound(request)
+            return streamLarge(request, path, hosted, environment)
         case .directory:
             var location = request.path + "/"
             if let query = request.queryString { location += "?" + query }
@@ -114,14 +128,48 @@ public final class StaticSite: Sendable {
         return resolution
     }
 
-    /// A file too large for the cache, read for this one request, uncompressed.
-    private func readLarge(_ path: String, _ identity: FileIdentity, _ hosted: HostedPath) -> StaticFile? {
-        guard let bytes = root.read(path, identity: identity) else { return nil }
+    /// A file too large for the cache, opened for this one request (on the pool) and streamed from disk in chunks,
+    /// uncompressed; ranges and validators as for cached files, with an ETag made of the file's identity.
+    private func streamLarge(
+        _ request: Request, _ path: String, _ hosted: HostedPath, _ environment: RequestEnvironment
+    ) -> Response {
+        guard let file = root.open(path) else { return Self.notFound(request) }
+        let identity = file.identity
         let type = MediaType.forFile(named: path)
-        return StaticFile(
-            body: bytes, contentType: type,
-            cacheControl: configuration.cacheControl(path: hosted.key, contentType: type),
-            modifiedSeconds: identity.modifiedSeconds, compress: false)
+        let etag =
+            "\"" + String(identity.inode, radix: 36) + "-" + String(identity.size, radix: 36) + "-"
+            + String(identity.modifiedNanos, radix: 36) + "\""
+        let lastModified = WallClock.httpDate(seconds: identity.modifiedSeconds)
+        var headers: HTTPHeaders = [
+            "Content-Type": type, "Cache-Control": configuration.cacheControl(path: hosted.key, contentType: type),
+        ]
+        headers.add("Last-Modified", lastModified)
+        headers.add("ETag", etag)
+        headers.add("Accept-Ranges", "bytes")
+        headers.add("X-Content-Type-Options", "nosniff")
+        if StaticFile.isCurrent(request, etags: [etag], lastModified: lastModified) {
+            return Response(status: 304, headers: headers)
+        }
+        let size = identity.size
+        var (status, offset, count) = (200, Int64(0), size)
+        switch ByteRange.of(request, size: size, etag: etag, lastModified: lastModified) {
+        case .full: break
+        case .partial(let from, let length):
+            (status, offset, count) = (206, from, length)
+            headers.add("Content-Range", ByteRange.partial(offset: from, count: length).contentRange(size: size)!)
+        case .unsatisfiable:
+            return ByteRange.unsatisfiableResponse(size: size)
+        }
+        headers.add("Content-Length", String(count))
+        let workers = environment.workers
+        let counters = streamCounters
+        let sendsBody = request.method == .GET && count > 0
+        return .stream(status: status, headers: headers) { [offset, count] stream in
+            guard sendsBody else { return stream.finish() }
+            FileStream(
+                file: file, offset: offset, count: count, stream: stream, workers: workers, counters: counters
+            ).next()
+        }
     }
 
     /// A browser navigating to a page (not a script, image or API call).

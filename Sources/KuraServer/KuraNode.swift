@@ -36,6 +36,8 @@ public final class KuraNode: Sendable {
     public let realtime: ListenerRegistry
     /// Password-reset and verification mails asked for by address (answered before the lookup).
     public let addressMails: AddressMailRequests
+    /// Static hosting (`hosting.root`), if on.
+    public let hosting: StaticSite?
     /// This process's hold on the data directory, released when the server stops.
     private let ownership: DataDirectoryLock
     private let publicURL: PublicURL
@@ -57,6 +59,15 @@ public final class KuraNode: Sendable {
         self.logger = logger
         // An unknown `store.engine` stops the server before it touches the data directory.
         let engine = try StoreEngines.engine(for: configuration)
+        // A public directory that is the data directory (or inside it) would serve the keys and databases: refused
+        // before anything is created.
+        if let root = configuration.hosting.root {
+            do {
+                try StaticSite.checkPlacement(root: root, dataDirectory: configuration.dataDirectory)
+            } catch {
+                throw ConfigurationError(error.description)
+            }
+        }
         try Self.prepareDataDirectory(configuration.dataDirectory, logger: logger)
         ownership = try DataDirectoryLock(dataDirectory: configuration.dataDirectory)
         // New means nothing stored yet: the document database is the first thing a server creates that holds data.
@@ -129,11 +140,16 @@ public final class KuraNode: Sendable {
         if configuration.hosting.root != nil {
             let site: StaticSite
             do {
-                site = try StaticSite(configuration: configuration.hosting, eventLoops: configuration.http.eventLoops)
+                site = try StaticSite(
+                    configuration: configuration.hosting, eventLoops: configuration.http.eventLoops,
+                    dataDirectory: configuration.dataDirectory)
             } catch {
                 throw ConfigurationError(error.description)
             }
             HostingRoutes(site: site).register(on: router)
+            hosting = site
+        } else {
+            hosting = nil
         }
         let addressMails = AddressMailRequests(auth: auth, mailer: accountMailer, logger: logger)
         self.addressMails = addressMails

@@ -34,6 +34,20 @@ import Testing
         }
     }
 
+    @Test(
+        "malformed action URLs and other methods get their error with the page's security headers",
+        arguments: [
+            ("GET", "/auth/action?mode=%zz"), ("GET", "/auth/action?code=a&code=b"), ("GET", "/auth/action?%=x"),
+            ("PUT", "/auth/action"), ("DELETE", "/auth/action?mode=verifyEmail"), ("POST", "/auth/action?mode=%G0"),
+        ])
+    func errorHeaders(method: String, target: String) throws {
+        try withAuthKura { kura in
+            let response = try kura.request(method, target, body: [], auth: .none)
+            #expect(response.status == 400 || response.status == 405, "\(method) \(target): \(response.status)")
+            Self.expectSecurityHeaders(response, "\(method) \(target)")
+        }
+    }
+
     @Test("the page needs nothing its policy blocks: no inline style or script, its stylesheet is same-origin")
     func pageFitsItsPolicy() throws {
         try withAuthKura { kura in

@@ -15,6 +15,13 @@ struct ActionPageRoutes {
     static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
+    /// What every answer of `/auth/action` carries: the page's own, its errors (a malformed query string, a method
+    /// it lacks, a full worker queue) and the router's.
+    static let securityHeaders: HTTPHeaders = [
+        "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": contentSecurityPolicy,
+    ]
+
     /// The page's look, served as a file of its own so the policy needs no `'unsafe-inline'`.
     static let stylesheet = """
         body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}
@@ -34,6 +41,7 @@ struct ActionPageRoutes {
             response.headers.add("Cache-Control", "public, max-age=3600")
             return response
         }
+        router.addHeaders(Self.securityHeaders, toErrorsAt: "/auth/action")
         router.get("/auth/action") { request, _ in
             let code = request.query("code") ?? ""
             switch request.query("mode") {
@@ -52,7 +60,7 @@ struct ActionPageRoutes {
             }
         }
         router.post("/auth/action") { request, context in
-            context.environment.offload {
+            Self.offload(context.environment) {
                 let fields = Substring(String(decoding: request.body, as: UTF8.self))
                 do {
                     switch URLEncodedForm.value(of: "mode", in: fields) {
@@ -79,6 +87,34 @@ struct ActionPageRoutes {
         }
     }
 
+    /// `environment.offload`, with the security headers on the answers it makes itself (a full worker queue, an
+    /// unexpected error).
+    private static func offload(
+        _ environment: RequestEnvironment, _ work: @escaping @Sendable () throws -> Response
+    ) -> Response {
+        let (workers, loop, logger, verbose) = (
+            environment.workers, environment.eventLoop, environment.logger, environment.verboseErrors
+        )
+        return .later { promise in
+            let secured = { @Sendable (error: any Error) -> Response in
+                var response = ErrorResponses.response(
+                    for: error, requestID: promise.requestID, logger: logger, verbose: verbose)
+                for field in securityHeaders { response.headers.add(field.name, field.value) }
+                return response
+            }
+            do {
+                try workers.submit(on: loop, work) { result in
+                    switch result {
+                    case .success(let response): promise.succeed(response)
+                    case .failure(let error): promise.succeed(secured(error))
+                    }
+                }
+            } catch {
+                promise.succeed(secured(error))
+            }
+        }
+    }
+
     private func form(code: String, mode: String, fields: String, button: String) -> String {
         """
         <form method="post" action="/auth/action">
@@ -101,10 +137,7 @@ struct ActionPageRoutes {
             \(content)
             </body></html>
             """, status: status)
-        response.headers.add("Cache-Control", "no-store")
-        response.headers.add("Referrer-Policy", "no-referrer")
-        response.headers.add("X-Content-Type-Options", "nosniff")
-        response.headers.add("Content-Security-Policy", Self.contentSecurityPolicy)
+        for field in Self.securityHeaders { response.headers.add(field.name, field.value) }
         return response
     }
 }
