@@ -63,6 +63,9 @@ public struct AuthConfiguration: Sendable {
     /// Argon2id memory in bytes. Default `crypto_pwhash_MEMLIMIT_INTERACTIVE` (64 MiB). Note that concurrent
     /// sign-ins each need this much memory; the worker pool bounds how many run at once.
     public var passwordMemLimit: Int = crypto_pwhash_memlimit_interactive()
+    /// The costs a stored hash may have to be verified, and an imported one to be accepted; the two limits above
+    /// must make hashes within them.
+    public var argon2Bounds = Argon2Bounds()
     /// Verified ID tokens kept in the verification cache. Default 10 000.
     public var tokenCacheCapacity = 10_000
     /// Accounts kept in memory by the account cache (`CachedAccountStore`). Default 100 000.

@@ -22,22 +22,29 @@ public final class AuthService: Sendable {
     public let accountLimiter: RateLimiter
     let keys: SigningKeyRing
     let hasher: PasswordHasher
+    /// Warnings for the operator.
+    let log: @Sendable (String) -> Void
     let cache: TokenCache
     let revocations = RevocationObservers()
     let changeObservers = AuthChangeObservers()
 
     /// Opens the service on its stores: accounts, sessions and action codes in `store`, the ID-token signing keys
     /// in `keys` (a first key is made when it holds none). The SQLite engine opens both in the data directory
-    /// (`AuthService(directory:)` in KuraSQLiteEngine).
+    /// (`AuthService(directory:)` in KuraSQLiteEngine). `log` receives warnings for the operator (a stored password
+    /// hash refused for its cost). Throws `Argon2HashProblem` when the hashing parameters are outside
+    /// `configuration.argon2Bounds`.
     public init(
         store: any AccountStore, keys: any SigningKeyStore, configuration: AuthConfiguration,
-        clock: AuthClock = .system
+        clock: AuthClock = .system, log: @escaping @Sendable (String) -> Void = { _ in }
     ) throws {
         self.configuration = configuration
         self.store = store
         self.clock = clock
         self.keys = try SigningKeyRing(store: keys, retiredKeys: configuration.retiredSigningKeys, clock: clock)
-        hasher = try PasswordHasher(opsLimit: configuration.passwordOpsLimit, memLimit: configuration.passwordMemLimit)
+        self.log = log
+        hasher = try PasswordHasher(
+            opsLimit: configuration.passwordOpsLimit, memLimit: configuration.passwordMemLimit,
+            bounds: configuration.argon2Bounds)
         cache = TokenCache(capacity: configuration.tokenCacheCapacity)
         let limits = configuration.rateLimits
         ipLimiter = RateLimiter(
@@ -124,7 +131,17 @@ public final class AuthService: Sendable {
             _ = hasher.verify(password, against: hasher.dummyHash)
             throw APIError.invalidLoginCredentials
         }
-        guard hasher.verify(password, against: account.passwordHash) else { throw APIError.invalidLoginCredentials }
+        switch hasher.verify(password, against: account.passwordHash) {
+        case .match: break
+        case .mismatch: throw APIError.invalidLoginCredentials
+        case .refused(let problem):
+            // Answered like a wrong password (telling the caller would say the address has an account); the
+            // operator learns it here, and a new password (a reset, or an admin update) replaces the hash.
+            log(
+                "sign-in to account \(account.uid) refused without verifying: its password hash \(problem); set a "
+                    + "new password for it (password reset or the admin API)")
+            throw APIError.invalidLoginCredentials
+        }
         guard !account.disabled else { throw APIError.userDisabled }
         if configuration.requireVerifiedEmail && !account.emailVerified { throw APIError.emailNotVerified }
         if hasher.needsRehash(account.passwordHash) { account.passwordHash = try hasher.hash(password) }

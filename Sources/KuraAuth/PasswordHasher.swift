@@ -6,9 +6,13 @@ import Synchronization
 
 /// Argon2id password hashing with libsodium's `crypto_pwhash_str_alg`: the stored value is the self-describing
 /// encoded string (`$argon2id$v=19$m=…,t=…,p=1$salt$hash`), so parameters can change without a migration.
+///
+/// A stored hash is verified only when its own parameters are within `bounds` (its cost is what it says, not what
+/// the server is set to); outside them `verify` answers `.refused` after the same work as a wrong password.
 struct PasswordHasher: Sendable {
     let opsLimit: UInt64
     let memLimit: Int
+    let bounds: Argon2Bounds
     /// A hash of a random password with the current parameters: verified against when the email is unknown, so
     /// that case costs the same time as a wrong password.
     let dummyHash: String
@@ -16,10 +20,17 @@ struct PasswordHasher: Sendable {
     /// an unknown address costs what a wrong password costs.
     let verifications = VerificationLog()
 
-    init(opsLimit: UInt64, memLimit: Int) throws {
+    /// Throws `Argon2HashProblem` when the server's own parameters make hashes outside `bounds`.
+    init(opsLimit: UInt64, memLimit: Int, bounds: Argon2Bounds = Argon2Bounds()) throws {
         self.opsLimit = opsLimit
         self.memLimit = memLimit
+        self.bounds = bounds
         dummyHash = try Self.hash(SecureRandom.hex(16), opsLimit: opsLimit, memLimit: memLimit)
+        if let problem = bounds.problem(with: dummyHash) {
+            throw Argon2HashProblem(
+                "auth.passwordOpsLimit and auth.passwordMemLimit make hashes the server would refuse to verify: a "
+                    + "hash with them \(problem); raise the auth.argon2Max* bound or lower the cost")
+        }
     }
 
     /// The encoded argon2id hash of `password`.
@@ -38,8 +49,25 @@ struct PasswordHasher: Sendable {
         return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Whether `password` matches the encoded `hash`.
-    func verify(_ password: String, against hash: String) -> Bool {
+    /// What checking `password` against the encoded `hash` found.
+    enum Outcome: Equatable {
+        case match
+        case mismatch
+        /// Not verified: the hash's parameters are outside `bounds` (the sentence says which); the same work as a
+        /// wrong password was done instead.
+        case refused(String)
+    }
+
+    /// Whether `password` matches the encoded `hash`; a hash outside `bounds` is never given to argon2.
+    func verify(_ password: String, against hash: String) -> Outcome {
+        if let problem = bounds.problem(with: hash) {
+            _ = argon2Verify(password, against: dummyHash)
+            return .refused(problem)
+        }
+        return argon2Verify(password, against: hash) ? .match : .mismatch
+    }
+
+    private func argon2Verify(_ password: String, against hash: String) -> Bool {
         verifications.record(parameters: Self.parameters(of: hash))
         return Self.withChars(Array(password.utf8)) { chars, count in
             crypto_pwhash_str_verify(hash, chars, UInt64(count)) == 0

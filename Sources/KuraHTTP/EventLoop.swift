@@ -35,6 +35,22 @@ public final class EventLoop: @unchecked Sendable {
         wakeup.deallocate()
     }
 
+    /// Work this loop queued on libuv's pool (`WorkerPool.submit`) that has not finished. Loop thread only.
+    var queuedWork = Set<UnsafeMutablePointer<uv_work_t>>()
+
+    /// Cancels the queued work that has not started on a pool thread (each job's completion then gets 503
+    /// `UNAVAILABLE`, on this loop); running work finishes. Returns how many were cancelled. Loop thread only.
+    @discardableResult
+    func cancelQueuedWork() -> Int {
+        var cancelled = 0
+        for request in queuedWork {
+            if uv_cancel(UnsafeMutableRawPointer(request).assumingMemoryBound(to: uv_req_t.self)) == 0 {
+                cancelled += 1
+            }
+        }
+        return cancelled
+    }
+
     /// Whether the caller is running on this loop's thread.
     public var inEventLoop: Bool { thread.isCurrent }
 

@@ -196,6 +196,10 @@ final class HTTPLoop: @unchecked Sendable {
             { timer in
                 let loop = Unmanaged<HTTPLoop>.fromOpaque(timer!.pointee.data).takeUnretainedValue()
                 loop.logger.warn("shutdown grace period over; closing \(loop.connections.value.count) connections")
+                // The loop ends once its work has finished: work not started yet is dropped, so the stop waits
+                // for running jobs only (each bounded: a password hash by auth.argon2Max*).
+                let cancelled = loop.eventLoop.cancelQueuedWork()
+                if cancelled > 0 { loop.logger.warn("cancelled \(cancelled) queued jobs that had not started") }
                 for connection in loop.connections.value { connection.close() }
             }, config.shutdownGraceMs, 0)
     }

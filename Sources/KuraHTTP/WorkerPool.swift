@@ -10,6 +10,10 @@ import Synchronization
 /// Runs blocking work (disk, crypto, network) off the event loops, on libuv's thread pool, and resumes on the loop
 /// that asked. Bounded: at most `maxQueued` jobs wait or run at once; past that `submit` throws 503 `UNAVAILABLE`
 /// instead of growing memory.
+///
+/// A loop ends only once every job it submitted has finished (libuv keeps it running), so a stopping server waits
+/// for them; when the shutdown grace period is over, jobs that have not started are cancelled instead
+/// (`EventLoop.cancelQueuedWork`: their completion gets 503 `UNAVAILABLE`), so the wait is for running jobs only.
 public final class WorkerPool: Sendable {
     /// Threads in the pool (libuv's `UV_THREADPOOL_SIZE`, fixed for the life of the process).
     public let threads: Int
@@ -40,35 +44,46 @@ public final class WorkerPool: Sendable {
             queued.subtract(1, ordering: .relaxed)
             throw APIError.unavailable("the server is busy: worker queue full (\(maxQueued) jobs); retry later")
         }
-        let job = WorkJob {
-            let result = Result { try work() }
-            return { completion(result) }
-        }
+        let job = WorkJob(
+            run: {
+                let result = Result { try work() }
+                return { completion(result) }
+            },
+            cancelled: { completion(.failure(APIError.unavailable("the server is stopping"))) })
         let enqueue: @Sendable () -> Void = { [self] in
             let request = UnsafeMutablePointer<uv_work_t>.allocate(capacity: 1)
             request.pointee.data = Unmanaged.passRetained(job).toOpaque()
             job.pool = self
+            job.loop = loop
+            loop.queuedWork.insert(request)
             uv_queue_work(
                 loop.uvLoop, request,
                 { request in
                     let job = Unmanaged<WorkJob>.fromOpaque(request!.pointee.data).takeUnretainedValue()
                     job.finish = job.run()
                 },
-                { request, _ in
+                { request, status in
                     let job = Unmanaged<WorkJob>.fromOpaque(request!.pointee.data).takeRetainedValue()
+                    job.loop?.queuedWork.remove(request!)
                     request!.deallocate()
                     job.pool?.queued.subtract(1, ordering: .relaxed)
-                    job.finish?()
+                    if status == UV_ECANCELED.rawValue { job.cancelled() } else { job.finish?() }
                 })
         }
         if loop.inEventLoop { enqueue() } else { loop.execute(enqueue) }
     }
 }
 
-/// One queued job; `run` executes on a pool thread and returns what to do back on the loop.
+/// One queued job; `run` executes on a pool thread and returns what to do back on the loop; `cancelled` runs on
+/// the loop instead when the job was cancelled before it started.
 private final class WorkJob: @unchecked Sendable {
     let run: () -> (() -> Void)
+    let cancelled: () -> Void
     var finish: (() -> Void)?
     var pool: WorkerPool?
-    init(run: @escaping () -> (() -> Void)) { self.run = run }
+    var loop: EventLoop?
+    init(run: @escaping () -> (() -> Void), cancelled: @escaping () -> Void) {
+        self.run = run
+        self.cancelled = cancelled
+    }
 }

@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 
 /// An SQLite failure. Not a `APIError`: the server answers it as an opaque 500 and logs the details.
 public struct SQLiteError: Error, CustomStringConvertible {
@@ -45,10 +46,21 @@ public final class SQLiteConnection {
             throw SQLiteError(code: rc, message: "opening \(path): \(message)")
         }
         handle = db
+        if Self.keepsWALFiles.load(ordering: .relaxed) {
+            var persist: Int32 = 1
+            _ = sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+        }
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
         try configure(db)
     }
+
+    /// Whether connections opened from now on leave a WAL database's `-wal` and `-shm` files in place when they
+    /// close (`SQLITE_FCNTL_PERSIST_WAL`; the checkpoint on close still runs). SQLite deletes them when the last
+    /// connection closes, judging "last" by POSIX locks; a command that runs beside a server sets this, so that
+    /// it never deletes them under the server even if the server's locks were lost (docs/architecture.md,
+    /// "Database files"). Off by default: a server's clean stop removes them.
+    public static let keepsWALFiles = Atomic<Bool>(false)
 
     /// Applies `kura_sqlite_configure_process` once, before the process's first connection. (Should some other
     /// code have used SQLite first, the call fails harmlessly and SQLite keeps its defaults.)

@@ -1,4 +1,5 @@
 import Foundation
+import KuraSQLite
 import KuraStore
 
 /// The embedded engine (`store.engine = sqlite`, the default): everything in SQLite files in the data directory,
@@ -31,6 +32,12 @@ public struct SQLiteEngine: StoreEngine {
                 autoCreateIndexes: configuration.autoCreateIndexes,
                 checkpointPages: configuration.sqlite.checkpointPages, maxWALBytes: configuration.sqlite.maxWALBytes,
                 mmapBytes: configuration.sqlite.mmapBytes, log: log))
+    }
+
+    /// From now on this process's connections leave `-wal` and `-shm` files in place when they close (see
+    /// `SQLiteConnection.keepsWALFiles`): for commands that run beside a server.
+    public static func keepWALFiles() {
+        SQLiteConnection.keepsWALFiles.store(true, ordering: .relaxed)
     }
 
     public func backupDocuments(to file: String) throws {

@@ -216,6 +216,24 @@ public struct KuraConfiguration: Sendable {
             $0.auth.passwordMemLimit = try integer($1, "auth.passwordMemLimit", 8192...(1 << 32))
         },
         Setting(
+            key: "auth.argon2MaxMemoryKiB",
+            help: "largest argon2id m= (KiB) a stored or imported password hash may have (default 1048576: 1 GiB)"
+        ) {
+            $0.auth.argon2Bounds.maxMemoryKiB = UInt64(try integer($1, "auth.argon2MaxMemoryKiB", 8...((1 << 32) - 1)))
+        },
+        Setting(
+            key: "auth.argon2MaxIterations",
+            help: "largest argon2id t= a stored or imported password hash may have (default 10)"
+        ) {
+            $0.auth.argon2Bounds.maxIterations = UInt64(try integer($1, "auth.argon2MaxIterations", 1...1000))
+        },
+        Setting(
+            key: "auth.argon2MaxParallelism",
+            help: "largest argon2id p= a stored or imported password hash may have (default 16)"
+        ) {
+            $0.auth.argon2Bounds.maxParallelism = UInt64(try integer($1, "auth.argon2MaxParallelism", 1...255))
+        },
+        Setting(
             key: "auth.refreshTokenReuseGraceSeconds",
             help: "how long the refresh token spent last still works, for retries; 0: never (default 30)"
         ) {

@@ -109,7 +109,7 @@ public final class KuraNode: Sendable {
         if configuration.mail.smtp?.url.isEmpty == true {
             throw ConfigurationError("smtp.username/password/startTLS are set but smtp.url is not")
         }
-        auth = try Self.openAuth(engine: engine, configuration: configuration)
+        auth = try Self.openAuth(engine: engine, configuration: configuration, logger: logger)
         mailer = try Mailer(outbox: engine.openOutbox(), configuration: configuration.mail, logger: logger)
         let publicURL = PublicURL(
             configured: configuration.publicURL, host: configuration.http.host, port: configuration.http.port)
@@ -222,11 +222,25 @@ public final class KuraNode: Sendable {
     }
 
     /// The accounts (behind the in-memory account cache) and signing keys of `engine`.
-    static func openAuth(engine: any NodeEngine, configuration: KuraConfiguration) throws -> AuthService {
-        try AuthService(
-            store: CachedAccountStore(
-                base: engine.openAccounts(), capacity: configuration.auth.accountCacheCapacity),
-            keys: engine.openSigningKeys(), configuration: configuration.auth)
+    static func openAuth(
+        engine: any NodeEngine, configuration: KuraConfiguration, logger: Logger? = nil
+    ) throws -> AuthService {
+        do {
+            return try AuthService(
+                store: CachedAccountStore(
+                    base: engine.openAccounts(), capacity: configuration.auth.accountCacheCapacity),
+                keys: engine.openSigningKeys(), configuration: configuration.auth,
+                log: { message in logger?.warn(message) })
+        } catch let problem as Argon2HashProblem {
+            throw ConfigurationError(problem.message)
+        }
+    }
+
+    /// For the one-shot commands that may run beside a server (`kura backup`, `kura export`, `kura admin …`): the
+    /// SQLite connections this process opens from now on never delete a database's `-wal` and `-shm` files, even
+    /// when they believe they closed it last (docs/architecture.md, "Database files"). Call before the command.
+    public static func keepDatabaseSideFiles() {
+        SQLiteEngine.keepWALFiles()
     }
 
     /// `kura backup FILE`: a consistent copy of the document database, safe while a server is writing to it,
@@ -234,6 +248,8 @@ public final class KuraNode: Sendable {
     @discardableResult
     public static func backup(configuration: KuraConfiguration, to file: String) throws -> String {
         let engine = try StoreEngines.engine(for: configuration)
+        try CommandFilePaths.refuseInsideDataDirectory(
+            file, dataDirectory: configuration.dataDirectory, role: "backup file")
         try engine.backupDocuments(to: file)
         return engine.documentsLocation
     }

@@ -61,7 +61,8 @@ enum Usage {
         Usage: kura backup FILE [OPTIONS]
 
         Writes a consistent copy of the document database (one snapshot) to FILE, also while `kura serve` runs on
-        the same data directory. FILE can be opened as the documents.db of a new data directory.
+        the same data directory. FILE can be opened as the documents.db of a new data directory. FILE is created
+        with mode 0600 and must lie outside the data directory.
         """ + "\n\n" + options
 
     static let export = """
@@ -71,7 +72,8 @@ enum Usage {
         password hash, so users sign in again with the same password) and the security rules to FILE as NDJSON
         (docs/export-format.md); `-` writes to standard output. Reads through the engine store.engine names, from
         one snapshot taken at the start, also while `kura serve` runs. Sessions, refresh tokens, action codes,
-        queued mails, signing keys and the admin key are not exported. FILE is created with mode 0600.
+        queued mails, signing keys and the admin key are not exported. FILE is created with mode 0600 and must
+        lie outside the data directory.
         Moving an app between engines: docs/scaling.md.
         """ + "\n\n" + options
 
@@ -80,7 +82,8 @@ enum Usage {
 
         Loads an export (kura export) into the engine store.engine names, keeping document paths, times and
         versions, and account uids and password hashes, exactly. Checks every line first and imports nothing if
-        one is wrong (the message names the line; exit 2). The target must hold no documents and no accounts.
+        one is wrong (the message names the line; exit 2), and then removes what it created. Account password
+        hashes must be within the auth.argon2Max* bounds. The target must hold no documents and no accounts.
         No server may run on the data directory meanwhile.
 
           --merge              import into a target that holds data: records in FILE replace those with the same

@@ -103,6 +103,7 @@ func serve(_ arguments: ArraySlice<String>) {
 
 func backup(_ arguments: ArraySlice<String>) {
     helpIfAsked(arguments, Usage.backup)
+    KuraNode.keepDatabaseSideFiles()
     let (configuration, positional, _) = configuration(from: arguments, command: "backup")
     guard positional.count == 1, let file = positional.first else { fail("usage: kura backup FILE [OPTIONS]") }
     do {
@@ -115,6 +116,7 @@ func backup(_ arguments: ArraySlice<String>) {
 
 func export(_ arguments: ArraySlice<String>) {
     helpIfAsked(arguments, Usage.export)
+    KuraNode.keepDatabaseSideFiles()
     let (configuration, positional, _) = configuration(from: arguments, command: "export")
     guard positional.count == 1, let file = positional.first else { fail("usage: kura export FILE [OPTIONS]") }
     do {
@@ -158,6 +160,7 @@ func failTransfer(_ error: TransferError) -> Never {
 
 func rotateKeys(_ arguments: ArraySlice<String>) {
     helpIfAsked(arguments, Usage.rotateKeys)
+    KuraNode.keepDatabaseSideFiles()
     let (configuration, positional, _) = configuration(from: arguments, command: "admin rotate-keys")
     guard positional.isEmpty else { fail("usage: kura admin rotate-keys [OPTIONS]") }
     do {
@@ -170,6 +173,7 @@ func rotateKeys(_ arguments: ArraySlice<String>) {
 
 func createUser(_ arguments: ArraySlice<String>) {
     helpIfAsked(arguments, Usage.createUser)
+    KuraNode.keepDatabaseSideFiles()
     let (configuration, positional, extras) = configuration(
         from: arguments, command: "admin create-user", extra: ["--email", "--password"], switches: ["--admin"])
     guard positional.isEmpty, let email = extras["--email"] else {

@@ -106,6 +106,26 @@ import Testing
             name: "account hash", line: 4, text: account(hash: "plain-text-password"),
             message: "not an argon2id hash"),
         BadLine(
+            name: "account hash with a practically endless cost", line: 4,
+            text: account(hash: "$argon2id$v=19$m=65536,t=4294967295,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2g"),
+            message: "passwordHash has t=4294967295, outside 1-10 (auth.argon2MaxIterations)"),
+        BadLine(
+            name: "account hash with 2 GiB of memory", line: 4,
+            text: account(hash: "$argon2id$v=19$m=2097152,t=1,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2g"),
+            message: "passwordHash has m=2097152, outside 8-1048576 KiB (auth.argon2MaxMemoryKiB)"),
+        BadLine(
+            name: "account hash with 64 lanes", line: 4,
+            text: account(hash: "$argon2id$v=19$m=65536,t=2,p=64$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2g"),
+            message: "passwordHash has p=64, outside 1-16 (auth.argon2MaxParallelism)"),
+        BadLine(
+            name: "account hash of another version", line: 4,
+            text: account(hash: "$argon2id$v=16$m=65536,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2g"),
+            message: "passwordHash has version v=16"),
+        BadLine(
+            name: "account hash with a short salt", line: 4,
+            text: account(hash: "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2g"),
+            message: "passwordHash has a 4-byte salt"),
+        BadLine(
             name: "account uid", line: 4, text: account(uid: "a/b"), message: "uid must be 1-128 printable ASCII"),
         BadLine(
             name: "account reserved claim", line: 4, text: account(claims: #"{"sub":"x"}"#),
@@ -176,6 +196,8 @@ import Testing
             if !located || !said { Issue.record("\(bad.name): \(error.message)") }
             return located && said && error.exitCode == 2
         }
+        // Nothing was left behind: the data directory did not exist, and it still does not.
+        #expect(!FileManager.default.fileExists(atPath: target), "\(bad.name): the refused import left \(target)")
         // Nothing was written: the good file still goes into the same target, which is only possible when empty.
         #expect(try Self.importing(Self.good, into: target, in: scratch).documents == 2)
     }

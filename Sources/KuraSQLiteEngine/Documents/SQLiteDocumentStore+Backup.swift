@@ -14,20 +14,46 @@ extension SQLiteDocumentStore {
     }
 
     /// Backs up the database file at `database` from another process (`kura backup`) while a server may be
-    /// writing to it: a read-only connection sees one WAL snapshot, so the copy is consistent. The copy is
-    /// written beside `path` and renamed into place, so `path` is never a half-written file.
+    /// writing to it: a read-only connection sees one WAL snapshot, so the copy is consistent.
     public static func backup(databaseAt database: String, to path: String) throws {
         guard FileManager.default.fileExists(atPath: database) else {
             throw APIError.notFound("no database at \(database)")
         }
         let source = try SQLiteConnection(path: database, readOnly: true)
-        let partial = path + ".partial"
-        try? FileManager.default.removeItem(atPath: partial)
-        try copy(from: source, to: partial)
-        guard rename(partial, path) == 0 else { throw APIError.unavailable("cannot move the backup to \(path)") }
+        try copy(from: source, to: path)
     }
 
+    /// The copy is written beside `path` and renamed into place, so `path` is never a half-written file. The file
+    /// is mode 0600 whatever the umask (it holds every document, like the data directory, which is 0700); it is
+    /// created here before SQLite opens it, and SQLite gives the files it makes beside a database (its journal)
+    /// the database file's mode.
     private static func copy(from source: SQLiteConnection, to path: String) throws {
+        let partial = path + ".partial"
+        // Leftovers of a copy that was stopped: a stale journal would be rolled into the new copy.
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(partial + suffix) }
+        let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw APIError.unavailable("cannot create \(partial): \(String(cString: strerror(errno)))")
+        }
+        let modeSet = fchmod(descriptor, 0o600) == 0
+        Glibc.close(descriptor)
+        do {
+            guard modeSet else {
+                throw APIError.unavailable("cannot set the mode of \(partial): \(String(cString: strerror(errno)))")
+            }
+            try copyPages(from: source, to: partial)
+        } catch {
+            unlink(partial)
+            throw error
+        }
+        guard rename(partial, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(partial)
+            throw APIError.unavailable("cannot move the backup to \(path): \(reason)")
+        }
+    }
+
+    private static func copyPages(from source: SQLiteConnection, to path: String) throws {
         let destination = try SQLiteConnection(path: path)
         let backup = try SQLiteBackup(from: source, to: destination)
         try backup.copyAll()

@@ -32,6 +32,8 @@ enum Exporter {
         configuration: KuraConfiguration, to file: String, logger: Logger, interactive: Bool? = nil
     ) throws -> TransferSummary {
         let engine = try StoreEngines.engine(for: configuration)
+        try CommandFilePaths.refuseInsideDataDirectory(
+            file, dataDirectory: configuration.dataDirectory, role: "export file")
         // No document database yet (accounts made with `kura admin create-user` only): none to export, and opening
         // one would create it, after which the directory no longer counts as new (SecurityRules).
         let holdsDocuments = try engine.holdsDocuments()

@@ -34,12 +34,35 @@ enum Importer {
                     + "written); save the export to a file")
         }
         let engine = try StoreEngines.engine(for: configuration)
+        try CommandFilePaths.refuseInsideDataDirectory(
+            path, dataDirectory: configuration.dataDirectory, role: "import file")
         // The header first: a file that is not an export is refused before anything is created.
         let reader = try TransferLineReader(path: path)
         let header = try readHeader(reader)
+        // What the import creates in the data directory, removed again should it refuse the file: empty
+        // databases left behind would make the directory look used (and `kura serve` refuse it for its missing
+        // rules file).
+        let created = CreatedFiles(dataDirectory: configuration.dataDirectory)
         try KuraNode.prepareDataDirectory(configuration.dataDirectory, logger: logger)
         let ownership = try DataDirectoryLock(dataDirectory: configuration.dataDirectory)
         defer { ownership.release() }
+        do {
+            return try importLocked(
+                configuration: configuration, engine: engine, header: header, from: path, merge: merge,
+                batchSize: batchSize, logger: logger, interactive: interactive)
+        } catch let error as TransferError where error.exitCode == 2 {
+            // Refused before anything was written (the databases are closed by now): what this import made goes,
+            // while the directory is still locked.
+            created.removeNew(lockFile: ownership.path, logger: logger)
+            throw error
+        }
+    }
+
+    /// The import once the data directory is locked; the databases it opens are closed when it returns.
+    private static func importLocked(
+        configuration: KuraConfiguration, engine: any NodeEngine, header: TransferHeader, from path: String,
+        merge: Bool, batchSize: Int, logger: Logger, interactive: Bool
+    ) throws -> TransferSummary {
         let database = try engine.openDocuments(log: { logger.info($0) })
         defer { database.close() }
         let accountStore = try engine.openAccounts()
@@ -62,12 +85,14 @@ enum Importer {
             "import: \(path) (written by Kura \(header.kuraVersion) from \(header.engine)): \(header.documents) "
                 + "documents, \(header.accounts) accounts, \(header.indexes) composite indexes into "
                 + "\(type(of: engine).name) (\(engine.documentsLocation))\(merge ? ", merging" : "")")
+        let bounds = configuration.auth.argon2Bounds
         let checked = try check(
-            path, header: header, target: merge ? accountStore : nil, logger: logger, interactive: interactive)
+            path, header: header, target: merge ? accountStore : nil, bounds: bounds, logger: logger,
+            interactive: interactive)
         // On a shared engine the database holds the rules (docs/scaling.md, "What nodes tell each other").
         let shared = try engine.openCluster(log: { logger.info($0) }).shared
         return try write(
-            path, header: header, checked: checked, merge: merge, batchSize: batchSize,
+            path, header: header, checked: checked, merge: merge, batchSize: batchSize, bounds: bounds,
             into: (database, documents, accounts), shared: shared, dataDirectory: configuration.dataDirectory,
             logger: logger, interactive: interactive)
     }
@@ -88,7 +113,8 @@ enum Importer {
 
     /// The first pass: every line parsed and checked, duplicates found, the counts held against the header.
     private static func check(
-        _ path: String, header: TransferHeader, target: (any AccountStore)?, logger: Logger, interactive: Bool
+        _ path: String, header: TransferHeader, target: (any AccountStore)?, bounds: Argon2Bounds, logger: Logger,
+        interactive: Bool
     ) throws -> Checked {
         let reader = try TransferLineReader(path: path)
         _ = try reader.next()
@@ -104,7 +130,7 @@ enum Importer {
                 TransferError("\(path):\(reader.lineNumber): \(message)")
             }
             let record: TransferRecord
-            do { record = try TransferLine.parseRecord(line) } catch let error as TransferLineProblem {
+            do { record = try TransferLine.parseRecord(line, bounds: bounds) } catch let error as TransferLineProblem {
                 throw problem(error.message)
             }
             switch record {
@@ -148,7 +174,7 @@ enum Importer {
 
     /// The second pass: rules, indexes, then accounts and documents in batches.
     private static func write(
-        _ path: String, header: TransferHeader, checked: Checked, merge: Bool, batchSize: Int,
+        _ path: String, header: TransferHeader, checked: Checked, merge: Bool, batchSize: Int, bounds: Argon2Bounds,
         into target: (
             database: any EngineDocumentStore, documents: any DocumentTransfer, accounts: any AccountTransfer
         ),
@@ -205,7 +231,7 @@ enum Importer {
         do {
             _ = try reader.next()
             while let line = try reader.next() {
-                switch try TransferLine.parseRecord(line) {
+                switch try TransferLine.parseRecord(line, bounds: bounds) {
                 case .rules, .index: continue
                 case .account(let account):
                     accounts.append(account)

@@ -5,47 +5,111 @@ import KuraCore
     import Glibc
 #endif
 
-/// Reads an import file line by line (without the `\n`), counting lines from 1.
+/// Reads an import file line by line (without the `\n`), counting lines from 1. A line is read in chunks and
+/// refused as soon as it passes `maxLineBytes`, so a huge line never sits whole in memory.
 final class TransferLineReader {
     /// The longest line accepted: a document's 1 MiB of JSON with room for its escaping and metadata.
     static let maxLineBytes = 8 << 20
 
     let path: String
-    private let file: UnsafeMutablePointer<FILE>
-    private var buffer: UnsafeMutablePointer<CChar>?
-    private var capacity = 0
+    let maxLineBytes: Int
+    private let descriptor: Int32
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    /// The unread part of `chunk`.
+    private var unread = 0..<0
+    private var ended = false
+    private var line: [UInt8] = []
     /// The number of the line `next()` returned last.
     private(set) var lineNumber = 0
 
-    init(path: String) throws {
+    init(path: String, maxLineBytes: Int = TransferLineReader.maxLineBytes) throws {
         self.path = path
-        guard let file = fopen(path, "r") else {
+        self.maxLineBytes = maxLineBytes
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             throw TransferError("cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        self.file = file
+        self.descriptor = descriptor
     }
 
-    deinit {
-        free(buffer)
-        fclose(file)
-    }
+    deinit { close(descriptor) }
 
     /// The next line, or `nil` at the end of the file (a last line without `\n` counts).
     func next() throws -> ArraySlice<UInt8>? {
-        errno = 0
-        let count = getline(&buffer, &capacity, file)
-        guard count >= 0, let buffer else {
-            if ferror(file) != 0 { throw TransferError("cannot read \(path): \(String(cString: strerror(errno)))") }
-            return nil
+        line.removeAll(keepingCapacity: true)
+        var started = false
+        while true {
+            if unread.isEmpty {
+                guard !ended, try fill() else { break }
+            }
+            started = true
+            if let newline = chunk[unread].firstIndex(of: 0x0A) {
+                try append(unread.lowerBound..<newline)
+                unread = (newline + 1)..<unread.upperBound
+                lineNumber += 1
+                return line[...]
+            }
+            try append(unread)
+            unread = unread.upperBound..<unread.upperBound
         }
+        guard started else { return nil }
         lineNumber += 1
-        var length = count
-        if length > 0 && buffer[length - 1] == 0x0A { length -= 1 }
-        guard length <= Self.maxLineBytes else {
-            throw TransferError("\(path):\(lineNumber): the line is longer than \(Self.maxLineBytes) bytes")
+        return line[...]
+    }
+
+    /// Reads the next chunk; false at the end of the file.
+    private func fill() throws -> Bool {
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw TransferError("cannot read \(path): \(String(cString: strerror(errno)))") }
+            ended = count == 0
+            unread = 0..<count
+            return count > 0
         }
-        return UnsafeRawBufferPointer(start: buffer, count: length).withMemoryRebound(to: UInt8.self) {
-            Array($0)[...]
+    }
+
+    private func append(_ range: Range<Int>) throws {
+        guard line.count + range.count <= maxLineBytes else {
+            throw TransferError("\(path):\(lineNumber + 1): the line is longer than \(maxLineBytes) bytes")
+        }
+        line.append(contentsOf: chunk[range])
+    }
+}
+
+/// The entries of a data directory before a command added to it, so that a refused import removes exactly what it
+/// made: new files (a database with its `-wal` and `-shm`), and the lock file and the directory itself when the
+/// directory is new. A `-wal` or `-shm` beside a database that was already there is that database's, left alone.
+struct CreatedFiles {
+    let dataDirectory: String
+    let directoryExisted: Bool
+    let before: Set<String>
+
+    init(dataDirectory: String) {
+        self.dataDirectory = dataDirectory
+        var isDirectory: ObjCBool = false
+        directoryExisted = FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory)
+        before = Set((try? FileManager.default.contentsOfDirectory(atPath: dataDirectory)) ?? [])
+    }
+
+    /// Removes what is new since `init` (call with the databases closed and the directory still locked by
+    /// `lockFile`).
+    func removeNew(lockFile: String, logger: Logger) {
+        guard let now = try? FileManager.default.contentsOfDirectory(atPath: dataDirectory) else { return }
+        let lockName = (lockFile as NSString).lastPathComponent
+        for name in now where !before.contains(name) && name != lockName {
+            if let suffix = ["-wal", "-shm", "-journal"].first(where: { name.hasSuffix($0) }),
+                before.contains(String(name.dropLast(suffix.count)))
+            {
+                continue
+            }
+            let path = (dataDirectory as NSString).appendingPathComponent(name)
+            if unlink(path) != 0 { logger.warn("import: cannot remove \(path): \(String(cString: strerror(errno)))") }
+        }
+        guard !directoryExisted else { return }
+        unlink(lockFile)
+        if rmdir(dataDirectory) != 0 {
+            logger.warn("import: cannot remove \(dataDirectory): \(String(cString: strerror(errno)))")
         }
     }
 }

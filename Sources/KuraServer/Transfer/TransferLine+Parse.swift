@@ -52,14 +52,16 @@ extension TransferLine {
     }
 
     /// A record line, checked as thoroughly as the API checks the same thing.
-    static func parseRecord(_ bytes: ArraySlice<UInt8>) throws -> TransferRecord {
+    /// `bounds`: the argon2id costs an account's password hash may have.
+    static func parseRecord(_ bytes: ArraySlice<UInt8>, bounds: Argon2Bounds = Argon2Bounds()) throws -> TransferRecord
+    {
         let object = try object(bytes)
         guard case .string(let kind)? = object["kind"] else {
             throw TransferLineProblem("missing \"kind\" (header, rules, index, account or document)")
         }
         switch kind {
         case "document": return .document(try document(object))
-        case "account": return .account(try account(object))
+        case "account": return .account(try account(object, bounds: bounds))
         case "index":
             let members = try LineMembers(object, kind: kind, allowed: ["kind", "index"])
             do { return .index(try CompositeIndex(json: members.value("index"))) } catch let error as APIError {
@@ -101,7 +103,7 @@ extension TransferLine {
         return document
     }
 
-    private static func account(_ object: JSONObject) throws -> AccountRecord {
+    private static func account(_ object: JSONObject, bounds: Argon2Bounds) throws -> AccountRecord {
         let members = try LineMembers(
             object, kind: "account",
             allowed: [
@@ -118,7 +120,7 @@ extension TransferLine {
             passwordHash: try members.string("passwordHash"), disabled: try members.bool("disabled"),
             customClaims: claims, createTime: try members.time("createTime"),
             lastSignInTime: try members.optionalTime("lastSignInTime"))
-        do { try account.validateForImport() } catch let error as APIError {
+        do { try account.validateForImport(bounds: bounds) } catch let error as APIError {
             throw TransferLineProblem(error.message)
         }
         return account
