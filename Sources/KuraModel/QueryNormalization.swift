@@ -21,6 +21,8 @@ public struct NormalizedQuery: Sendable {
     public var after: (values: [JSONValue], path: DocumentPath)?
     /// Projection.
     public var select: [FieldPath]?
+    /// The work the engine may spend (`StructuredQuery.budget`).
+    public var budget: QueryBudget?
 
     /// Most operands of `in`, `not-in` and `array-contains-any`.
     public static let maxDisjunction = 30
@@ -64,6 +66,7 @@ public struct NormalizedQuery: Sendable {
         start = try query.start.map { try Self.convert($0, orders: orders) }
         end = try query.end.map { try Self.convert($0, orders: orders) }
         select = query.select
+        budget = query.budget
         if let token = query.pageToken { after = try PageToken.decode(token, orders: orders) }
     }
 

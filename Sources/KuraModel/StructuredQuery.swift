@@ -7,6 +7,12 @@ public struct StructuredQuery: Sendable {
         /// Every collection with this collection ID, at any depth.
         case collectionGroup(String)
 
+        /// Whether this is a collection group.
+        public var isGroup: Bool {
+            if case .collectionGroup = self { return true }
+            return false
+        }
+
         /// Same collection, or same collection ID by bytes (docs/api.md, "Identity").
         public static func == (lhs: Source, rhs: Source) -> Bool {
             switch (lhs, rhs) {
@@ -33,6 +39,8 @@ public struct StructuredQuery: Sendable {
     public var select: [FieldPath]?
     /// Continues after the last document of a previous page (its `nextPageToken`).
     public var pageToken: String?
+    /// The work the engine may spend on it (`nil`: no bound); shared by every round trip of one request.
+    public var budget: QueryBudget?
 
     /// Creates a query.
     public init(

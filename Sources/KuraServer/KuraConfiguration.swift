@@ -19,6 +19,8 @@ public struct KuraConfiguration: Sendable {
     public var store = StoreConfiguration()
     var pages = PageLimits()
     var loopCaches = LoopCacheLimits()
+    /// What one query may ask for and cost (`query.*`).
+    var queries = QueryLimits()
     /// How often `<data>/kura.rules` is checked for changes, in seconds; 0 turns the polling off.
     public var rulesReloadInterval = 1.0
     /// With several nodes on one database: how often each node reads the change log and the shared rules' version
@@ -161,6 +163,30 @@ public struct KuraConfiguration: Sendable {
             help: "build the composite index a query needs instead of failing it (default false)"
         ) {
             $0.store.autoCreateIndexes = try boolean($1, "indexes.autoCreate")
+        },
+        Setting(
+            key: "query.maxDisjunctionValues",
+            help: "values an in, not-in or array-contains-any filter may list, at most 30 (default 30)"
+        ) {
+            $0.queries.maxDisjunctionValues = try integer($1, "query.maxDisjunctionValues", 1...30)
+        },
+        Setting(key: "query.maxFilterValueBytes", help: "JSON bytes of one filter value (default 1500)") {
+            $0.queries.maxFilterValueBytes = try integer($1, "query.maxFilterValueBytes", 1...(1 << 30))
+        },
+        Setting(key: "query.maxFilterBytes", help: "JSON bytes of all of a query's filter values (default 16384)") {
+            $0.queries.maxFilterBytes = try integer($1, "query.maxFilterBytes", 1...(1 << 30))
+        },
+        Setting(
+            key: "query.maxWork",
+            help: "work units a non-admin query may spend, 429 past it; 0: any (default 1000000)"
+        ) {
+            $0.queries.maxWork = Int64(try integer($1, "query.maxWork", 0...Int(Int64.max)))
+        },
+        Setting(
+            key: "query.maxConcurrentPerCaller",
+            help: "queries one caller runs at once, 429 past it; 0: max(2, http.workerThreads / 4) (default 0)"
+        ) {
+            $0.queries.maxConcurrentPerCaller = try integer($1, "query.maxConcurrentPerCaller", 0...100_000)
         },
         Setting(
             key: "rules.reloadIntervalSeconds",

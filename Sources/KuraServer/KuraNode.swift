@@ -132,7 +132,7 @@ public final class KuraNode: Sendable {
         self.callers = callers
         let access = DataAccess(
             rules: rules, store: store, auth: auth, logger: logger, eventLoops: configuration.http.eventLoops,
-            loopCaches: configuration.loopCaches)
+            loopCaches: configuration.loopCaches, queryLimits: configuration.queries)
         dataAccess = access
         let router = Router<KuraContext>()
         SystemRoutes.register(on: router, landingPage: configuration.hosting.root == nil)
@@ -168,8 +168,12 @@ public final class KuraNode: Sendable {
         ActionPageRoutes(auth: auth, confirmEmail: authRoutes.confirmEmail, appName: configuration.appName)
             .register(on: router)
         DocumentRoutes(store: store, access: access, callers: callers, pages: configuration.pages).register(on: router)
-        QueryRoutes(store: store, access: access, callers: callers, pages: configuration.pages, indexes: database)
-            .register(on: router)
+        QueryRoutes(
+            store: store, access: access, callers: callers, pages: configuration.pages, indexes: database,
+            queryLimits: configuration.queries,
+            concurrency: QueryConcurrency(
+                perCaller: configuration.queries.maxConcurrentPerCaller, workers: configuration.http.workerThreads)
+        ).register(on: router)
         IndexRoutes(indexes: database, callers: callers).register(on: router)
         let realtimeAccess = RealtimeAccess(access: access, callers: callers)
         // With other nodes writing, a follower forgets the cached documents they change; the feed reads the log
@@ -194,8 +198,10 @@ public final class KuraNode: Sendable {
         auth.observeRevocations { revocation in
             realtime.revoke { RealtimeAccess.isRevoked($0, by: revocation) }
         }
-        ListenRoutes(registry: realtime, access: realtimeAccess, callers: callers, pages: configuration.pages)
-            .register(on: router)
+        ListenRoutes(
+            registry: realtime, access: realtimeAccess, callers: callers, pages: configuration.pages,
+            queryLimits: configuration.queries
+        ).register(on: router)
         extraRoutes(router)
         http = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
     }

@@ -21,6 +21,12 @@ package struct ScanPolicy {
     package var maxWasted: Int64 = .max
     /// Reports the failure in the log, once per definition.
     package var report: (@Sendable (String) -> Void)?
+    /// The request's work budget (`budgeted`), charged `perDocument` units per row the driver examines.
+    package var budget: QueryBudget?
+    /// Units one examined row costs (`QueryBudget.perDocument`).
+    package var perDocument: Int64 = 1
+    /// Rows the budget had room for when the query started (`.max` without a budget).
+    package var budgetRows: Int64 = .max
 
     /// Throws the missing-index error when the query examined more than `maxWasted` rows beyond `returned`.
     package func check(_ query: NormalizedQuery, returned: Int64) throws {

@@ -28,8 +28,21 @@ extension PostgresDocumentStore {
                 return try merge.count(connection)
             }
             let policy = scanPolicy(normalized)
+            // The work budget first: the rows the count would walk are counted index-only, up to what the budget
+            // pays for, so that a count past it is refused before it runs.
+            let counted = !normalized.filters.isEmpty || normalized.source.isGroup
+            if let budget = normalized.budget, counted {
+                let perDocument = QueryBudget.perDocument(normalized)
+                let allowed = budget.documentsLeft(perDocument: perDocument)
+                let walked = try examined(plan, last: nil, cap: allowed == .max ? allowed : allowed + 1, connection)
+                if walked > allowed || !budget.charge(walked.multipliedReportingOverflow(by: perDocument).partialValue)
+                {
+                    throw ScanPolicy.exhausted(budget)
+                }
+            }
             // Not cut at a budget: a count that reaches its limit is never refused, however far it walked.
             let count = try connection.query(plan.countSQL, plan.bindings, resultFormat: .binary).int(0, 0) ?? 0
+            if let budget = normalized.budget, !counted { try Self.charge(budget, returned: Int(count), normalized) }
             if let counter = policy.counter, normalized.limit.map({ count < Int64($0) }) ?? true {
                 counter.rows = try examined(plan, last: nil, cap: policy.maxWasted + count + 1, connection)
                 try policy.check(normalized, returned: count)
@@ -89,8 +102,18 @@ extension PostgresDocumentStore {
     /// it returns at most, the rule refuses it anyway, so the statement stops there (`PostgresQueryPlan.select`)
     /// rather than reading the rest of the index. `nil` (no bound) for queries the rule never refuses.
     static func walkBudget(_ policy: ScanPolicy, _ query: NormalizedQuery) -> Int64? {
-        guard policy.counter != nil, policy.maxWasted < .max, let limit = query.limit else { return nil }
-        return policy.maxWasted + Int64(limit) + 1
+        var budget = policy.budget != nil && policy.budgetRows < .max ? policy.budgetRows + 1 : Int64.max
+        if policy.counter != nil, policy.suggestion != nil, policy.maxWasted < .max, let limit = query.limit {
+            budget = min(budget, policy.maxWasted + Int64(limit) + 1)
+        }
+        return budget < .max ? budget : nil
+    }
+
+    /// Charges the documents a walk that was not counted returned (a composite range, or no filter to skip rows):
+    /// what it examined, or about.
+    private static func charge(_ budget: QueryBudget, returned: Int, _ query: NormalizedQuery) throws {
+        let (units, overflow) = Int64(returned).multipliedReportingOverflow(by: QueryBudget.perDocument(query))
+        if !budget.charge(overflow ? .max : units) { throw ScanPolicy.exhausted(budget) }
     }
 
     /// Driver rows the walk of `plan` visited, up to `last` (the walk key of the last result when the query
@@ -148,9 +171,15 @@ extension PostgresDocumentStore {
                     try PostgresDisjunctionPlan.onOneSnapshot(connection, read)
                 } else {
                     try read(connection)
+                    if let budget = normalized.budget { try Self.charge(budget, returned: documents.count, normalized) }
                 }
             case .statement(let plan):
-                let policy = explaining ? ScanPolicy(counter: ScanCounter()) : scanPolicy(normalized)
+                // Counting the walk costs a second statement: only worth it when filters may skip rows.
+                let counted = !normalized.filters.isEmpty || normalized.source.isGroup
+                let policy =
+                    explaining
+                    ? ScanPolicy(counter: ScanCounter())
+                    : counted ? scanPolicy(normalized).budgeted(normalized) : scanPolicy(normalized)
                 let (sql, bindings) = plan.select(budget: explaining ? nil : Self.walkBudget(policy, normalized))
                 let rows = try connection.query(sql, bindings, resultFormat: .binary, prepared: plan.prefersPrepared)
                 documents.reserveCapacity(rows.rowCount)
@@ -158,10 +187,13 @@ extension PostgresDocumentStore {
                 if let counter = policy.counter {
                     let stoppedAtLimit = normalized.limit.map { $0 > 0 && documents.count == $0 } ?? false
                     let last = stoppedAtLimit ? rows.bytes(rows.rowCount - 1, 6).map(PostgresValue.bytes) : nil
-                    let cap = explaining ? Int64.max : policy.maxWasted + Int64(documents.count) + 1
+                    let cap = explaining ? Int64.max : policy.examinedCap(returned: Int64(documents.count))
                     counter.rows = try examined(plan, last: last, cap: cap, connection)
                     examinedRows = counter.rows
-                    try policy.check(normalized, returned: Int64(documents.count))
+                    if let stopped = policy.stoppedWalk(normalized) { throw stopped }
+                    try policy.settle(normalized, returned: Int64(documents.count))
+                } else if let budget = normalized.budget, !explaining {
+                    try Self.charge(budget, returned: documents.count, normalized)
                 }
             }
             var token: String?

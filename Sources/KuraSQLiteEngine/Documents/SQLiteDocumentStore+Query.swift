@@ -22,7 +22,7 @@ extension SQLiteDocumentStore {
 
     public func count(_ query: StructuredQuery) throws -> Int64 {
         let normalized = try NormalizedQuery(query)
-        let policy = scanPolicy(normalized)
+        let policy = scanPolicy(normalized).budgeted(normalized)
         return try readers.withSnapshot { connection in
             let count: Int64
             do {
@@ -31,9 +31,9 @@ extension SQLiteDocumentStore {
                 case .merge(let plan): count = try plan.count(connection)
                 }
             } catch  where policy.counter?.exceeded == true {
-                throw policy.failure(normalized)
+                throw policy.stoppedWalk(normalized) ?? policy.failure(normalized)
             }
-            try policy.check(normalized, returned: count)
+            try policy.settle(normalized, returned: count)
             return count
         }
     }
@@ -112,7 +112,7 @@ extension SQLiteDocumentStore {
         _ query: StructuredQuery, explain: SQLiteScanCounter?
     ) throws -> (result: QueryResult, vmSteps: Int, fullScans: Int) {
         let normalized = try NormalizedQuery(query)
-        let policy = explain.map { ScanPolicy(counter: $0) } ?? scanPolicy(normalized)
+        let policy = explain.map { ScanPolicy(counter: $0) } ?? scanPolicy(normalized).budgeted(normalized)
         return try readers.withSnapshot { connection in
             var documents: [Document] = []
             func append(_ row: [SQLiteValue]) throws {
@@ -138,10 +138,10 @@ extension SQLiteDocumentStore {
                 case .merge(let plan):
                     steps = try plan.forEachRow(connection, append)
                 }
-            } catch  where policy.counter?.exceeded == true && policy.suggestion != nil {
-                throw policy.failure(normalized)
+            } catch {
+                throw policy.stoppedWalk(normalized) ?? error
             }
-            try policy.check(normalized, returned: Int64(documents.count))
+            try policy.settle(normalized, returned: Int64(documents.count))
             var token: String?
             if let limit = normalized.limit, limit > 0, documents.count == limit, let last = documents.last {
                 token = PageToken.encode(last, orders: normalized.orders)

@@ -15,9 +15,14 @@ extension DataAccess {
 
     /// One page of the documents matching `query` that `caller` may list. Its `nextPageToken` resumes right
     /// after the last document returned, so pages never repeat or skip a document.
+    ///
+    /// Callers other than the administrator spend one work budget (`query.maxWork`, `QueryBudget`) over every
+    /// round trip and rule evaluation; past it the query is 429 `RESOURCE_EXHAUSTED`.
     func query(_ query: StructuredQuery, caller: Caller) throws -> QueryPage {
         if case .admin = caller { return QueryPage(try store.query(query)) }
-        var filter = ListFilter(access: self, caller: caller, rules: rules.current.ruleSet)
+        var query = query
+        query.budget = query.budget ?? queryLimits.budget()
+        var filter = ListFilter(access: self, caller: caller, rules: rules.current.ruleSet, budget: query.budget)
         if case .collection(let collection) = query.source, let allowed = try filter.decision(for: collection) {
             guard allowed else { throw filter.denied(collection) }
             return QueryPage(try store.query(query))
@@ -31,7 +36,7 @@ extension DataAccess {
         var documents: [Document] = []
         while true {
             inner.limit = batch
-            let page = try store.query(inner)
+            let page = try filter.unproven(query.source) { try store.query(inner) }
             for document in page.documents {
                 guard try filter.allows(document) else { continue }
                 documents.append(query.select.map { document.projected(to: $0) } ?? document)
@@ -51,7 +56,9 @@ extension DataAccess {
     /// unless the decision is the same for the whole collection.
     func count(_ query: StructuredQuery, caller: Caller) throws -> Int64 {
         if case .admin = caller { return try store.count(query) }
-        var filter = ListFilter(access: self, caller: caller, rules: rules.current.ruleSet)
+        var query = query
+        query.budget = query.budget ?? queryLimits.budget()
+        var filter = ListFilter(access: self, caller: caller, rules: rules.current.ruleSet, budget: query.budget)
         if case .collection(let collection) = query.source, let allowed = try filter.decision(for: collection) {
             guard allowed else { throw filter.denied(collection) }
             return try store.count(query)
@@ -63,7 +70,7 @@ extension DataAccess {
         let limit = query.limit.map(Int64.init)
         var count: Int64 = 0
         while true {
-            let page = try store.query(inner)
+            let page = try filter.unproven(query.source) { try store.query(inner) }
             for document in page.documents {
                 guard try filter.allows(document) else { continue }
                 count += 1
@@ -96,13 +103,32 @@ struct ListFilter {
     let caller: Caller
     let rules: RuleSet
     let time = WallClock.nowMicros()
+    /// The request's work budget; each evaluation per document costs `QueryBudget.ruleEvaluation`.
+    let budget: QueryBudget?
     /// Per collection: the decision for all its documents, or `nil` when it depends on the document.
     private var collections: [CollectionPath: Bool?] = [:]
 
-    init(access: DataAccess, caller: Caller, rules: RuleSet) {
+    init(access: DataAccess, caller: Caller, rules: RuleSet, budget: QueryBudget? = nil) {
         self.access = access
         self.caller = caller
         self.rules = rules
+        self.budget = budget
+    }
+
+    /// Runs a store read of a query whose documents the rules decide one by one. A refusal for a missing index
+    /// says that more than `indexes.maxScanRows` documents the query does not return exist; a caller the rules
+    /// may refuse those documents must not learn that, so it is answered 403 `PERMISSION_DENIED` (as Firestore
+    /// answers a query it cannot prove allowed). The index the query needs is in the server's log.
+    func unproven<T>(_ source: StructuredQuery.Source, _ read: () throws -> T) throws -> T {
+        do { return try read() } catch let error as APIError where error.code == .failedPrecondition {
+            access.logger.debug("a query under per-document list rules needs an index: \(error.message)")
+            let path: String
+            switch source {
+            case .collection(let collection): path = collection.description
+            case .collectionGroup(let id): path = "the collection group " + id
+            }
+            throw access.denied(.list, path, reason: "the query needs an index")
+        }
     }
 
     /// The decision for every document directly in `collection`, or `nil` when it depends on the document.
@@ -123,6 +149,7 @@ struct ListFilter {
     /// Whether `document` (whole, as stored) may be listed.
     mutating func allows(_ document: Document) throws -> Bool {
         if let decision = try decision(for: document.path.collection) { return decision }
+        if let budget, !budget.charge(QueryBudget.ruleEvaluation) { throw ScanPolicy.exhausted(budget) }
         return try access.decide(
             caller, .list, path: document.path.segments,
             resource: DataAccess.ruleDocument(document.path, document.fields), requestResource: nil, time: time,

@@ -17,6 +17,8 @@ public struct DataAccess: Sendable {
     let store: CachedDocumentStore
     let auth: AuthService
     let logger: Logger
+    /// What one query may ask for and cost (`query.*`).
+    let queryLimits: QueryLimits
     /// The rules in force and their version, as each event loop last read them.
     private let loopRules: LoopLocal<(version: UInt64, ruleSet: RuleSet)?>
     /// Allowed `get` decisions that depend on the caller and path only, per event loop.
@@ -24,8 +26,9 @@ public struct DataAccess: Sendable {
 
     init(
         rules: SecurityRules, store: CachedDocumentStore, auth: AuthService, logger: Logger, eventLoops: Int,
-        loopCaches: LoopCacheLimits = LoopCacheLimits()
+        loopCaches: LoopCacheLimits = LoopCacheLimits(), queryLimits: QueryLimits = QueryLimits()
     ) {
+        self.queryLimits = queryLimits
         self.rules = rules
         self.store = store
         self.auth = auth

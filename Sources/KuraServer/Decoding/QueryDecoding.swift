@@ -12,8 +12,10 @@ enum QueryDecoding {
     ]
 
     /// With `paged` (queries), a query without `limit` gets the default page size; counts (`paged: false`) count
-    /// everything that matches unless a limit is given.
-    static func decode(_ value: JSONValue, limits: PageLimits, paged: Bool = true) throws -> StructuredQuery {
+    /// everything that matches unless a limit is given. Filters past `queryLimits` are 400 `INVALID_ARGUMENT`.
+    static func decode(
+        _ value: JSONValue, limits: PageLimits, queryLimits: QueryLimits = QueryLimits(), paged: Bool = true
+    ) throws -> StructuredQuery {
         let body = try JSONBody(value, code: .invalidQuery, context: "the query")
         try body.allowOnly(fields, in: "the query")
         let source: StructuredQuery.Source
@@ -26,6 +28,7 @@ enum QueryDecoding {
         }
         var query = StructuredQuery(source)
         query.filters = try (body.array("where") ?? []).map(filter)
+        try queryLimits.check(query.filters)
         query.orderBy = try (body.array("orderBy") ?? []).map(order)
         let asked = try body.integer("limit")
         query.limit = paged || asked != nil ? try limit(asked, limits) : nil

@@ -12,13 +12,15 @@ struct ListenRoutes {
     let access: RealtimeAccess
     let callers: CallerResolution
     let pages: PageLimits
+    /// The limits on a target query's filters (`query.*`).
+    var queryLimits = QueryLimits()
 
     func register(on router: Router<KuraContext>) {
         router.get(
             "/api/listen",
             callers.resolving(.anyone, tokenInQuery: true) { request, context in
                 let resume = try Self.resumePosition(request)
-                let target = try Self.urlTarget(request, pages: pages)
+                let target = try Self.urlTarget(request, pages: pages, queryLimits: queryLimits)
                 guard registry.hasCapacity else {
                     throw APIError.unavailable(
                         "too many listen streams (limit \(registry.configuration.maxConnections)); retry later")
@@ -46,7 +48,7 @@ struct ListenRoutes {
                 guard let connection = registry.connection(try request.parameter("connection")) else {
                     throw APIError.notFound("no open listen stream with this id")
                 }
-                let (adds, removes) = try Self.targetChanges(request, pages: pages)
+                let (adds, removes) = try Self.targetChanges(request, pages: pages, queryLimits: queryLimits)
                 let environment = context.environment
                 let principal = access.principal(context, bearerToken: Self.token(request))
                 guard principal.identity.bytesEqual(connection.principal.identity) else {
@@ -92,7 +94,7 @@ struct ListenRoutes {
     }
 
     /// The single target of `?doc=PATH` or `?query=JSON`, named by `?target=` (default `default`).
-    static func urlTarget(_ request: Request, pages: PageLimits) throws -> ListenTarget? {
+    static func urlTarget(_ request: Request, pages: PageLimits, queryLimits: QueryLimits) throws -> ListenTarget? {
         let id = request.query("target") ?? "default"
         switch (request.query("doc"), request.query("query")) {
         case (nil, nil): return nil
@@ -102,13 +104,16 @@ struct ListenRoutes {
             do { value = try JSONValue.parse(Array(json.utf8)) } catch {
                 throw APIError.invalidQuery("'query' is not valid JSON")
             }
-            return try ListenTarget(id: id, query: try QueryDecoding.decode(value, limits: pages, paged: false))
+            return try ListenTarget(
+                id: id, query: try QueryDecoding.decode(value, limits: pages, queryLimits: queryLimits, paged: false))
         default: throw APIError.badRequest("give one of 'doc' and 'query', not both")
         }
     }
 
     /// `{"add":[{"id","doc"|"query","resumeAfter"?}], "remove":["id"]}`.
-    static func targetChanges(_ request: Request, pages: PageLimits) throws -> (
+    static func targetChanges(
+        _ request: Request, pages: PageLimits, queryLimits: QueryLimits
+    ) throws -> (
         adds: [(ListenTarget, StreamPosition?)], removes: [String]
     ) {
         let body = try JSONBody(request)
@@ -124,7 +129,9 @@ struct ListenRoutes {
             switch (try entry.string("doc"), entry["query"]) {
             case (let path?, nil): target = try ListenTarget(id: id, document: try DocumentPath(path))
             case (nil, let query?) where query != .null:
-                target = try ListenTarget(id: id, query: try QueryDecoding.decode(query, limits: pages, paged: false))
+                target = try ListenTarget(
+                    id: id,
+                    query: try QueryDecoding.decode(query, limits: pages, queryLimits: queryLimits, paged: false))
             default: throw APIError.badRequest("an 'add' entry needs one of 'doc' and 'query'")
             }
             var resumeAfter: StreamPosition?

@@ -12,31 +12,38 @@ struct QueryRoutes {
     let pages: PageLimits
     /// Answers `explain`.
     let indexes: any CompositeIndexing
+    /// What one query may ask for and cost (`query.*`).
+    var queryLimits = QueryLimits()
+    /// Queries each caller may run at once (`query.maxConcurrentPerCaller`).
+    var concurrency = QueryConcurrency(perCaller: 0, workers: 4)
 
     func register(on router: Router<KuraContext>) {
         router.post(
             "/api/query",
             callers.resolving(.anyone) { request, context in
                 let caller = context.caller
+                let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
                 return try context.offload {
-                    let query = try QueryDecoding.decode(try JSONValue.parse(request.body), limits: pages)
+                    let query = try QueryDecoding.decode(
+                        try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits)
                     if request.query("explain") == "true" {
                         guard case .admin = caller else {
                             throw APIError.permissionDenied("explain is for the admin key")
                         }
                         return .json(JSONValue.object(["explain": try indexes.explain(query).json]).jsonBytes)
                     }
-                    return Self.resultResponse(try access.query(query, caller: caller))
+                    return try concurrency.run(slot) { Self.resultResponse(try access.query(query, caller: caller)) }
                 }
             })
         router.post(
             "/api/query/count",
             callers.resolving(.anyone) { request, context in
                 let caller = context.caller
+                let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
                 return try context.offload {
                     let query = try QueryDecoding.decode(
-                        try JSONValue.parse(request.body), limits: pages, paged: false)
-                    let count = try access.count(query, caller: caller)
+                        try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits, paged: false)
+                    let count = try concurrency.run(slot) { try access.count(query, caller: caller) }
                     return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
                 }
             })
