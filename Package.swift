@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "KuraHTTP", targets: ["KuraHTTP"]),
         .library(name: "KuraClient", targets: ["KuraClient"]),
         .executable(name: "kura-todo", targets: ["kura-todo"]),
+        .library(name: "KuraQuiz", targets: ["KuraQuiz"]),
+        .executable(name: "kura-quiz", targets: ["kura-quiz"]),
     ],
     targets: [
         // One system-library target per C library: module.modulemap + shim.h, nothing else.
@@ -62,6 +64,10 @@ let package = Package(
         // SQLite shim (offline cache) only, so it also builds for Apple platforms.
         .target(name: "KuraClient", dependencies: ["KuraModel", "CSQLite"]),
         .executableTarget(name: "kura-todo", dependencies: ["KuraClient"]),
+        // "7位を当てろ！" (apps/quiz): the app logic an iOS app reuses (choices of ranks 5–8, score rules, the document
+        // mapping, the import) on KuraClient, and its terminal client.
+        .target(name: "KuraQuiz", dependencies: ["KuraClient"]),
+        .executableTarget(name: "kura-quiz", dependencies: ["KuraClient", "KuraQuiz"]),
 
         // The test kit (docs/architecture.md, "Tests"): plain targets under Tests/ that every test target shares.
         // KuraTestSupport: raw HTTP and SSE clients, the KuraHTTP harnesses (live on port 0, and the router with no
@@ -126,6 +132,10 @@ let package = Package(
         .testTarget(
             name: "KuraClientTests",
             dependencies: ["KuraClient", "KuraServer", "KuraAuth", "KuraTestSupport", "KuraServerTestSupport"]),
+        // KuraQuiz and `kura-quiz` against an in-process server, and apps/quiz/cases.json (shared with the web app).
+        .testTarget(
+            name: "KuraQuizTests",
+            dependencies: ["KuraQuiz", "KuraClient", "KuraServer", "KuraTestSupport", "KuraServerTestSupport"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore", "KuraTestSupport"]),
     ],
