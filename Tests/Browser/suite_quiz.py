@@ -48,6 +48,8 @@ def shot(t, name):
     """Full-page screenshots of the current screen at 1280 and 390 px."""
     driver = t.driver
     os.makedirs(SHOTS, exist_ok=True)
+    # The pointer off the page's controls, so no :hover shows.
+    driver.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": 1, "y": 1})
     for width in (1280, 390):
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": 900 if width > 600 else 844, "deviceScaleFactor": 1, "mobile": width < 600})
@@ -61,6 +63,12 @@ def shot(t, name):
         data = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]
         with open(os.path.join(SHOTS, f"{name}-{width}.png"), "wb") as f:
             f.write(base64.b64decode(data))
+        # A smaller copy for docs/apps.md (docs/apps/quiz-*.png are copied from these).
+        os.makedirs(os.path.join(SHOTS, "small"), exist_ok=True)
+        small = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "clip": {
+            "x": 0, "y": 0, "width": width, "height": max(height, 600), "scale": 0.5 if width > 600 else 0.75}})
+        with open(os.path.join(SHOTS, "small", f"quiz-{name}-{width}.png"), "wb") as f:
+            f.write(base64.b64decode(small["data"]))
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     time.sleep(0.2)
 

@@ -76,10 +76,6 @@ function local(quiz, field) {
   return quiz[field] ?? '';
 }
 function entryName(entry) { return lang === 'en' && entry.nameEn ? entry.nameEn : entry.name; }
-function valueText(quiz, value) {
-  const unit = local(quiz, 'unit');
-  return formatNumber(value) + (unit ? ' ' + unit : '');
-}
 
 function focusHeading() {
   const heading = main.querySelector('h1');
@@ -99,8 +95,29 @@ function loadingView() {
     h('div', { class: 'skeleton', 'aria-hidden': 'true' }, ...Array.from({ length: 6 }, () => h('div'))));
 }
 
-function stateView(icon, message, action) {
-  return h('section', { class: 'state' }, h('span', { class: 'state-icon', 'aria-hidden': 'true', text: icon }),
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** A small drawn mark (no emoji: they depend on the system's fonts): 'right' ○, 'wrong' ×, 'note' !. */
+function mark(kind) {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('class', 'mark mark-' + kind);
+  svg.setAttribute('aria-hidden', 'true');
+  const shapes = {
+    right: [['circle', { cx: 12, cy: 12, r: 8.5 }]],
+    wrong: [['path', { d: 'M5.5 5.5 18.5 18.5M18.5 5.5 5.5 18.5' }]],
+    note: [['circle', { cx: 12, cy: 12, r: 9.5 }], ['path', { d: 'M12 6.5v7' }], ['path', { d: 'M12 16.8v.7' }]],
+  };
+  for (const [tag, attributes] of shapes[kind]) {
+    const shape = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attributes)) shape.setAttribute(key, value);
+    svg.append(shape);
+  }
+  return svg;
+}
+
+function stateView(message, action) {
+  return h('section', { class: 'state' }, h('span', { class: 'state-icon' }, mark('note')),
     h('p', { text: message }), action || null);
 }
 
@@ -134,7 +151,7 @@ function playerName() {
   return (user.displayName || (user.email || '').split('@')[0] || 'player').slice(0, 40);
 }
 
-/** Records an answer: the play count (+1, an `increment`), and the score once per quiz. → a sentence. */
+/** Records an answer: the play count (+1, an `increment`), and the score once per quiz. → a strings key. */
 async function recordAnswer(quizId, pick) {
   updateDoc(doc(db, 'quizzes', quizId), { plays: increment(1) }).catch(() => {});
   if (quizzes) {
@@ -151,11 +168,11 @@ async function recordAnswer(quizId, pick) {
       localStorage.setItem(ANON_KEY, JSON.stringify(answers));
       myAnswers[quizId] = { pick, correct };
     }
-    return replay ? t('scoreReplay') : t('scoreSavedAnonymous');
+    return replay ? 'scoreReplay' : 'scoreSavedAnonymous';
   }
   const answerRef = doc(db, 'quizScores', user.uid, 'answers', quizId);
   try {
-    if (myAnswers[quizId] || (await getDoc(answerRef)).exists()) return t('scoreReplay');
+    if (myAnswers[quizId] || (await getDoc(answerRef)).exists()) return 'scoreReplay';
   } catch { /* unknown: try the write, which the rules refuse for a replay */ }
   const batch = writeBatch(db);
   batch.set(answerRef, { pick, correct, at });
@@ -164,9 +181,9 @@ async function recordAnswer(quizId, pick) {
   try {
     await batch.commit();
     myAnswers[quizId] = { pick, correct };
-    return t('scoreSaved');
+    return 'scoreSaved';
   } catch (error) {
-    return error.code === 'permission-denied' ? t('scoreReplay') : t('scoreNotSaved');
+    return error.code === 'permission-denied' ? 'scoreReplay' : 'scoreNotSaved';
   }
 }
 
@@ -211,7 +228,7 @@ async function showList() {
     await Promise.all([loadQuizzes(), loadMyAnswers()]);
   } catch (error) {
     if (token !== renderToken) return;
-    setView(stateView('⚠️', t('listError'), h('button', { class: 'button primary', type: 'button', onclick: () => route(), text: t('retry') })));
+    setView(stateView(t('listError'), h('button', { class: 'button primary', type: 'button', onclick: () => route(), text: t('retry') })));
     return;
   }
   if (token !== renderToken) return;
@@ -219,7 +236,7 @@ async function showList() {
     h('div', {}, h('h1', { text: t('listTitle') }), h('p', { class: 'lead', text: t('tagline') })),
     isAdmin ? h('a', { class: 'button primary', href: '#/new', text: t('newQuiz') }) : null);
   if (!quizzes.length) {
-    setView(head, stateView('🗂️', t('listEmpty')));
+    setView(head, stateView(t('listEmpty')));
     return;
   }
   const cards = h('ul', { class: 'cards' }, quizzes.map(({ id, data }) => {
@@ -267,7 +284,7 @@ async function showQuiz(id) {
   }
   if (token !== renderToken) return;
   if (!quiz) {
-    setView(stateView('🔍', quiz === null ? t('notFound') : t('listError'),
+    setView(stateView(quiz === null ? t('notFound') : t('listError'),
       h('a', { class: 'button primary', href: '#/', text: t('backToList') })));
     return;
   }
@@ -311,7 +328,9 @@ function renderPlay({ id, data }) {
         h('td', {}, entryName(entry),
           entry.rank === play.pick ? h('span', { class: 'tag', text: t('yourPick') }) : null,
           entry.rank === ANSWER_RANK ? h('span', { class: 'tag answer', text: t('answerMark') }) : null),
-        h('td', { class: 'value', text: valueText(data, entry.value) }));
+        h('td', { class: 'value' }, h('span', { class: 'num', text: formatNumber(entry.value) }),
+          local(data, 'unit') ? ' ' : null,
+          local(data, 'unit') ? h('span', { class: 'unit', text: local(data, 'unit') }) : null));
     })));
   const next = nextQuizId(id);
   const rankingCard = h('section', { class: 'panel', 'aria-label': t('rankingTitle') }, table,
@@ -328,7 +347,7 @@ function verdict(data, byRank) {
   const answer = byRank[ANSWER_RANK];
   const pick = byRank[play.pick];
   return h('div', { class: 'verdict ' + (right ? 'right' : 'wrong'), id: 'verdict' },
-    h('strong', { text: right ? `⭕ ${t('correct')}` : `❌ ${t('wrong')}` }),
+    h('strong', {}, mark(right ? 'right' : 'wrong'), right ? t('correct') : t('wrong')),
     h('p', {
       text: right ? t('correctDetail', { name: entryName(answer) })
         : t('wrongDetail', { pick: pick ? entryName(pick) : '', rank: play.pick, answer: answer ? entryName(answer) : '' }),
@@ -347,7 +366,7 @@ async function choose(id, data, rank) {
   const verdictElement = document.getElementById('verdict');
   if (verdictElement) { verdictElement.setAttribute('tabindex', '-1'); verdictElement.focus(); }
   const saved = await recordAnswer(id, rank);
-  setTimeout(() => announce(saved), 1500);
+  setTimeout(() => announce(t(saved)), 1500);
 }
 
 function shareBox(id, data) {
@@ -397,7 +416,7 @@ async function showLeaderboard() {
       .sort((a, b) => (b.correct - a.correct) || (a.played - b.played) || a.name.localeCompare(b.name));
   } catch {
     if (token !== renderToken) return;
-    setView(h('h1', { text: t('leaderboardTitle') }), stateView('⚠️', t('leaderboardError'),
+    setView(h('h1', { text: t('leaderboardTitle') }), stateView(t('leaderboardError'),
       h('button', { class: 'button primary', type: 'button', onclick: () => route(), text: t('retry') })));
     return;
   }
@@ -406,7 +425,7 @@ async function showLeaderboard() {
   const intro = h('p', { class: 'lead', text: t('leaderboardIntro') });
   const mine = deviceScore && deviceScore.played ? h('p', { class: 'note', text: t('yourLocalScore', deviceScore) }) : null;
   if (!rows.length) {
-    setView(h('h1', { text: t('leaderboardTitle') }), intro, mine, stateView('🏆', t('leaderboardEmpty')));
+    setView(h('h1', { text: t('leaderboardTitle') }), intro, mine, stateView(t('leaderboardEmpty')));
     return;
   }
   let position = 0;
@@ -488,7 +507,7 @@ function showAccount(mode = 'signin') {
 async function showEditor(id) {
   const token = ++renderToken;
   if (!isAdmin) {
-    setView(h('h1', { text: id ? t('editTitle') : t('createTitle') }), stateView('🔒', t('adminOnly'),
+    setView(h('h1', { text: id ? t('editTitle') : t('createTitle') }), stateView(t('adminOnly'),
       h('a', { class: 'button primary', href: user ? '#/' : '#/account', text: user ? t('backToList') : t('navAccount') })));
     return;
   }
@@ -500,7 +519,7 @@ async function showEditor(id) {
   } catch { /* shown below */ }
   if (token !== renderToken) return;
   if (id && !existing) {
-    setView(stateView('🔍', t('notFound'), h('a', { class: 'button primary', href: '#/', text: t('backToList') })));
+    setView(stateView(t('notFound'), h('a', { class: 'button primary', href: '#/', text: t('backToList') })));
     return;
   }
   const data = existing ? existing.data : { title: '', unit: '', memo: '', entries: [] };
@@ -563,7 +582,9 @@ async function showEditor(id) {
   h('div', { class: 'two' }, field('unit', t('fieldUnit'), data.unit, { maxlength: 20 }),
     field('memo', t('fieldMemo'), data.memo, { multiline: true })),
   h('fieldset', { class: 'entries', style: 'border:0;padding:0;margin:0' },
-    h('legend', { class: 'visually-hidden', text: t('rankingTitle') }), rows),
+    h('legend', { class: 'visually-hidden', text: t('rankingTitle') }),
+    h('div', { class: 'entry-row entry-head', 'aria-hidden': 'true' }, h('span', { class: 'rank', text: t('colRank') }),
+      h('span', { text: t('colName') }), h('span', { text: t('colValue') })), rows),
   problems,
   h('div', { class: 'actions' }, submit, h('a', { class: 'button', href: id ? `#/q/${encodeURIComponent(id)}` : '#/', text: t('cancel') })));
   setView(h('h1', { text: id ? t('editTitle') : t('createTitle') }), h('section', { class: 'panel' }, form));
@@ -605,6 +626,7 @@ function applyLanguage() {
 document.getElementById('lang-switch').addEventListener('click', () => {
   lang = lang === 'ja' ? 'en' : 'ja';
   localStorage.setItem('quiz.lang', lang);
+  status.textContent = '';
   applyLanguage();
   if (play && play.pick !== null) {
     const quiz = quizzes && quizzes.find((q) => q.id === play.id);
