@@ -70,6 +70,8 @@ test: deps-test
 ## test-browser: only the kura.js suite (headless Chromium against a debug kura; docs/web-sdk.md, "Tests")
 test-browser: deps-test
 	swift build --product kura --scratch-path $(BUILD_DIR)
+	# The quiz suite imports its quizzes with kura-quiz (apps/quiz).
+	swift build --product kura-quiz --scratch-path $(BUILD_DIR)
 	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura --screenshots $(BUILD_DIR)/browser-screenshots
 
 ## bench: kura against nginx on the health endpoint (see docs/performance.md)
