@@ -22,7 +22,7 @@ BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-
 # node-typescript's tsc checks web/sdk/kura.d.ts; postgresql is the server the KuraPostgres tests start as a
 # non-root user (Tests/Support/postgres_server.sh); nginx-light runs deploy/nginx/kura-nodes.conf in front of
 # several nodes in the cluster suite (Tests/Browser/suite_cluster.py); fonts-noto-cjk draws the Japanese of the
-# calculator app's screenshots (Tests/Browser/suite_calc.py).
+# seed apps' screenshots (Tests/Browser/suite_calc.py, suite_quiz.py).
 TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql nginx-light fonts-noto-cjk
 # The reference server and load generator for bench/.
 BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl python3-venv
@@ -75,6 +75,8 @@ test: deps-test
 ## test-browser: only the kura.js suite (headless Chromium against a debug kura; docs/web-sdk.md, "Tests")
 test-browser: deps-test
 	swift build --product kura --scratch-path $(BUILD_DIR)
+	# The quiz suite imports its quizzes with kura-quiz (apps/quiz).
+	swift build --product kura-quiz --scratch-path $(BUILD_DIR)
 	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura --screenshots $(BUILD_DIR)/browser-screenshots
 
 ## bench: kura against nginx on the health endpoint (see docs/performance.md)

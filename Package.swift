@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "kura-todo", targets: ["kura-todo"]),
         .library(name: "KuraCalc", targets: ["KuraCalc"]),
         .executable(name: "kura-calc", targets: ["kura-calc"]),
+        .library(name: "KuraQuiz", targets: ["KuraQuiz"]),
+        .executable(name: "kura-quiz", targets: ["kura-quiz"]),
     ],
     targets: [
         // One system-library target per C library: module.modulemap + shim.h, nothing else.
@@ -69,6 +71,10 @@ let package = Package(
         // apps/calc/cases.json.
         .target(name: "KuraCalc"),
         .executableTarget(name: "kura-calc", dependencies: ["KuraCalc"]),
+        // "7位を当てろ！" (apps/quiz): the app logic an iOS app reuses (choices of ranks 5–8, score rules, the document
+        // mapping, the import) on KuraClient, and its terminal client.
+        .target(name: "KuraQuiz", dependencies: ["KuraClient"]),
+        .executableTarget(name: "kura-quiz", dependencies: ["KuraClient", "KuraQuiz"]),
 
         // The test kit (docs/architecture.md, "Tests"): plain targets under Tests/ that every test target shares.
         // KuraTestSupport: raw HTTP and SSE clients, the KuraHTTP harnesses (live on port 0, and the router with no
@@ -137,6 +143,10 @@ let package = Package(
             ]),
         // The calculator engine against apps/calc/cases.json (shared with the web app's browser test) and its own cases.
         .testTarget(name: "KuraCalcTests", dependencies: ["KuraCalc"]),
+        // KuraQuiz and `kura-quiz` against an in-process server, and apps/quiz/cases.json (shared with the web app).
+        .testTarget(
+            name: "KuraQuizTests",
+            dependencies: ["KuraQuiz", "KuraClient", "KuraServer", "KuraTestSupport", "KuraServerTestSupport"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore", "KuraTestSupport"]),
     ],

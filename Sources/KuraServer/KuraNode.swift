@@ -175,6 +175,8 @@ public final class KuraNode: Sendable {
                 perCaller: configuration.queries.maxConcurrentPerCaller, workers: configuration.http.workerThreads)
         ).register(on: router)
         IndexRoutes(indexes: database, callers: callers).register(on: router)
+        SeedShapeRoutes(store: store, access: access, callers: callers, pages: configuration.pages)
+            .register(on: router)
         let realtimeAccess = RealtimeAccess(access: access, callers: callers)
         // With other nodes writing, a follower forgets the cached documents they change; the feed reads the log
         // through it, so a listener never hears of a write before this node's cache forgot the older document.

@@ -72,7 +72,8 @@ struct CallerResolutionTests {
         "GET /api/docs/*path": .data, "POST /api/docs/*path": .data, "PUT /api/docs/*path": .data,
         "PATCH /api/docs/*path": .data, "DELETE /api/docs/*path": .data, "POST /api/query": .data,
         "POST /api/query/count": .data, "POST /api/commit": .data, "GET /api/listen": .data,
-        "POST /api/listen/:connection": .data,
+        "POST /api/listen/:connection": .data, "GET /api/seed/hit_7th/datalist": .data,
+        "GET /api/seed/hit_7th/datalist/:id": .data,
         "GET /api/admin/users": .admin, "GET /api/admin/users/:uid": .admin, "PATCH /api/admin/users/:uid": .admin,
         "DELETE /api/admin/users/:uid": .admin, "GET /api/admin/outbox": .admin, "GET /api/admin/rules": .admin,
         "POST /api/admin/rules": .admin, "GET /api/admin/indexes": .admin, "POST /api/admin/indexes": .admin,
@@ -138,6 +139,7 @@ struct CallerResolutionTests {
         case (_, "/api/admin/users/:uid"):
             return ("/api/admin/users/no-such-user", method == "PATCH" ? ["displayName": 5] : nil, [])
         case (_, "/api/admin/indexes/:id"): return ("/api/admin/indexes/999999", nil, [])
+        case (_, "/api/seed/hit_7th/datalist/:id"): return ("/api/seed/hit_7th/datalist/1", nil, [])
         case ("POST", "/api/admin/rules"): return (pattern, ["source": 5], [])
         case ("POST", "/api/auth/signout"): return (pattern, ["all": "not a flag"], [])
         case ("PATCH", "/api/auth/me"): return (pattern, ["unknown": 1], [])
