@@ -56,6 +56,9 @@ run: deps
 build: deps
 	swift build -c release --scratch-path $(BUILD_DIR)
 
+# The test targets that drive KuraClient against in-process servers: they run in a process of their own (below).
+SDK_SUITES := KuraClientTests|KuraQuizTests
+
 ## test: build and run every test suite; exits non-zero if any test fails
 test: deps-test
 	swift build --build-tests --scratch-path $(BUILD_DIR)
@@ -65,8 +68,8 @@ test: deps-test
 	# pool (one per core) on sockets, which starved the SDK's async tests past their timeouts on a 2-core CI.
 	# Then kura.js in headless Chromium against the debug binary the test build made (Tests/Browser/run.py).
 	status=0; \
-	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --skip KuraClientTests || status=1; \
-	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --filter KuraClientTests || status=1; \
+	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --skip '$(SDK_SUITES)' || status=1; \
+	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --filter '$(SDK_SUITES)' || status=1; \
 	sdk/swift/check.sh || status=1; \
 	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura \
 	    --screenshots $(BUILD_DIR)/browser-screenshots || status=1; \
