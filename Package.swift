@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "KuraHTTP", targets: ["KuraHTTP"]),
         .library(name: "KuraClient", targets: ["KuraClient"]),
         .executable(name: "kura-todo", targets: ["kura-todo"]),
+        .library(name: "KuraPlaces", targets: ["KuraPlaces"]),
+        .executable(name: "kura-places", targets: ["kura-places"]),
     ],
     targets: [
         // One system-library target per C library: module.modulemap + shim.h, nothing else.
@@ -62,6 +64,10 @@ let package = Package(
         // SQLite shim (offline cache) only, so it also builds for Apple platforms.
         .target(name: "KuraClient", dependencies: ["KuraModel", "CSQLite"]),
         .executableTarget(name: "kura-todo", dependencies: ["KuraClient"]),
+        // The "where am I" seed app (apps/places): geohash, great-circle and compass logic that needs no network,
+        // and the nearest-place and name searches on KuraClient's range queries; `kura-places` is its command line.
+        .target(name: "KuraPlaces", dependencies: ["KuraClient"]),
+        .executableTarget(name: "kura-places", dependencies: ["KuraPlaces", "KuraClient"]),
 
         // The test kit (docs/architecture.md, "Tests"): plain targets under Tests/ that every test target shares.
         // KuraTestSupport: raw HTTP and SSE clients, the KuraHTTP harnesses (live on port 0, and the router with no
@@ -126,6 +132,10 @@ let package = Package(
         .testTarget(
             name: "KuraClientTests",
             dependencies: ["KuraClient", "KuraServer", "KuraAuth", "KuraTestSupport", "KuraServerTestSupport"]),
+        // The places app's logic (apps/places/cases.json, the sample) and its searches against an in-process server.
+        .testTarget(
+            name: "KuraPlacesTests",
+            dependencies: ["KuraPlaces", "KuraClient", "KuraServer", "KuraTestSupport", "KuraServerTestSupport"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore", "KuraTestSupport"]),
     ],
