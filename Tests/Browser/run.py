@@ -20,6 +20,7 @@ import suite_offline  # noqa: F401
 import suite_web  # noqa: F401
 import suite_types  # noqa: F401
 import suite_units  # noqa: F401
+import suite_places  # noqa: F401  (the places app: apps/places)
 import suite_cluster  # noqa: F401  (several nodes on PostgreSQL, nginx in front: docs/scaling.md)
 
 
