@@ -3,6 +3,7 @@ geolocation, device orientation and permissions set through the DevTools protoco
 against geo.js, saved places live. Screenshots in Japanese and English at 390 and 1280 px go to
 $KURA_PLACES_SCREENSHOTS (default .build/browser-screenshots/places) for docs/apps.md."""
 
+import csv
 import json
 import os
 import subprocess
@@ -126,6 +127,34 @@ import('./geo.js').then((geo) => {
 """
 
 
+NEAREST_AGREES = """
+const [rows, done] = arguments;
+import('./geo.js').then(async (geo) => {
+  // The sample in memory, sorted by geohash; reads answer ranges as Kura does.
+  const places = rows.map(([lat, lon, name], i) => ({id: String(i).padStart(4, '0'), lat, lon, name,
+    geohash: geo.encode(lat, lon, 9)})).sort((a, b) => a.geohash < b.geohash ? -1 : a.geohash > b.geohash ? 1 : 0);
+  const read = async (lower, upper, limit) => places.filter((p) => p.geohash >= lower && p.geohash < upper).slice(0, limit);
+  let seed = 7;
+  const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const failures = [];
+  const points = [[90, 0], [-90, 0], [-17, -179.9], [0, 180], [65.8, -169.5]];
+  for (let i = 0; i < 150; i++) points.push([random() * 180 - 90, random() * 360 - 180]);
+  for (const limit of [3, 50]) {
+    for (const [lat, lon] of points) {
+      const found = await geo.nearest(lat, lon, read, {limit});
+      let best = null;
+      for (const p of places) {
+        const d = geo.distance(lat, lon, p.lat, p.lon);
+        if (!best || d < best.d || (d === best.d && p.id < best.p.id)) best = {p, d};
+      }
+      if (found.place.id !== best.p.id) failures.push(`${lat},${lon} limit ${limit}: ${found.place.name} not ${best.p.name}`);
+    }
+  }
+  done({failures, count: points.length * 2});
+}, (error) => done({failures: [String(error)], count: 0}));
+"""
+
+
 @test("places: the shared geo cases, Tokyo Station, a point at sea, the compass, refused location", start=False)
 def places_location(t):
     kura = set_up(t)
@@ -137,6 +166,13 @@ def places_location(t):
         result = driver.execute_async_script(GEO_CASES, cases)
         t.equal("geo.js passes apps/places/cases.json", result["failures"], [])
         t.check("... all of it", result["count"] > 60, result["count"])
+        with open(os.path.join(APP, "sample.csv"), newline="") as f:
+            reader = csv.reader(f)
+            next(reader)
+            rows = [[float(r[0]), float(r[1]), r[2]] for r in reader]
+        result = driver.execute_async_script(NEAREST_AGREES, rows)
+        t.equal("geo.js's nearest-place search agrees with a scan of the sample", result["failures"], [])
+        t.check("... at every point", result["count"] == 310, result["count"])
 
         # Location allowed: Tokyo Station resolves to Tokyo, JP, looked up as soon as the page loads.
         driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": kura.url, "permissions": ["geolocation", "sensors"]})
