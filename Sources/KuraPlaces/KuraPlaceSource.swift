@@ -1,7 +1,9 @@
 import KuraClient
 
-/// Places in Kura's `places` collection, read with the SDK's range queries (the only file of the searches that
-/// talks to the network).
+/// Places in Kura's `places` collection, read with the SDK's queries (the only file of the searches that talks to
+/// the network). A range is `orderBy(field)` with the cursors `startAt(lower)` and `endBefore(upper)`, as GeoFire
+/// does it: Kura bounds its index walk at both cursors, while of two range filters on one field (`>=` and `<`)
+/// it bounds the walk by one and checks the other on each entry, which reads to the end of the index.
 public struct KuraPlaceSource: PlaceSource {
     public let kura: Kura
 
@@ -18,8 +20,8 @@ public struct KuraPlaceSource: PlaceSource {
     }
 
     private func range(_ field: String, _ lower: String, _ upper: String, _ limit: Int) async throws -> [Place] {
-        let snapshot = try await collection.whereField(field, isGreaterThanOrEqualTo: .string(lower))
-            .whereField(field, isLessThan: .string(upper)).order(by: field).limit(to: limit).getDocuments()
+        let snapshot = try await collection.order(by: field).start(at: [.string(lower)])
+            .end(before: [.string(upper)]).limit(to: limit).getDocuments()
         return snapshot.documents.compactMap { Place(id: $0.documentID, fields: $0.fields) }
     }
 }

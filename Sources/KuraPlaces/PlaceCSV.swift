@@ -14,8 +14,14 @@ public enum PlaceCSV {
     public static let header = ["lat", "lon", "name", "admin1", "admin2", "cc"]
 
     /// Parses the whole text (LF or CRLF line ends). Rows that repeat an earlier row exactly are dropped (the
-    /// file has a few), so the places' IDs are unique.
+    /// file has 39), so the places' IDs are unique; rows without a name (the file has 2) are left out.
     public static func parse(_ text: String) throws -> [Place] {
+        var skipped: [RowError] = []
+        return try parse(text, skipped: &skipped)
+    }
+
+    /// `parse(_:)`, also reporting the rows left out for want of a name.
+    public static func parse(_ text: String, skipped: inout [RowError]) throws -> [Place] {
         var places: [Place] = []
         var seen = Set<String>()
         var lineNumber = 0
@@ -32,8 +38,12 @@ public enum PlaceCSV {
             guard let latitude = Double(fields[0]), let longitude = Double(fields[1]),
                 let coordinate = Coordinate(validLatitude: latitude, longitude: longitude)
             else { throw RowError(line: lineNumber, reason: "latitude or longitude out of range") }
-            guard !fields[2].isEmpty, fields[5].count == 2 else {
-                throw RowError(line: lineNumber, reason: "a place needs a name and a two-letter country code")
+            guard fields[5].count == 2 else {
+                throw RowError(line: lineNumber, reason: "the country code must have two letters")
+            }
+            guard !fields[2].isEmpty else {
+                skipped.append(RowError(line: lineNumber, reason: "no name"))
+                continue
             }
             let place = Place(
                 name: fields[2], admin1: fields[3], admin2: fields[4], countryCode: fields[5], coordinate: coordinate)

@@ -1,6 +1,6 @@
 /// Forward geocoding: places whose name starts with what was typed, case- and accent-insensitive.
 ///
-/// One range query on `nameKey` (`key <= nameKey < key + U+10FFFF`) reads up to `candidates` places in name
+/// One range read on `nameKey` (`key <= nameKey < key + U+10FFFF`) reads up to `candidates` places in name
 /// order; they are ranked by exact match first, then by `nearby` (the places within 25 km: large towns have many
 /// neighbours; the data set has no population), then by name and country. For a short prefix matching more than
 /// `candidates` names, the ranking covers the first `candidates` names only.

@@ -200,7 +200,9 @@ func run(_ command: String, _ arguments: CommandLineArguments) async throws {
         } catch {
             throw UsageError(message: "cannot read \(arguments.positional[0]): \(error.localizedDescription)")
         }
-        var places = try PlaceCSV.parse(text)
+        var skipped: [PlaceCSV.RowError] = []
+        var places = try PlaceCSV.parse(text, skipped: &skipped)
+        for row in skipped { complain("import: left out \(row)\n") }
         complain("import: \(places.count) places in \(arguments.positional[0]); counting neighbours\n")
         PlaceCSV.countNearby(&places)
         let kura = try arguments.kura()

@@ -20,6 +20,14 @@ import Testing
         #expect(places[1].id.count == 18 && places[1].id.hasPrefix("gn"))
     }
 
+    @Test func rowsWithoutANameAreLeftOut() throws {
+        var skipped: [PlaceCSV.RowError] = []
+        let places = try PlaceCSV.parse(
+            "lat,lon,name,admin1,admin2,cc\n51.85905,58.22136,,Bashkortostan,,RU\n1,2,X,,,JP\n", skipped: &skipped)
+        #expect(places.map(\.name) == ["X"])
+        #expect(skipped.map(\.line) == [2])
+    }
+
     @Test func badFilesAreRefusedWithTheLine() {
         #expect(throws: PlaceCSV.RowError.self) { try PlaceCSV.parse("a,b\n1,2\n") }
         #expect(throws: PlaceCSV.RowError.self) { try PlaceCSV.parse("lat,lon,name,admin1,admin2,cc\n95,0,X,,,JP\n") }

@@ -2,16 +2,16 @@
 // and the signed-in user's saved places (users/{uid}/savedPlaces). The search logic itself is in geo.js.
 
 import {
-  collection, query, where, orderBy, limit, getDocs, addDoc, deleteDoc, doc, onSnapshot, serverTimestamp,
+  collection, query, orderBy, startAt, endBefore, limit, getDocs, addDoc, deleteDoc, doc, onSnapshot, serverTimestamp,
 } from '/sdk/kura.js';
 import { nearest, nameKey, rankByName } from './geo.js';
 
 const placeOf = (snapshot) => ({ id: snapshot.id, ...snapshot.data() });
 
-/** Places with lower <= field < upper, in that field's order, at most `count`. */
+/** Places with lower <= field < upper, in that field's order, at most `count`: cursors rather than two range
+ * filters, because Kura bounds its index walk at both cursors (KuraPlaceSource.swift says more). */
 async function range(db, field, lower, upper, count) {
-  const q = query(collection(db, 'places'), where(field, '>=', lower), where(field, '<', upper), orderBy(field),
-    limit(count));
+  const q = query(collection(db, 'places'), orderBy(field), startAt(lower), endBefore(upper), limit(count));
   return (await getDocs(q)).docs.map(placeOf);
 }
 
