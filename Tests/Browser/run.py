@@ -21,6 +21,7 @@ import suite_web  # noqa: F401
 import suite_types  # noqa: F401
 import suite_units  # noqa: F401
 import suite_quiz  # noqa: F401  (apps/quiz, the "7th place" quiz app)
+import suite_places  # noqa: F401  (the places app: apps/places)
 import suite_cluster  # noqa: F401  (several nodes on PostgreSQL, nginx in front: docs/scaling.md)
 import suite_calc  # noqa: F401  (the calculator app, apps/calc)
 

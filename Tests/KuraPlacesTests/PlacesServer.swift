@@ -1,0 +1,22 @@
+import Foundation
+import KuraServer
+import KuraServerTestSupport
+import KuraTestSupport
+
+// The only file of this target that sees the server's modules (both have a type named `Kura`).
+
+/// A fresh in-process server with the places rules and an admin account `admin@example.com` / `secret-pw`;
+/// `body` gets its port. The server is removed afterwards.
+func withPlacesServer<T>(_ body: (Int) async throws -> T) async throws -> T {
+    let rules = "rules_version = '1';\n" + (try String(contentsOf: PlacesFiles.rules, encoding: .utf8))
+    let server = try TestKura(rules: rules) { configuration in
+        configuration.http.workerThreads = 4
+        configuration.logLevel = .error
+        configuration.auth = .lowCostForTesting
+        configuration.auth.rateLimits.enabled = false
+    }
+    defer { server.shutdown() }
+    _ = try server.kura.auth.createUser(email: "admin@example.com", password: "secret-pw", admin: true)
+    _ = try server.kura.auth.createUser(email: "user@example.com", password: "secret-pw", admin: false)
+    return try await body(server.port)
+}
