@@ -41,7 +41,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run build test test-browser bench bench-places format clean deps deps-test deps-bench deps-places
+.PHONY: run apps-data build test test-browser bench bench-places format clean deps deps-test deps-bench deps-places
 
 ## run: build a release binary and serve on the embedded default, http://127.0.0.1:8090 with ./kura_data: the seed
 ## apps (apps/) with their landing page at /, in development mode (held mails printed here, rate limits off). A new
@@ -51,6 +51,20 @@ run: deps deps-places
 	@install -d -m 700 kura_data
 	@[ -e kura_data/kura.rules ] || [ -e kura_data/documents.db ] || apps/rules.sh > kura_data/kura.rules
 	exec $(BUILD_DIR)/release/kura serve --dev --public apps --data kura_data $(ARGS)
+
+## apps-data: load the seed apps' data into the server `make run` started (run it in a second terminal): the quizzes
+## (kura-quiz import, with the admin key) and the GeoNames places (kura-places import, as an account with the admin
+## claim that this target creates beside the server). Both imports are idempotent: a second run writes nothing.
+APPS_IMPORTER_EMAIL := apps-import@localhost
+apps-data: deps deps-places
+	swift build -c release --product kura-quiz --scratch-path $(BUILD_DIR)
+	swift build -c release --product kura-places --scratch-path $(BUILD_DIR)
+	$(BUILD_DIR)/release/kura-quiz import apps/quiz/data/quizzes.json --admin-key-file kura_data/admin.key
+	@[ -s kura_data/apps-import.password ] || (umask 077; head -c 18 /dev/urandom | base64 > kura_data/apps-import.password)
+	@$(BUILD_DIR)/release/kura admin create-user --data kura_data --email $(APPS_IMPORTER_EMAIL) \
+		--password "$$(cat kura_data/apps-import.password)" --admin 2>/dev/null || true
+	$(BUILD_DIR)/release/kura-places import $(PLACES_CSV) --email $(APPS_IMPORTER_EMAIL) \
+		--password "$$(cat kura_data/apps-import.password)"
 
 ## build: release build
 build: deps
