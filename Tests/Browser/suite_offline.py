@@ -88,3 +88,61 @@ def expired_offline(t):
     plain.set_offline(True)
     plain.step("offline", "expiredWithoutPersistence")
     plain.set_offline(False)
+
+
+@test("offline: in query snapshots only the documents with a pending write have metadata.hasPendingWrites")
+def pending_per_document(t):
+    page = t.page(persistence="indexeddb")
+    page.step("auth", "signUp", "pending@example.com")
+    page.step("offline", "prepare")
+    page.step("offline", "listenPending", "all")
+    page.wait("offline", "lastPending", "all", what="the listener's first snapshot")
+    page.block_urls([t.kura.url + "/*"])
+    page.step("offline", "pendingPerDocument", "all")
+    page.block_urls([])
+    page.wait("offline", "drained", timeout=30, what="the queue draining")
+    deadline = time.time() + 20
+    while True:
+        last = page.step("offline", "lastPending", "all")
+        if not last["pending"] and not any(last["docs"].values()):
+            break
+        if time.time() > deadline:
+            raise CheckFailed(f"the listener still shows pending writes: {last}")
+        time.sleep(0.1)
+    t.equal("after the write is acknowledged no document is pending", last["docs"], {"a": False, "b": False,
+                                                                                   "gone": False})
+
+
+@test("offline: a running listener reports fromCache while the server is away, and not once in sync again",
+      settings={"realtime.heartbeatSeconds": "1"})
+def from_cache_when_server_goes(t):
+    for persistence in ("indexeddb", "memory"):
+        page = t.page(persistence=persistence) if persistence == "indexeddb" else t.page()
+        page.step("auth", "signUp", f"cache-{persistence}@example.com")
+        page.step("realtime", "write", "todos", "a", {"title": "eggs", "done": False, "rank": 1})
+        page.step("realtime", "listenQuery", "all", "todos", False, True)
+        wait_snapshot(page, "all", lambda s: s["ids"] == ["a"] and not s["fromCache"], "the first server snapshot")
+        t.kura.stop()
+        last = wait_snapshot(page, "all", lambda s: s["fromCache"], f"{persistence}: fromCache after the server went")
+        t.equal(f"{persistence}: a metadata-only snapshot (same documents, no changes)",
+                (last["ids"], last["changes"]), (["a"], []))
+        t.kura.start()
+        last = wait_snapshot(page, "all", lambda s: not s["fromCache"], f"{persistence}: in sync again")
+        t.equal(f"{persistence}: in sync again, the same documents", last["ids"], ["a"])
+        t.kura.api("PUT", f"/api/docs/users/{page.step('auth', 'currentUid')}/todos/b",
+                   {"data": {"title": "milk", "done": False, "rank": 2}})
+        wait_snapshot(page, "all", lambda s: s["ids"] == ["a", "b"] and not s["fromCache"], "live again")
+        page.step("realtime", "stop", "all")
+        page.step("auth", "signOutQuietly")
+
+
+def wait_snapshot(page, name, predicate, what, timeout=30):
+    """Waits until the last snapshot of listener `name` satisfies `predicate`; returns it."""
+    deadline = time.time() + timeout
+    while True:
+        snapshots = page.step("realtime", "snapshots", name)
+        if snapshots and predicate(snapshots[-1]):
+            return snapshots[-1]
+        if time.time() > deadline:
+            raise CheckFailed(f"timed out waiting for {what}: {snapshots[-3:]}")
+        time.sleep(0.05)
