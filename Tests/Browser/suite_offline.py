@@ -146,3 +146,55 @@ def wait_snapshot(page, name, predicate, what, timeout=30):
         if time.time() > deadline:
             raise CheckFailed(f"timed out waiting for {what}: {snapshots[-3:]}")
         time.sleep(0.05)
+
+
+def wait_title(page, name, title, pending, what, timeout=30):
+    """Waits until document listener `name` shows `title` with `pending` (hasPendingWrites)."""
+    deadline = time.time() + timeout
+    while True:
+        snapshots = page.step("realtime", "snapshots", name)
+        last = snapshots[-1] if snapshots else None
+        if last and (last["data"] or {}).get("title") == title and last["pending"] == pending:
+            return
+        if time.time() > deadline:
+            raise CheckFailed(f"timed out waiting for {what}: {last}")
+        time.sleep(0.1)
+
+
+def server_title(t, uid):
+    status, body, _ = t.kura.api("GET", f"/api/docs/users/{uid}/todos/n")
+    return body["data"]["title"] if status == 200 else status
+
+
+@test("offline: the tabs share one queue; a closed tab's write is shown and sent by another, never after a newer one",
+      settings={"realtime.heartbeatSeconds": "1"})
+def shared_queue(t):
+    survivor = t.page(persistence="indexeddb")
+    uid = survivor.step("auth", "signUp", "tabs@example.com")
+    survivor.step("realtime", "write", "todos", "n", {"title": "original", "rank": 1})
+    closing = t.page(persistence="indexeddb")  # the same session (localStorage), the same IndexedDB
+    for page in (survivor, closing):
+        page.step("realtime", "listenDoc", "n", "users/{uid}/todos/n")
+        wait_title(page, "n", "original", False, "the first snapshot")
+    t.kura.stop()
+    closing.step("realtime", "update", "todos", "n", {"title": "renamed in the closed tab"})
+    wait_title(closing, "n", "renamed in the closed tab", True, "the write in its own tab")
+    wait_title(survivor, "n", "renamed in the closed tab", True, "the other tab's queued write, shown here")
+    t.check("the other tab shows the queued write, pending", True)
+    t.driver.switch_to.window(closing.handle)
+    t.driver.close()
+    t.pages.remove(closing)
+    t.driver.switch_to.window(survivor.handle)
+    t.kura.start()
+    deadline = time.time() + 30
+    while server_title(t, uid) != "renamed in the closed tab":
+        if time.time() > deadline:
+            raise CheckFailed(f"the closed tab's write did not reach the server: {server_title(t, uid)}")
+        time.sleep(0.1)
+    t.check("the open tab sent the closed tab's write", True)
+    survivor.step("realtime", "update", "todos", "n", {"title": "renamed in the open tab"})
+    survivor.wait("offline", "drained", timeout=30, what="the open tab's queue draining")
+    reopened = t.page(persistence="indexeddb")  # the app opened again
+    reopened.wait("offline", "drained", timeout=30, what="the reopened tab's queue draining")
+    t.equal("the server keeps the newer name", server_title(t, uid), "renamed in the open tab")
+    wait_title(survivor, "n", "renamed in the open tab", False, "the open tab in sync")

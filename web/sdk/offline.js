@@ -35,7 +35,11 @@ export class OfflineStore {
     this.persistenceError = null;
     this.uid = db._auth.currentUser?.uid ?? '';
     this.idb = null;
-    this.ready = this._open(`kura:${db.app.options.url}:${db.app.name}`).then(() => {
+    this.name = `kura:${db.app.options.url}:${db.app.name}`;
+    /** Tells the app's other tabs that the shared queue changed (see write-queue.js). */
+    this.channel = null;
+    this.ready = this._open(this.name).then(() => {
+      this._listenToTabs();
       this._accountObserver = (user) => this._accountChanged(user?.uid ?? '');
       db._auth._observers.add(this._accountObserver);
       // The browser says the network is back: try the queue now rather than at the next backoff step.
@@ -126,6 +130,7 @@ export class OfflineStore {
   }
 
   async close() {
+    this.channel?.close();
     this.db._auth._observers.delete(this._accountObserver);
     clearTimeout(this.retryTimer);
     globalThis.removeEventListener?.('online', this._online);
