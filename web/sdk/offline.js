@@ -21,6 +21,8 @@ export class OfflineStore {
     this.documents = new Map();
     /** Entries `{seq, uid, writes, receipt, queuedAt}`, oldest first. */
     this.queue = [];
+    /** Moves with every change of `queue` here (see write-queue.js). */
+    this.queueVersion = 0;
     this.staleReceipts = new Map();
     /** Acknowledged writes the listener stream has not shown yet: path → {write, version, time, at}. */
     this.unconfirmed = new Map();

@@ -151,7 +151,7 @@ export const writeQueue = {
   },
 
   async _remove(entry) {
-    this.queue = this.queue.filter((e) => e.seq !== entry.seq);
+    this._dropEntry(entry);
     await this._write(['queue', 'receipts'], (tx) => {
       tx?.objectStore('queue').delete(entry.seq);
       if (entry.receipt) tx?.objectStore('receipts').put({ path: entry.receipt, uid: entry.uid });
@@ -167,7 +167,7 @@ export const writeQueue = {
 
   /** The local effects of an acknowledged entry (sent by this tab or another). */
   _acknowledged(entry, result, offset) {
-    this.queue = this.queue.filter((e) => e.seq !== entry.seq);
+    this._dropEntry(entry);
     this.offline = false;
     this.failures = 0;
     entry.writes.forEach((write, index) => {
@@ -196,7 +196,7 @@ export const writeQueue = {
    * when it still waits in this tab, else (in the tab that met it, `report`) to `onWriteError`.
    */
   _refused(entry, error, report) {
-    this.queue = this.queue.filter((e) => e.seq !== entry.seq);
+    this._dropEntry(entry);
     // The writes are gone from local views; what the cache holds for their paths may be stale, so forget it.
     for (const write of entry.writes) this.forget(write.path);
     const waiter = this.waiters.get(entry.seq);
@@ -255,20 +255,34 @@ export const writeQueue = {
     }
   },
 
+  // Every change of the in-memory queue moves `queueVersion`, so that a read of IndexedDB that began before it (and
+  // may not show it) is not taken as the queue's state.
+
   _addEntry(entry) {
+    this.queueVersion = (this.queueVersion ?? 0) + 1;
     if (this.queue.some((e) => e.seq === entry.seq)) return;
     this.queue.push(entry);
     this.queue.sort((a, b) => a.seq - b.seq);
   },
 
+  _dropEntry(entry) {
+    this.queueVersion = (this.queueVersion ?? 0) + 1;
+    this.queue = this.queue.filter((e) => e.seq !== entry.seq);
+  },
+
   /** Reads the queue from IndexedDB; notifies the paths of entries that came or went; whether ours came. */
   async _reloadQueue() {
     if (!this.idb) return false;
-    const entries = await new Promise((resolve, reject) => {
-      const request = this.idb.transaction(['queue'], 'readonly').objectStore('queue').getAll();
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-    });
+    let entries;
+    let version;
+    do {
+      version = this.queueVersion;
+      entries = await new Promise((resolve, reject) => {
+        const request = this.idb.transaction(['queue'], 'readonly').objectStore('queue').getAll();
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+    } while (version !== this.queueVersion);
     const known = new Map(this.queue.map((e) => [e.seq, e]));
     const present = new Set(entries.map((e) => e.seq));
     const paths = new Set();
