@@ -1,7 +1,10 @@
 // Account calls: Firebase Auth's modular functions (sign-up, sign-in, sign-out, observers, mails, profile changes).
 
-import { authError, KuraError } from './errors.js';
-import { writeShared } from './session.js';
+import { authError, isTokenRejection, isTransient, KuraError } from './errors.js';
+import { readShared, writeShared } from './session.js';
+
+/** How long after a sign-up that mailed a verification link the first sendEmailVerification sends nothing. */
+const SIGN_UP_MAIL_WINDOW_MS = 10 * 60 * 1000;
 
 /** Signs up and signs in; `auth/email-already-in-use`, `auth/invalid-email`, `auth/weak-password`. */
 export function createUserWithEmailAndPassword(auth, email, password) {
@@ -14,18 +17,64 @@ export function signInWithEmailAndPassword(auth, email, password) {
 }
 
 /**
- * Signs out here and in the app's other tabs, and revokes the session on the server (its ID tokens stop working
- * at once). Never fails: when the server cannot be reached, the session is still forgotten locally.
+ * Signs out here and in the app's other tabs, and revokes the session on the server. Observers see `null` at once
+ * (as in Firebase); the promise resolves once the server has revoked the session, so that from then on its ID
+ * tokens and refresh token are refused. When the server cannot revoke it (unreachable, or failing after a few
+ * tries), the session is still forgotten here and the promise rejects (`auth/network-request-failed`, …) saying
+ * that the server did not revoke it.
  */
 export async function signOut(auth) {
-  const session = auth._session;
+  // A refresh under way finishes first, so that the tokens presented are the newest.
+  await auth._refreshing?.catch(() => {});
+  let session = auth._session;
   auth._setSession(null);
-  if (auth._persistence === 'local') await writeShared(auth._key, null);
+  if (auth._persistence === 'local') {
+    // Another tab may hold newer tokens of the same session (it refreshed last): the stored copy has them.
+    const stored = await readShared(auth._key);
+    if (session && stored?.sid && stored.sid === session.sid) session = stored;
+    await writeShared(auth._key, null);
+  }
   if (!session) return;
-  try {
-    await auth.app._transport.send('POST', '/api/auth/signout', { body: {}, token: session.idToken });
-  } catch {
-    // Offline or the token already expired: the refresh token is forgotten, which is what matters here.
+  await revokeSession(auth, session);
+}
+
+/** POST /api/auth/signout for `session`; resolves once the server revoked it (or it was no longer valid). */
+async function revokeSession(auth, session) {
+  const transport = auth.app._transport;
+  let token = session.idToken;
+  let refreshed = false;
+  let failures = 0;
+  while (true) {
+    let failure;
+    try {
+      await transport.send('POST', '/api/auth/signout', { body: {}, token });
+      return;
+    } catch (error) {
+      failure = error;
+    }
+    if (isTokenRejection(failure) && !refreshed) {
+      // The ID token expired (or was already revoked): a fresh one of the same session revokes it. A refresh
+      // token the server refuses belongs to a session that is already revoked (or an account that is gone).
+      refreshed = true;
+      try {
+        const { body } = await transport.send('POST', '/api/auth/refresh', { body: { refreshToken: session.refreshToken } });
+        token = body.idToken;
+        continue;
+      } catch (error) {
+        if (!isTransient(error)) return;
+        failure = error;
+      }
+    }
+    if (['USER_DISABLED', 'USER_NOT_FOUND'].includes(failure.serverCode)) return;
+    if (isTransient(failure) && ++failures < 4) {
+      await new Promise((resolve) => setTimeout(resolve, (failure.retryAfter ?? 0) * 1000 || 200 * 2 ** failures));
+      continue;
+    }
+    const error = authError(failure);
+    const refused = new KuraError(error.code,
+      `signed out on this device, but the server did not revoke the session: ${failure.message}`, error);
+    refused.cause = failure;
+    throw refused;
   }
 }
 
@@ -57,8 +106,17 @@ export async function setPersistence(auth, persistence) {
   auth._listen();
 }
 
-/** Mails a verification link to the user's address. */
+/**
+ * Mails a verification link to the user's address. The first call within 10 minutes after
+ * `createUserWithEmailAndPassword` sends nothing when the server already mailed a link at sign-up (its answer says
+ * `verificationSent`), so an app that calls this right after sign-up mails one link, not two; later calls send.
+ */
 export async function sendEmailVerification(user) {
+  const auth = user._auth();
+  const record = auth._signUpVerification;
+  auth._signUpVerification = null;
+  const now = globalThis.performance?.now() ?? Date.now();
+  if (record && record.uid === user.uid && now - record.at < SIGN_UP_MAIL_WINDOW_MS) return;
   try {
     await user._auth()._call('POST', '/api/auth/verify-email', { body: {} });
   } catch (error) {

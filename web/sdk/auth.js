@@ -91,6 +91,8 @@ export class Auth {
     this._observers = new Set();
     this._refreshing = null;
     this._channel = null;
+    /** The account whose sign-up mailed a verification link, and when (`performance.now()`). */
+    this._signUpVerification = null;
     this._restore();
     this._listen();
   }
@@ -296,6 +298,12 @@ export class Auth {
     try {
       const response = await this.app._transport.send('POST', path, { body });
       const session = sessionFrom(response.body, response.body.user);
+      // A sign-up whose answer says the server mailed a verification link: the next sendEmailVerification (the
+      // call a Firebase app makes right after sign-up) sends nothing (see accounts.js).
+      if (path === '/api/auth/signup') {
+        this._signUpVerification = response.body.verificationSent === true
+          ? { uid: session.uid, at: globalThis.performance?.now() ?? Date.now() } : null;
+      }
       this._setSession(session);
       if (this._persistence === 'local') await writeShared(this._key, session);
       return { user: this.currentUser, providerId: null, operationType: 'signIn' };

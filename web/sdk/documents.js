@@ -82,12 +82,14 @@ async function readQuery(query, source) {
       offline.serverReached();
       const pending = offline.pendingWrites().filter((w) => inSource(query._q, w.path));
       if (!pending.length) return new QuerySnapshot(query, documents, new SnapshotMetadata(false, false));
-      return new QuerySnapshot(query, offline.localResults(query._q, documents, pending), new SnapshotMetadata(true, false));
+      return new QuerySnapshot(query, offline.localResults(query._q, documents, pending), new SnapshotMetadata(true, false),
+        null, new Set(pending.map((w) => w.path)));
     }
   }
   const pending = offline.pendingWrites().filter((w) => inSource(query._q, w.path));
   const documents = offline.localResults(query._q, offline.cachedDocuments(query._q), pending);
-  return new QuerySnapshot(query, documents, new SnapshotMetadata(pending.length > 0, true));
+  return new QuerySnapshot(query, documents, new SnapshotMetadata(pending.length > 0, true), null,
+    new Set(pending.map((w) => w.path)));
 }
 
 async function fetchAll(query) {

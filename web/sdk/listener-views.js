@@ -15,6 +15,7 @@ export const listenerViews = {
     target.serverView = documents;
     target.hasFirstEvent = true;
     target.live = true;
+    target.synced = true;
     target.serverRevision += 1;
     if (this.offline) {
       if (target.local.doc) this.offline.store(target.local.doc, documents[0] ?? null);
@@ -46,6 +47,7 @@ export const listenerViews = {
     target.serverView = view;
     target.hasFirstEvent = true;
     target.live = true;
+    target.synced = true;
     target.serverRevision += 1;
     if (this.offline) {
       for (const change of changes) {
@@ -64,10 +66,18 @@ export const listenerViews = {
     }
   },
 
-  /** While the stream is down, listeners that never heard from the server show what the cache has. */
+  /**
+   * The stream is down: every listener is out of sync with the server, so what it shows is from the cache
+   * (`fromCache: true`; a listener with `includeMetadataChanges` gets that as a metadata-only snapshot), and
+   * listeners that never heard from the server show what the cache has. A target is in sync again at its next
+   * event on a new stream (a resumed target gets one `changes` event, possibly empty).
+   */
   _showCache() {
-    if (!this.offline) return;
-    for (const [id, target] of this.targets) if (!target.hasFirstEvent) this._publish(id, null);
+    for (const [id, target] of this.targets) {
+      const wasSynced = target.synced;
+      target.synced = false;
+      if (wasSynced || (this.offline && !target.hasFirstEvent)) this._publish(id, null);
+    }
   },
 
   /**
@@ -79,7 +89,8 @@ export const listenerViews = {
     if (!target) return;
     const reversed = !!target.local.reversed;
     let documents = reversed ? [...target.serverView].reverse() : target.serverView;
-    const metadata = { fromCache: !target.hasFirstEvent, hasPendingWrites: false };
+    const metadata = { fromCache: !target.hasFirstEvent || !target.synced, hasPendingWrites: false };
+    let pendingPaths = new Set();
     const offline = this.offline;
     if (offline) {
       const isCovered = (path) => covers(target.local, path);
@@ -91,11 +102,13 @@ export const listenerViews = {
         if (local === null && !target.hasFirstEvent) return;
         if (local !== null) documents = local;
         metadata.hasPendingWrites = pending.length > 0;
+        pendingPaths = new Set(pending.map((w) => w.path));
       }
     } else if (!target.hasFirstEvent) {
       return;
     }
-    const isServer = !metadata.fromCache && !metadata.hasPendingWrites;
+    // The documents are exactly the server's view (also while out of sync: `fromCache` alone changes no document).
+    const isServer = target.hasFirstEvent && !metadata.hasPendingWrites;
     let changes;
     if (!target.delivered) {
       changes = documents.map((document, index) => ({ type: 'added', document, oldIndex: -1, newIndex: index }));
@@ -106,8 +119,10 @@ export const listenerViews = {
     } else {
       changes = diff(target.view, documents);
     }
+    // Which documents have pending writes is metadata too (each document's `metadata.hasPendingWrites`).
+    metadata.pendingKey = [...pendingPaths].filter((path) => documents.some((d) => d.path === path)).sort().join('\n');
     const sameMetadata = target.metadata && target.metadata.fromCache === metadata.fromCache &&
-      target.metadata.hasPendingWrites === metadata.hasPendingWrites;
+      target.metadata.hasPendingWrites === metadata.hasPendingWrites && target.metadata.pendingKey === metadata.pendingKey;
     if (target.delivered && !changes.length && sameMetadata) return;
     target.view = documents;
     target.metadata = metadata;
@@ -115,7 +130,7 @@ export const listenerViews = {
     target.viewIsServer = isServer;
     target.viewRevision = target.serverRevision;
     try {
-      target.deliver(documents, changes, new SnapshotMetadata(metadata.hasPendingWrites, metadata.fromCache));
+      target.deliver(documents, changes, new SnapshotMetadata(metadata.hasPendingWrites, metadata.fromCache), pendingPaths);
     } catch (error) {
       console.error(error);
     }

@@ -57,7 +57,7 @@ export class ListenerHub {
     this.targets.set(id, {
       spec, local, deliver, fail,
       serverView: [], view: [], metadata: null, delivered: false, viewIsServer: true,
-      serverRevision: 0, viewRevision: 0, hasFirstEvent: false, live: false, resumePosition: null,
+      serverRevision: 0, viewRevision: 0, hasFirstEvent: false, live: false, synced: false, resumePosition: null,
     });
     if (!this.running) this._run();
     else if (this.connectionId) this._send([id], this.connectionId);
@@ -321,10 +321,10 @@ export function onSnapshot(reference, ...args) {
     const { body, reversed } = encodeQuery(reference._q);
     spec = { query: body };
     local = { query: reference._q, reversed };
-    deliver = (documents, changes, metadata) => {
+    deliver = (documents, changes, metadata, pendingPaths) => {
       if (!includeMetadata && delivered && !changes.length) return;
       delivered = true;
-      next?.(new QuerySnapshot(reference, documents, metadata, changes));
+      next?.(new QuerySnapshot(reference, documents, metadata, changes, pendingPaths));
     };
   }
   let delivered = false;

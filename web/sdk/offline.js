@@ -21,6 +21,8 @@ export class OfflineStore {
     this.documents = new Map();
     /** Entries `{seq, uid, writes, receipt, queuedAt}`, oldest first. */
     this.queue = [];
+    /** Moves with every change of `queue` here (see write-queue.js). */
+    this.queueVersion = 0;
     this.staleReceipts = new Map();
     /** Acknowledged writes the listener stream has not shown yet: path → {write, version, time, at}. */
     this.unconfirmed = new Map();
@@ -35,7 +37,11 @@ export class OfflineStore {
     this.persistenceError = null;
     this.uid = db._auth.currentUser?.uid ?? '';
     this.idb = null;
-    this.ready = this._open(`kura:${db.app.options.url}:${db.app.name}`).then(() => {
+    this.name = `kura:${db.app.options.url}:${db.app.name}`;
+    /** Tells the app's other tabs that the shared queue changed (see write-queue.js). */
+    this.channel = null;
+    this.ready = this._open(this.name).then(() => {
+      this._listenToTabs();
       this._accountObserver = (user) => this._accountChanged(user?.uid ?? '');
       db._auth._observers.add(this._accountObserver);
       // The browser says the network is back: try the queue now rather than at the next backoff step.
@@ -126,6 +132,7 @@ export class OfflineStore {
   }
 
   async close() {
+    this.channel?.close();
     this.db._auth._observers.delete(this._accountObserver);
     clearTimeout(this.retryTimer);
     globalThis.removeEventListener?.('online', this._online);

@@ -171,16 +171,28 @@ export class QueryDocumentSnapshot extends DocumentSnapshot {
   }
 }
 
-/** A query's documents; `docChanges()` lists what changed since the listener's previous snapshot. */
+/**
+ * A query's documents; `docChanges()` lists what changed since the listener's previous snapshot. The snapshot's
+ * `metadata.hasPendingWrites` is true when any of its documents has a pending write; each document's own metadata
+ * says so only for the documents with a pending write (`pendingPaths`), as in Firestore.
+ */
 export class QuerySnapshot {
-  constructor(query, documents, metadata, changes = null) {
+  constructor(query, documents, metadata, changes = null, pendingPaths = null) {
     this.query = query;
     this.metadata = metadata;
+    this._pendingPaths = pendingPaths ?? new Set();
     const converter = query.converter;
-    this.docs = documents.map((document) => snapshotOf(query.firestore, document, metadata, converter));
+    this.docs = documents.map((document) => snapshotOf(query.firestore, document, this._metadataOf(document), converter));
     this.size = this.docs.length;
     this.empty = this.size === 0;
     this._changes = changes;
+  }
+
+  /** The metadata of one of the snapshot's documents. */
+  _metadataOf(document) {
+    const pending = this.metadata.hasPendingWrites && this._pendingPaths.has(document.path);
+    if (pending === this.metadata.hasPendingWrites) return this.metadata;
+    return new SnapshotMetadata(pending, this.metadata.fromCache);
   }
 
   forEach(callback, thisArg) {
@@ -192,7 +204,7 @@ export class QuerySnapshot {
     if (this._changes) {
       return this._changes.map((change) => ({
         type: change.type,
-        doc: snapshotOf(this.query.firestore, change.document, this.metadata, this.query.converter),
+        doc: snapshotOf(this.query.firestore, change.document, this._metadataOf(change.document), this.query.converter),
         oldIndex: change.oldIndex,
         newIndex: change.newIndex,
       }));

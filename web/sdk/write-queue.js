@@ -1,8 +1,16 @@
 // The write queue of the offline store: durable entries sent one at a time, in order, each with its receipt, and
 // refusals reported to `onWriteError` listeners (see offline.js). Methods of OfflineStore, kept here so each file
 // is about one thing.
+//
+// The queue in IndexedDB is one queue per app and server, shared by the app's tabs (each entry names its account,
+// and a tab sends its account's entries). Every tab mirrors it in memory and shows its entries in its views; a
+// BroadcastChannel tells the other tabs when it changed (an entry added, acknowledged or refused). It is sent by
+// one tab at a time, under a Web Lock that spans the origin's tabs: the holder reads the queue from IndexedDB before
+// each entry and sends the oldest, so entries queued by a tab that has since been closed go too, and a write queued
+// before another is never sent after it, whichever tab queued either.
 
-import { isTokenRejection, isTransient } from './errors.js';
+import { isTokenRejection, isTransient, KuraError } from './errors.js';
+import { withLock } from './session.js';
 import { applyWrite, autoId, nowText } from './values.js';
 
 /** Mixed into OfflineStore.prototype by offline.js. */
@@ -32,8 +40,9 @@ export const writeQueue = {
       const request = tx.objectStore('queue').add(entry);
       return new Promise((resolve) => (request.onsuccess = () => resolve(request.result)));
     });
-    this.queue.push(entry);
+    this._addEntry(entry);
     this._notify(new Set(writes.map((w) => w.path)));
+    this._tell({ type: 'queue' });
     const done = new Promise((resolve, reject) => {
       if (this.offline) resolve();
       else this.waiters.set(entry.seq, { resolve, reject });
@@ -82,7 +91,9 @@ export const writeQueue = {
   async _drain() {
     await this.ready;
     try {
-      while (await this._sendNext());
+      await withLock(`${this.name}:queue`, async () => {
+        while (await this._sendNext());
+      });
     } catch (error) {
       // IndexedDB failed under us: try again later rather than lose the entry.
       this._goOffline();
@@ -90,6 +101,8 @@ export const writeQueue = {
   },
 
   async _sendNext() {
+    // Under the queue lock: what the other tabs queued (or sent) meanwhile is in IndexedDB.
+    await this._reloadQueue();
     const entry = this.queue.find((e) => e.uid === this.uid);
     if (!entry) {
       await this._deleteStaleReceipts();
@@ -138,7 +151,7 @@ export const writeQueue = {
   },
 
   async _remove(entry) {
-    this.queue = this.queue.filter((e) => e !== entry);
+    this._dropEntry(entry);
     await this._write(['queue', 'receipts'], (tx) => {
       tx?.objectStore('queue').delete(entry.seq);
       if (entry.receipt) tx?.objectStore('receipts').put({ path: entry.receipt, uid: entry.uid });
@@ -148,6 +161,13 @@ export const writeQueue = {
 
   async _acknowledge(entry, result, offset) {
     await this._remove(entry);
+    this._tell({ type: 'acknowledged', entry: plainEntry(entry), result, offset });
+    this._acknowledged(entry, result, offset);
+  },
+
+  /** The local effects of an acknowledged entry (sent by this tab or another). */
+  _acknowledged(entry, result, offset) {
+    this._dropEntry(entry);
     this.offline = false;
     this.failures = 0;
     entry.writes.forEach((write, index) => {
@@ -166,6 +186,17 @@ export const writeQueue = {
 
   async _reject(entry, error) {
     await this._remove(entry);
+    const { code, message, serverCode, status } = error;
+    this._tell({ type: 'refused', entry: plainEntry(entry), error: { code, message, serverCode, status } });
+    this._refused(entry, error, true);
+  },
+
+  /**
+   * The local effects of a refused entry: its writes leave the views, and the refusal goes to the call's promise
+   * when it still waits in this tab, else (in the tab that met it, `report`) to `onWriteError`.
+   */
+  _refused(entry, error, report) {
+    this._dropEntry(entry);
     // The writes are gone from local views; what the cache holds for their paths may be stale, so forget it.
     for (const write of entry.writes) this.forget(write.path);
     const waiter = this.waiters.get(entry.seq);
@@ -175,6 +206,7 @@ export const writeQueue = {
       waiter.reject(error);
       return;
     }
+    if (!report) return;
     const event = { error, writes: entry.writes.map(({ localTime, ...w }) => w) };
     if (!this.errorObservers.size) console.error('a queued write was refused by the server', error);
     for (const observer of this.errorObservers) observer(event);
@@ -192,4 +224,84 @@ export const writeQueue = {
       await this._write(['receipts'], (tx) => tx?.objectStore('receipts').delete(path)).catch(() => {});
     }
   },
+
+  // Sharing the queue with the app's other tabs
+
+  _listenToTabs() {
+    if (!this.idb || typeof BroadcastChannel !== 'function') return;
+    this.channel = new BroadcastChannel(`${this.name}:queue`);
+    this.channel.onmessage = (event) => this._fromTab(event.data ?? {});
+  },
+
+  _tell(message) {
+    try {
+      this.channel?.postMessage(message);
+    } catch {
+      // A closed channel (the store is closing): nothing to tell.
+    }
+  },
+
+  /** Another tab changed the shared queue: show it, and send what is now ours to send. */
+  async _fromTab(message) {
+    if (message.type === 'acknowledged') this._acknowledged(message.entry, message.result, message.offset);
+    if (message.type === 'refused') {
+      const { code, message: text, serverCode, status } = message.error ?? {};
+      this._refused(message.entry, new KuraError(code ?? 'unknown', text ?? 'refused', { serverCode, status }), false);
+    }
+    try {
+      if (await this._reloadQueue()) this.flush();
+    } catch {
+      // IndexedDB failed: the next drain reads the queue again.
+    }
+  },
+
+  // Every change of the in-memory queue moves `queueVersion`, so that a read of IndexedDB that began before it (and
+  // may not show it) is not taken as the queue's state.
+
+  _addEntry(entry) {
+    this.queueVersion = (this.queueVersion ?? 0) + 1;
+    if (this.queue.some((e) => e.seq === entry.seq)) return;
+    this.queue.push(entry);
+    this.queue.sort((a, b) => a.seq - b.seq);
+  },
+
+  _dropEntry(entry) {
+    this.queueVersion = (this.queueVersion ?? 0) + 1;
+    this.queue = this.queue.filter((e) => e.seq !== entry.seq);
+  },
+
+  /** Reads the queue from IndexedDB; notifies the paths of entries that came or went; whether ours came. */
+  async _reloadQueue() {
+    if (!this.idb) return false;
+    let entries;
+    let version;
+    do {
+      version = this.queueVersion;
+      entries = await new Promise((resolve, reject) => {
+        const request = this.idb.transaction(['queue'], 'readonly').objectStore('queue').getAll();
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+    } while (version !== this.queueVersion);
+    const known = new Map(this.queue.map((e) => [e.seq, e]));
+    const present = new Set(entries.map((e) => e.seq));
+    const paths = new Set();
+    let added = false;
+    for (const entry of entries) {
+      if (known.has(entry.seq)) continue;
+      added ||= entry.uid === this.uid;
+      for (const write of entry.writes) paths.add(write.path);
+    }
+    for (const entry of this.queue) {
+      if (!present.has(entry.seq)) for (const write of entry.writes) paths.add(write.path);
+    }
+    this.queue = entries.map((e) => known.get(e.seq) ?? e);
+    if (paths.size) this._notify(paths);
+    return added;
+  },
 };
+
+/** An entry as another tab gets it (structured-cloneable, without this tab's bookkeeping). */
+function plainEntry({ seq, uid, writes, receipt, queuedAt }) {
+  return { seq, uid, writes, receipt, queuedAt };
+}

@@ -204,3 +204,91 @@ export async function signInAs(t, email) {
   t.equal(`signed in as ${email}`, auth.currentUser?.email, email);
   return auth.currentUser.uid;
 }
+
+export function currentUid(t) {
+  return t.auth().currentUser?.uid ?? null;
+}
+
+export async function signOutQuietly(t) {
+  await t.kura.signOut(t.auth());
+}
+
+/** One step of a case of Tests/Cases/verification-mail.json. */
+export async function verificationStep(t, action, email) {
+  const { kura } = t;
+  const auth = t.auth();
+  if (action === 'signUp') await kura.createUserWithEmailAndPassword(auth, email, 'secret1');
+  else if (action === 'signIn') await kura.signInWithEmailAndPassword(auth, email, 'secret1');
+  else if (action === 'signOut') await kura.signOut(auth);
+  else if (action === 'sendEmailVerification') await kura.sendEmailVerification(auth.currentUser);
+  else throw new Error(`unknown step ${action}`);
+}
+
+/**
+ * `rounds` times: sign in, sign out, and at once present the old ID token (GET /api/auth/me), while other calls
+ * keep the server busy. Returns the statuses of those requests.
+ */
+export async function signOutRoundsUnderLoad(t, email, rounds) {
+  const { kura } = t;
+  const auth = t.auth();
+  let running = true;
+  const load = Array.from({ length: 6 }, async () => {
+    while (running) {
+      const uid = auth.currentUser?.uid ?? 'nobody';
+      await kura.getDocs(kura.collection(t.db(), 'users', uid, 'todos')).catch(() => {});
+      await kura.setDoc(kura.doc(t.db(), 'users', uid, 'todos', 'load'), { n: kura.increment(1) }).catch(() => {});
+    }
+  });
+  const statuses = [];
+  const order = [];
+  const stopObserving = kura.onAuthStateChanged(auth, (user) => order.push(user ? 'user' : 'null'));
+  try {
+    for (let round = 0; round < rounds; round++) {
+      await kura.signInWithEmailAndPassword(auth, email, 'secret1');
+      const token = await auth.currentUser.getIdToken();
+      const signingOut = kura.signOut(auth);
+      await signingOut;
+      order.push('resolved');
+      const response = await fetch(`${t.url}/api/auth/me`, { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' });
+      statuses.push(response.status);
+    }
+  } finally {
+    running = false;
+    stopObserving();
+    await Promise.all(load);
+  }
+  t.check('onAuthStateChanged(null) comes before signOut resolves', order.filter((e) => e !== 'user').join(' ')
+    .startsWith('null resolved'), order.join(' '));
+  return statuses;
+}
+
+/** signOut while the server cannot be reached to revoke: the session is forgotten here, and the call says so. */
+export async function signOutUnrevoked(t) {
+  const auth = t.auth();
+  try {
+    await t.kura.signOut(auth);
+    t.check('signOut rejects when the server did not revoke the session', false, 'it resolved');
+  } catch (error) {
+    t.equal('signOut rejects when the server did not revoke the session', error.code, 'auth/network-request-failed');
+    t.check('... saying so', /did not revoke/.test(error.message), error.message);
+  }
+  t.equal('the session is forgotten here all the same', auth.currentUser, null);
+}
+
+/** The session's refresh token, then (after the ID token expired) signOut. */
+export async function signOutAfterExpiry(t, waitMs) {
+  const auth = t.auth();
+  const refreshToken = auth._session.refreshToken;
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+  await t.kura.signOut(auth);
+  t.equal('signed out', auth.currentUser, null);
+  return refreshToken;
+}
+
+export async function signInAgain(t, email) {
+  await t.kura.signInWithEmailAndPassword(t.auth(), email, 'secret1');
+}
+
+export function idToken(t) {
+  return t.auth().currentUser.getIdToken();
+}

@@ -97,3 +97,45 @@ export async function expiredWithoutPersistence(t) {
   await t.rejects('without persistence, a read whose token cannot be refreshed offline is unavailable',
     kura.getDoc(ref(t, 'todos', 'a')), 'unavailable');
 }
+
+/** What a query snapshot says about pending writes: the snapshot's flag and each document's own. */
+function pendingOf(snapshot) {
+  return {
+    ids: snapshot.docs.map((d) => d.id),
+    pending: snapshot.metadata.hasPendingWrites,
+    fromCache: snapshot.metadata.fromCache,
+    docs: Object.fromEntries(snapshot.docs.map((d) => [d.id, d.metadata.hasPendingWrites])),
+    changes: Object.fromEntries(snapshot.docChanges().map((c) => [c.doc.id, c.doc.metadata.hasPendingWrites])),
+  };
+}
+
+const todos = (t) => t.kura.query(t.kura.collection(t.db(), 'users', t.auth().currentUser.uid, 'todos'),
+  t.kura.orderBy('rank'));
+
+/** A query listener (with metadata changes) recording `pendingOf` each snapshot. */
+export function listenPending(t, name) {
+  t.state.listeners ??= {};
+  const log = { snapshots: [], errors: [] };
+  t.state.listeners[name] = log;
+  log.stop = t.kura.onSnapshot(todos(t), { includeMetadataChanges: true }, (snapshot) => log.snapshots.push(pendingOf(snapshot)),
+    (error) => log.errors.push(error.code));
+}
+
+export function lastPending(t, name) {
+  return t.state.listeners[name].snapshots.at(-1) ?? null;
+}
+
+/** With the server out of reach: one document is written; only it carries hasPendingWrites. */
+export async function pendingPerDocument(t, name) {
+  const { kura } = t;
+  await kura.updateDoc(ref(t, 'todos', 'a'), { title: 'eggs (12)' });
+  const last = t.state.listeners[name].snapshots.at(-1);
+  t.equal('listener: the snapshot has pending writes', [last.pending, last.ids], [true, ['a', 'b', 'gone']]);
+  t.equal('listener: only the written document has pending writes', last.docs, { a: true, b: false, gone: false });
+  t.equal('listener: the change carries its document\'s flag', last.changes, { a: true });
+  const all = pendingOf(await kura.getDocs(todos(t)));
+  t.equal('getDocs from the cache: the snapshot has pending writes', [all.pending, all.fromCache], [true, true]);
+  t.equal('getDocs from the cache: only the written document has pending writes', all.docs,
+    { a: true, b: false, gone: false });
+}
+
