@@ -31,8 +31,10 @@ extension Auth {
     /// also applies a pending address change). Throws `.invalidOOBCode` (unknown or used), `.expiredOOBCode`.
     /// A signed-in user's `isEmailVerified` changes after `reload()`.
     public func applyActionCode(_ code: String) async throws {
-        _ = try await transport.send(
-            APIRequest("POST", "/api/auth/verify-email/confirm", body: ["code": .string(code)]), token: nil)
+        try await authCall {
+            _ = try await transport.send(
+                APIRequest("POST", "/api/auth/verify-email/confirm", body: ["code": .string(code)]), token: nil)
+        }
     }
 
     /// `applyActionCode(_:)` with a completion handler.
@@ -44,10 +46,12 @@ extension Auth {
     /// session of the account is signed out. Throws `.weakPassword` (before the code is spent),
     /// `.invalidOOBCode`, `.expiredOOBCode`, `.userDisabled`.
     public func confirmPasswordReset(withCode code: String, newPassword: String) async throws {
-        _ = try await transport.send(
-            APIRequest(
-                "POST", "/api/auth/password-reset/confirm",
-                body: ["code": .string(code), "newPassword": .string(newPassword)]), token: nil)
+        try await authCall {
+            _ = try await transport.send(
+                APIRequest(
+                    "POST", "/api/auth/password-reset/confirm",
+                    body: ["code": .string(code), "newPassword": .string(newPassword)]), token: nil)
+        }
     }
 
     /// `confirmPasswordReset(withCode:newPassword:)` with a completion handler.
@@ -63,13 +67,17 @@ extension Auth {
     /// new password. Throws `.invalidOOBCode` (unknown or used), `.expiredOOBCode`, `.userDisabled` (a reset code
     /// of a disabled account).
     public func checkActionCode(_ code: String) async throws -> ActionCodeInfo {
-        let body = try await transport.send(
-            APIRequest("POST", "/api/auth/action-code/check", body: ["code": .string(code)]), token: nil
-        ).object()
-        guard let email = body["email"]?.stringValue else { throw KuraError.invalidResponse("no email in the answer") }
-        return ActionCodeInfo(
-            operation: ActionCodeOperation(serverName: body["operation"]?.stringValue), email: email,
-            previousEmail: body["previousEmail"]?.stringValue)
+        try await authCall {
+            let body = try await transport.send(
+                APIRequest("POST", "/api/auth/action-code/check", body: ["code": .string(code)]), token: nil
+            ).object()
+            guard let email = body["email"]?.stringValue else {
+                throw KuraError.invalidResponse("no email in the answer")
+            }
+            return ActionCodeInfo(
+                operation: ActionCodeOperation(serverName: body["operation"]?.stringValue), email: email,
+                previousEmail: body["previousEmail"]?.stringValue)
+        }
     }
 
     /// `checkActionCode(_:)` with a completion handler: `(info, error)`.
@@ -80,11 +88,13 @@ extension Auth {
     /// The address whose password a reset code sets, without spending the code. Throws `.invalidOOBCode` also for
     /// a code of another kind (a verification code), `.expiredOOBCode`, `.userDisabled`.
     public func verifyPasswordResetCode(_ code: String) async throws -> String {
-        let info = try await checkActionCode(code)
-        guard info.operation == .passwordReset else {
-            throw KuraError(.invalidOOBCode, "the code is not a password-reset code", status: 400)
+        try await authCall {
+            let info = try await checkActionCode(code)
+            guard info.operation == .passwordReset else {
+                throw KuraError(.invalidOOBCode, "the code is not a password-reset code", status: 400)
+            }
+            return info.email
         }
-        return info.email
     }
 
     /// `verifyPasswordResetCode(_:)` with a completion handler: `(email, error)`.

@@ -59,42 +59,52 @@ public final class Auth: Sendable {
     /// `.emailExists`, `.invalidEmail`, `.weakPassword`…
     @discardableResult
     public func createUser(withEmail email: String, password: String) async throws -> AuthDataResult {
-        let response = try await transport.send(
-            APIRequest("POST", "/api/auth/signup", body: ["email": .string(email), "password": .string(password)]),
-            token: nil)
-        let body = try response.object()
-        let mailed = body["verificationSent"]?.boolValue == true
-        guard body["idToken"] != nil else {
-            return AuthDataResult(
-                user: User(profile: try UserProfile(json: body["user"]), auth: self), isSignedIn: false)
+        try await authCall {
+            let response = try await transport.send(
+                APIRequest("POST", "/api/auth/signup", body: ["email": .string(email), "password": .string(password)]),
+                token: nil)
+            let body = try response.object()
+            let mailed = body["verificationSent"]?.boolValue == true
+            guard body["idToken"] != nil else {
+                return AuthDataResult(
+                    user: User(profile: try UserProfile(json: body["user"]), auth: self), isSignedIn: false)
+            }
+            let session = try Self.session(from: response)
+            signUpVerification.withLock {
+                $0 = mailed ? (session.profile.uid, ProcessInfo.processInfo.systemUptime) : nil
+            }
+            return signIn(session)
         }
-        let session = try Self.session(from: response)
-        signUpVerification.withLock { $0 = mailed ? (session.profile.uid, ProcessInfo.processInfo.systemUptime) : nil }
-        return signIn(session)
     }
 
     /// Mails another verification link to `email`, for an account that cannot sign in before verifying
     /// (`POST /api/auth/verify-email` by address). Succeeds for unknown and already verified addresses too.
     public func sendEmailVerification(toEmail email: String) async throws {
-        _ = try await transport.send(
-            APIRequest("POST", "/api/auth/verify-email", body: ["email": .string(email)]), token: nil)
+        try await authCall {
+            _ = try await transport.send(
+                APIRequest("POST", "/api/auth/verify-email", body: ["email": .string(email)]), token: nil)
+        }
     }
 
     /// Signs in (`POST /api/auth/signin`). Throws `.invalidLoginCredentials` for an unknown address or a wrong
     /// password alike, `.userDisabled`, `.emailNotVerified` (when the server requires verified addresses).
     @discardableResult
     public func signIn(withEmail email: String, password: String) async throws -> AuthDataResult {
-        try await signIn(
-            APIRequest("POST", "/api/auth/signin", body: ["email": .string(email), "password": .string(password)]))
+        try await authCall {
+            try await signIn(
+                APIRequest("POST", "/api/auth/signin", body: ["email": .string(email), "password": .string(password)]))
+        }
     }
 
     /// Revokes the session on the server and forgets it here. The local session is cleared even when the server
     /// cannot be reached; the error is still thrown, since the refresh token then stays valid on the server.
     public func signOut() async throws {
-        let session = state.current.session
-        install(nil)
-        guard let session else { return }
-        try await revoke(session)
+        try await authCall {
+            let session = state.current.session
+            install(nil)
+            guard let session else { return }
+            try await revoke(session)
+        }
     }
 
     /// Firebase's synchronous `try Auth.auth().signOut()`: forgets the session here at once (`currentUser` is `nil`
@@ -121,8 +131,10 @@ public final class Auth: Sendable {
     /// Mails a password-reset link (`POST /api/auth/password-reset`). Succeeds for unknown addresses too: the
     /// server does not reveal which addresses have accounts.
     public func sendPasswordReset(withEmail email: String) async throws {
-        _ = try await transport.send(
-            APIRequest("POST", "/api/auth/password-reset", body: ["email": .string(email)]), token: nil)
+        try await authCall {
+            _ = try await transport.send(
+                APIRequest("POST", "/api/auth/password-reset", body: ["email": .string(email)]), token: nil)
+        }
     }
 
     private func signIn(_ request: APIRequest) async throws -> AuthDataResult {

@@ -1,19 +1,42 @@
 import Foundation
 internal import KuraModel
 
-/// `KuraError` as Foundation and Firebase code sees errors: `localizedDescription` is the message, and `_code`
-/// (`(error as NSError).code`) is the Firebase number of its `AuthErrorCode` or, for other errors, its
-/// `FirestoreErrorCode`, so `AuthErrorCode(rawValue: error._code)` and `FirestoreErrorCode(rawValue: …)` work as
-/// in Firebase code.
-extension KuraError: LocalizedError, CustomNSError {
+/// `KuraError` as Foundation and Firebase code sees errors: `localizedDescription` is the message, and
+/// `(error as NSError)` has Firebase's domain and number: `FIRAuthErrorDomain` with the `AuthErrorCode` for errors
+/// of `Auth` and `User` calls, `FIRFirestoreErrorDomain` with the `FirestoreErrorCode` for every other call, so
+/// `AuthErrorCode(rawValue: error._code)` and `FirestoreErrorCode(rawValue: …)` work as in Firebase code.
+///
+/// The domain is the error's own (`_domain`), not one per type: that is why `KuraError` is not a `CustomNSError`,
+/// whose bridging to `NSError` takes the type's one `errorDomain`.
+extension KuraError: LocalizedError {
     /// The message (the server's, when it answered): what `localizedDescription` shows.
     public var errorDescription: String? { message.isEmpty ? code.rawValue : message }
 
-    /// `KuraErrorDomain` for every Kura error.
-    public static var errorDomain: String { "KuraErrorDomain" }
+    /// Firebase Auth's error domain, for errors of `Auth` and `User` calls.
+    public static let authErrorDomain = "FIRAuthErrorDomain"
+    /// Firestore's error domain, for errors of every other call (documents, queries, batches, transactions,
+    /// listeners, the offline queue), and of `KuraError`s an app creates itself.
+    public static var errorDomain: String { "FIRFirestoreErrorDomain" }
 
-    /// The `AuthErrorCode` number for account errors, else the `FirestoreErrorCode` number.
-    public var errorCode: Int { authErrorCode?.rawValue ?? firestoreErrorCode.rawValue }
+    /// `(error as NSError).domain`: `authErrorDomain` for an `Auth` or `User` call's error, else `errorDomain`.
+    public var errorDomain: String {
+        switch service {
+        case .auth: Self.authErrorDomain
+        case .firestore: Self.errorDomain
+        }
+    }
+
+    /// `(error as NSError).code`: the `AuthErrorCode` number for an `Auth` or `User` call's error (17999,
+    /// Firebase Auth's internal error, when Auth has no code for it), else the `FirestoreErrorCode` number.
+    public var errorCode: Int {
+        switch service {
+        case .auth: authErrorCode?.rawValue ?? 17999
+        case .firestore: firestoreErrorCode.rawValue
+        }
+    }
+
+    public var _domain: String { errorDomain }
+    public var _code: Int { errorCode }
 
     /// `NSLocalizedDescriptionKey` (the message) and `"KuraErrorCode"` (the server's code, `"EMAIL_EXISTS"`).
     public var errorUserInfo: [String: Any] {

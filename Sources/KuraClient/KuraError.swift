@@ -15,6 +15,15 @@ public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
     /// For a network failure: `false` when the request certainly never reached the server (connection refused),
     /// `true` when it may have been applied without the answer arriving. `nil` for answers from the server.
     var mayHaveBeenDelivered: Bool?
+    /// Which Firebase product the failed call belongs to, for the `NSError` view (`FIRAuthErrorDomain` or
+    /// `FIRFirestoreErrorDomain`): set to `.auth` where `Auth` and `User` calls throw; every other call is a
+    /// Firestore call.
+    var service = Service.firestore
+
+    /// The Firebase product whose error domain and codes an error reports.
+    enum Service: Sendable {
+        case auth, firestore
+    }
 
     /// An error with `code` and `message`.
     public init(_ code: Code, _ message: String, status: Int? = nil, retryAfter: TimeInterval? = nil) {
@@ -25,6 +34,13 @@ public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// Equal when code, message, status, `retryAfter` and the kind of network failure are (not which call
+    /// threw it).
+    public static func == (a: KuraError, b: KuraError) -> Bool {
+        a.code == b.code && a.message == b.message && a.status == b.status && a.retryAfter == b.retryAfter
+            && a.mayHaveBeenDelivered == b.mayHaveBeenDelivered
+    }
 
     /// Whether this is a failure to reach the server (as opposed to an answer from it).
     public var isNetworkFailure: Bool { mayHaveBeenDelivered != nil }
@@ -107,4 +123,20 @@ extension KuraError {
     static func notSignedIn(_ what: String) -> KuraError { KuraError(.notSignedIn, "\(what) needs a signed-in user") }
     static func invalidArgument(_ message: String) -> KuraError { KuraError(.invalidArgument, message) }
     static func invalidResponse(_ message: String) -> KuraError { KuraError(.invalidResponse, message) }
+
+    /// This error as thrown by an `Auth` or `User` call.
+    func fromAuth() -> KuraError {
+        var error = self
+        error.service = .auth
+        return error
+    }
+}
+
+/// Runs an `Auth` or `User` call: a `KuraError` it throws reports Firebase Auth's error domain and codes.
+func authCall<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as KuraError {
+        throw error.fromAuth()
+    }
 }

@@ -14,6 +14,7 @@ extension ListenerHub {
             state.targets[id]?.serverView = documents
             state.targets[id]?.hasFirstEvent = true
             state.targets[id]?.live = true
+            state.targets[id]?.inSync = true
             state.targets[id]?.serverRevision += 1
             return state.targets[id]?.local
         }
@@ -53,6 +54,7 @@ extension ListenerHub {
             state.targets[id]?.serverView = view
             state.targets[id]?.hasFirstEvent = true
             state.targets[id]?.live = true
+            state.targets[id]?.inSync = true
             state.targets[id]?.serverRevision += 1
             return (target.local, (target.serverRevision + 1, changes))
         }
@@ -78,10 +80,24 @@ extension ListenerHub {
         for id in ids { publish(id, serverChanges: nil) }
     }
 
-    /// The stream is down: listeners that never heard from the server show what the cache has.
+    /// The stream is down: every listener's view is from the cache until its target hears from the server on a
+    /// new stream (`isFromCache`, a metadata-only change), and listeners that never heard from the server show
+    /// what the cache has.
     func showCache() {
-        guard offline != nil else { return }
-        let ids = state.withLock { state in state.targets.filter { !$0.value.hasFirstEvent }.map(\.key) }
+        let hasCache = offline != nil
+        let ids = state.withLock { state -> [String] in
+            var ids: [String] = []
+            for (id, target) in state.targets {
+                if target.hasFirstEvent {
+                    guard target.inSync else { continue }
+                    state.targets[id]?.inSync = false
+                    ids.append(id)
+                } else if hasCache {
+                    ids.append(id)
+                }
+            }
+            return ids.sorted()
+        }
         for id in ids { publish(id, serverChanges: nil) }
     }
 
@@ -93,7 +109,8 @@ extension ListenerHub {
         defer { delivery.unlock() }
         guard let target = state.current.targets[id] else { return }
         var documents = target.serverView
-        var metadata = SnapshotMetadata(isFromCache: !target.hasFirstEvent)
+        var metadata = SnapshotMetadata(isFromCache: !target.hasFirstEvent || !target.inSync)
+        var pendingPaths: Set<ByteKey> = []
         if let offline {
             // Acknowledged writes the stream has not shown yet (the cache has them already), then the queue. The
             // queue is read first: see `OfflineStore.unconfirmedWrites`.
@@ -106,13 +123,15 @@ extension ListenerHub {
             let pending = unconfirmed + queue.flatMap(\.writes).filter { target.local.covers($0.path) }
             if !target.hasFirstEvent || !pending.isEmpty {
                 documents = (try? localView(target, offline: offline, pending: pending)) ?? documents
+                let touched = Set(pending.map { ByteKey($0.path) })
+                pendingPaths = Set(documents.map { ByteKey($0.path) }.filter(touched.contains))
                 metadata.hasPendingWrites = !pending.isEmpty
             }
         } else if !target.hasFirstEvent {
             return
         }
         let isServer = !metadata.isFromCache && !metadata.hasPendingWrites
-        let changes: [Change]
+        var changes: [Change]
         if !target.delivered {
             changes = Self.allAdded(documents)
         } else if let serverChanges, isServer, target.viewIsServer, serverChanges.revision == target.serverRevision,
@@ -123,15 +142,33 @@ extension ListenerHub {
         } else {
             changes = Self.diff(target.view, documents)
         }
-        if target.delivered && changes.isEmpty && metadata == target.metadata { return }
+        let metadataChanged = metadata != target.metadata || pendingPaths != target.pendingPaths
+        if target.delivered && changes.isEmpty && !metadataChanged && documents == target.view { return }
         state.withLock { state in
             state.targets[id]?.view = documents
             state.targets[id]?.metadata = metadata
+            state.targets[id]?.pendingPaths = pendingPaths
             state.targets[id]?.delivered = true
             state.targets[id]?.viewIsServer = isServer
             state.targets[id]?.viewRevision = target.serverRevision
         }
-        target.deliver(Update(documents: documents, changes: changes, metadata: metadata))
+        // Firestore's rule: a snapshot is raised for document changes; one that only changes `isFromCache` or
+        // `hasPendingWrites` is raised only for listeners that asked for metadata changes, for which documents
+        // whose own `hasPendingWrites` flipped count as modified.
+        if target.delivered && target.includeMetadataChanges {
+            let changed = Set(changes.map { ByteKey($0.document.path) })
+            for (index, document) in documents.enumerated() {
+                let key = ByteKey(document.path)
+                guard !changed.contains(key), pendingPaths.contains(key) != target.pendingPaths.contains(key),
+                    target.view.contains(where: { $0.path.bytesEqual(document.path) })
+                else { continue }
+                changes.append(Change(kind: .modified, document: document, oldIndex: index, newIndex: index))
+            }
+        }
+        guard !target.delivered || !changes.isEmpty || (metadataChanged && target.includeMetadataChanges) else {
+            return
+        }
+        target.deliver(Update(documents: documents, changes: changes, metadata: metadata, pendingPaths: pendingPaths))
     }
 
     /// The target's documents from the server's view (or the cache, before the server spoke) with `pending`
@@ -177,7 +214,7 @@ extension ListenerHub {
         }
         for (index, document) in new.enumerated() {
             if index < current.count, current[index].path.bytesEqual(document.path) {
-                if current[index] != document {
+                if current[index].data != document.data {
                     current[index] = document
                     changes.append(Change(kind: .modified, document: document, oldIndex: index, newIndex: index))
                 }

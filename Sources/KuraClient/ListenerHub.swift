@@ -23,6 +23,8 @@ final class ListenerHub: Sendable {
         var documents: [RemoteDocument]
         var changes: [Change]
         var metadata: SnapshotMetadata
+        /// The documents with a pending write (their own `metadata.hasPendingWrites`).
+        var pendingPaths: Set<ByteKey> = []
     }
 
     struct Change: Sendable {
@@ -40,11 +42,16 @@ final class ListenerHub: Sendable {
         var local: LocalTarget
         var deliver: @Sendable (Update) -> Void
         var fail: @Sendable (any Error) -> Void
+        /// Whether the listener also gets snapshots in which only the metadata changed (Firestore's
+        /// `includeMetadataChanges`).
+        var includeMetadataChanges = false
         /// The documents as the server last described them.
         var serverView: [RemoteDocument] = []
         /// The documents as last delivered (the server's, or with queued writes applied).
         var view: [RemoteDocument] = []
         var metadata = SnapshotMetadata()
+        /// The documents of `view` with a pending write.
+        var pendingPaths: Set<ByteKey> = []
         /// Whether anything was delivered yet.
         var delivered = false
         /// Whether the last delivery was exactly the server's view (then the server's own changes describe the
@@ -57,6 +64,9 @@ final class ListenerHub: Sendable {
         var hasFirstEvent = false
         /// Whether it has had an event on the current stream: then it is at the stream's last event id.
         var live = false
+        /// Whether its view is the server's current one: set by its events, cleared when the stream drops (its
+        /// snapshots are then `isFromCache` until the next event on a new stream).
+        var inSync = false
         /// Where to resume it from on the next stream (`resumeAfter`): its position when it was last live.
         var resumePosition: String?
     }
@@ -116,13 +126,14 @@ final class ListenerHub: Sendable {
 
     /// Registers a listener; returns its target id (for `remove`).
     func add(
-        _ spec: DocumentData, local: LocalTarget, deliver: @escaping @Sendable (Update) -> Void,
-        fail: @escaping @Sendable (any Error) -> Void
+        _ spec: DocumentData, local: LocalTarget, includeMetadataChanges: Bool = false,
+        deliver: @escaping @Sendable (Update) -> Void, fail: @escaping @Sendable (any Error) -> Void
     ) -> String {
         let (id, connection) = state.withLock { state -> (String, String?) in
             state.nextTargetNumber += 1
             let id = "t\(state.nextTargetNumber)"
-            state.targets[id] = Target(spec: spec, local: local, deliver: deliver, fail: fail)
+            state.targets[id] = Target(
+                spec: spec, local: local, deliver: deliver, fail: fail, includeMetadataChanges: includeMetadataChanges)
             if state.runner == nil {
                 state.runner = Task { await self.run() }
             }

@@ -13,9 +13,13 @@ extension Queryable {
     ///     for change in snapshot.documentChanges { print(change.type, change.document.documentID) }
     /// }
     /// ```
-    public func snapshots() -> AsyncThrowingStream<QuerySnapshot, any Error> {
+    ///
+    /// A snapshot is delivered when documents change. With `includeMetadataChanges`, one is also delivered when
+    /// only its metadata change: a pending write acknowledged (`hasPendingWrites` turns `false`), the stream lost
+    /// (`isFromCache` turns `true`) or in sync again (`false`).
+    public func snapshots(includeMetadataChanges: Bool = false) -> AsyncThrowingStream<QuerySnapshot, any Error> {
         let query = self.query
-        return query.kura.listeners.stream(local: .query(query)) {
+        return query.kura.listeners.stream(local: .query(query), includeMetadataChanges: includeMetadataChanges) {
             ["query": try query.json(limit: query.limit)]
         } snapshot: {
             query.snapshot($0)
@@ -30,14 +34,24 @@ extension Queryable {
     ) -> ListenerRegistration {
         ListenerRegistration(snapshots(), on: query.kura.settings.dispatchQueue, listener)
     }
+
+    /// `addSnapshotListener(_:)`, with snapshots for metadata-only changes too when `includeMetadataChanges` (see
+    /// `snapshots(includeMetadataChanges:)`).
+    @discardableResult
+    public func addSnapshotListener(
+        includeMetadataChanges: Bool, listener: @escaping (QuerySnapshot?, (any Error)?) -> Void
+    ) -> ListenerRegistration {
+        ListenerRegistration(
+            snapshots(includeMetadataChanges: includeMetadataChanges), on: query.kura.settings.dispatchQueue, listener)
+    }
 }
 
 extension DocumentReference {
     /// The document now and after every change (`exists` turns `false` when it is deleted). See
     /// `Query.snapshots()`.
-    public func snapshots() -> AsyncThrowingStream<DocumentSnapshot, any Error> {
+    public func snapshots(includeMetadataChanges: Bool = false) -> AsyncThrowingStream<DocumentSnapshot, any Error> {
         let reference = self
-        return kura.listeners.stream(local: .document(path)) {
+        return kura.listeners.stream(local: .document(path), includeMetadataChanges: includeMetadataChanges) {
             try ResourcePath.validate(reference.segments, document: true)
             return ["doc": .string(reference.path)]
         } snapshot: { update in
@@ -52,6 +66,16 @@ extension DocumentReference {
         _ listener: @escaping (DocumentSnapshot?, (any Error)?) -> Void
     ) -> ListenerRegistration {
         ListenerRegistration(snapshots(), on: kura.settings.dispatchQueue, listener)
+    }
+
+    /// `addSnapshotListener(_:)`, with snapshots for metadata-only changes too when `includeMetadataChanges` (see
+    /// `Query.snapshots(includeMetadataChanges:)`).
+    @discardableResult
+    public func addSnapshotListener(
+        includeMetadataChanges: Bool, listener: @escaping (DocumentSnapshot?, (any Error)?) -> Void
+    ) -> ListenerRegistration {
+        ListenerRegistration(
+            snapshots(includeMetadataChanges: includeMetadataChanges), on: kura.settings.dispatchQueue, listener)
     }
 }
 
@@ -97,7 +121,8 @@ extension Query {
         func snapshot(_ document: RemoteDocument) -> QueryDocumentSnapshot {
             QueryDocumentSnapshot(
                 reference: DocumentReference(kura: kura, segments: ResourcePath.split(document.path)),
-                document: document, metadata: update.metadata)
+                document: document,
+                metadata: update.metadata.forDocument(pending: update.pendingPaths.contains(ByteKey(document.path))))
         }
         return QuerySnapshot(
             query: self, documents: update.documents.map(snapshot),
@@ -114,7 +139,7 @@ extension ListenerHub {
     /// server, `local` for the offline cache; each update becomes an element through `snapshot`. The listener is
     /// removed when the stream ends.
     func stream<Snapshot: Sendable>(
-        local: LocalTarget, spec: @escaping () throws -> DocumentData,
+        local: LocalTarget, includeMetadataChanges: Bool = false, spec: @escaping () throws -> DocumentData,
         snapshot: @escaping @Sendable (Update) -> Snapshot
     ) -> AsyncThrowingStream<Snapshot, any Error> {
         AsyncThrowingStream { continuation in
@@ -124,7 +149,8 @@ extension ListenerHub {
                 return
             }
             let id = add(
-                target, local: local, deliver: { continuation.yield(snapshot($0)) },
+                target, local: local, includeMetadataChanges: includeMetadataChanges,
+                deliver: { continuation.yield(snapshot($0)) },
                 fail: { continuation.finish(throwing: $0) })
             continuation.onTermination = { [self] _ in remove(id) }
         }

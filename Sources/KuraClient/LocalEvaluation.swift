@@ -22,23 +22,46 @@ enum LocalEvaluation {
     /// An update of a missing document leaves it missing (the server would refuse it).
     static func apply(_ write: Write, to document: RemoteDocument?, time: String) -> RemoteDocument? {
         var data: DocumentData
+        // Server timestamps still pending from earlier writes, unless this write replaces their fields.
+        var pending = document?.pendingServerTimestamps ?? [:]
         switch write.operation {
         case .delete: return nil
-        case .create(let fields): data = fields
-        case .set(let fields, let merge): data = merge ? deepMerge(document?.data ?? [:], fields) : fields
+        case .create(let fields):
+            data = fields
+            pending = [:]
+        case .set(let fields, let merge):
+            data = merge ? deepMerge(document?.data ?? [:], fields) : fields
+            if merge {
+                pending = pending.filter { field, _ in
+                    RemoteDocument.value(in: fields, at: FieldPathText.split(field)) == nil
+                }
+            } else {
+                pending = [:]
+            }
         case .update(let fields):
             guard let document else { return nil }
             data = document.data
             for (path, value) in fields { set(&data, FieldPathText.split(path)[...], value) }
+            pending = pending.filter { field, _ in fields[field] == nil }
         }
         for (field, transform) in write.transforms {
             let names = FieldPathText.split(field)
             let current = RemoteDocument.value(in: data, at: names)
+            if case .serverTimestamp = transform, !write.acknowledged {
+                // The value before the first pending write, for `.previous`.
+                if pending[field] == nil {
+                    pending[field] = .some(document.flatMap { RemoteDocument.value(in: $0.data, at: names) })
+                }
+            } else {
+                pending[field] = nil
+            }
             set(&data, names[...], transformed(current, transform, time: time))
         }
-        return RemoteDocument(
+        var result = RemoteDocument(
             path: write.path, data: data, createTime: document?.createTime ?? time, updateTime: time,
             version: (document?.version ?? 0) + 1)
+        result.pendingServerTimestamps = pending
+        return result
     }
 
     private static func deepMerge(_ base: DocumentData, _ changes: DocumentData) -> DocumentData {
@@ -54,7 +77,7 @@ enum LocalEvaluation {
     }
 
     /// Sets (or with `nil`, removes) the value at a field path, creating maps on the way.
-    private static func set(_ data: inout DocumentData, _ names: ArraySlice<String>, _ value: KuraValue?) {
+    static func set(_ data: inout DocumentData, _ names: ArraySlice<String>, _ value: KuraValue?) {
         guard let first = names.first else { return }
         if names.count == 1 {
             data[first] = value

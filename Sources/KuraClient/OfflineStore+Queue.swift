@@ -150,6 +150,11 @@ extension OfflineStore {
         } catch let error as KuraError where error.isNetworkFailure || Self.isTransient(error) {
             goOffline()
             return false
+        } catch let error as KuraError where Self.isContention(error) {
+            // Not applied, and worth sending again: it stays first in the queue and in local views (Firestore
+            // never drops a write for ABORTED). Its caller, if still waiting, goes on waiting.
+            retryLater()
+            return false
         } catch let error as KuraError where error.code == .alreadyExists && attempts > 1 {
             // An earlier attempt whose answer was lost had been applied: its receipt (or new document) exists.
             try acknowledge(entry, nil)
@@ -165,6 +170,13 @@ extension OfflineStore {
             try reject(entry, error)
             return true
         }
+    }
+
+    /// Answers that say the write was not applied *this time* (contention, a passing limit): it is retried with
+    /// backoff, never dropped. Only permanent refusals (permission denied, invalid argument, a missing
+    /// document…) leave the queue.
+    static func isContention(_ error: KuraError) -> Bool {
+        [.aborted, .resourceExhausted, .overflow].contains(error.code)
     }
 
     static func isTransient(_ error: KuraError) -> Bool {
@@ -183,6 +195,7 @@ extension OfflineStore {
             for (index, write) in entry.writes.enumerated() {
                 var write = write
                 write.localTime = result?.commitTime ?? write.localTime
+                write.acknowledged = result?.commitTime != nil
                 state.unconfirmed[ByteKey(write.path)] = Unconfirmed(
                     write: write, version: result?.versions[safe: index + offset] ?? 1,
                     time: ProcessInfo.processInfo.systemUptime,
@@ -231,6 +244,7 @@ extension OfflineStore {
         }
         var document = LocalEvaluation.apply(write, to: base ?? nil, time: time)
         document?.version = version
+        document?.pendingServerTimestamps = [:]
         try storeLocked(path, document)
     }
 
@@ -260,6 +274,20 @@ extension OfflineStore {
             return state.failures
         }
         resolveAllWaiters()
+        scheduleRetry(failures: failures)
+    }
+
+    /// The server answered but did not apply the first entry: send it again after a backoff, still online.
+    func retryLater() {
+        let failures = state.withLock { state -> Int in
+            state.failures += 1
+            return state.failures
+        }
+        scheduleRetry(failures: failures)
+    }
+
+    /// Flushes again after 0.2 s, 0.4 s… up to 5 s, by the number of failures in a row.
+    func scheduleRetry(failures: Int) {
         let delay = min(5.0, 0.2 * pow(2, Double(min(failures - 1, 10))))
         let retry = Task {
             try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))

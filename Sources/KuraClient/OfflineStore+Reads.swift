@@ -38,7 +38,8 @@ extension OfflineStore {
                 guard !pending.isEmpty else { return query.snapshot(documents) }
                 return query.snapshot(
                     try localResults(query, base: documents, pending: pending),
-                    metadata: .init(isFromCache: false, hasPendingWrites: true))
+                    metadata: .init(isFromCache: false, hasPendingWrites: true),
+                    pendingPaths: Set(pending.map { ByteKey($0.path) }))
             } catch let error as KuraError where error.isNetworkFailure && source == .default {
                 goOffline()
             }
@@ -46,7 +47,8 @@ extension OfflineStore {
         let pending = try pendingWrites().filter { LocalEvaluation.inSource(query, $0.path) }
         return query.snapshot(
             try localResults(query, base: try cachedDocuments(for: query), pending: pending),
-            metadata: .init(isFromCache: true, hasPendingWrites: !pending.isEmpty))
+            metadata: .init(isFromCache: true, hasPendingWrites: !pending.isEmpty),
+            pendingPaths: Set(pending.map { ByteKey($0.path) }))
     }
 
     /// The query over `base` with `pending` writes applied (documents they touch are looked up in the cache).

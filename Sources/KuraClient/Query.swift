@@ -107,12 +107,15 @@ public struct Query: Queryable, CustomStringConvertible {
         return documents
     }
 
-    /// Snapshot of `documents` (all `.added`, as a first listener snapshot would be).
-    func snapshot(_ documents: [RemoteDocument], metadata: SnapshotMetadata = .init()) -> QuerySnapshot {
+    /// Snapshot of `documents` (all `.added`, as a first listener snapshot would be). A document's own
+    /// `hasPendingWrites` is set only when its path is among `pendingPaths`.
+    func snapshot(
+        _ documents: [RemoteDocument], metadata: SnapshotMetadata = .init(), pendingPaths: Set<ByteKey> = []
+    ) -> QuerySnapshot {
         let snapshots = documents.map {
             QueryDocumentSnapshot(
                 reference: DocumentReference(kura: kura, segments: ResourcePath.split($0.path)), document: $0,
-                metadata: metadata)
+                metadata: metadata.forDocument(pending: pendingPaths.contains(ByteKey($0.path))))
         }
         let changes = snapshots.enumerated().map {
             DocumentChange(type: .added, document: $0.element, oldIndex: nil, newIndex: $0.offset)

@@ -8,6 +8,9 @@ struct RemoteDocument: Sendable, Equatable {
     var createTime: String
     var updateTime: String
     var version: Int64
+    /// Fields holding a local estimate of a `FieldValue.serverTimestamp()` not yet acknowledged (dotted path →
+    /// the value before the write, `nil` when there was none). Never stored in the cache.
+    var pendingServerTimestamps: [String: KuraValue?] = [:]
 
     init(path: String, data: DocumentData, createTime: String, updateTime: String, version: Int64) {
         self.path = path
@@ -48,6 +51,17 @@ struct RemoteDocument: Sendable, Equatable {
         }
     }
 
+    /// `data` with each pending server timestamp read as `behavior` says.
+    func data(with behavior: ServerTimestampBehavior) -> DocumentData {
+        guard behavior != .estimate, !pendingServerTimestamps.isEmpty else { return data }
+        var result = data
+        for (field, previous) in pendingServerTimestamps {
+            let value: KuraValue = behavior == .previous ? (previous ?? .null) : .null
+            LocalEvaluation.set(&result, FieldPathText.split(field)[...], value)
+        }
+        return result
+    }
+
     static func value(in data: DocumentData, at names: [String]) -> KuraValue? {
         guard let first = names.first, var value = data[first] else { return nil }
         for name in names.dropFirst() {
@@ -56,6 +70,17 @@ struct RemoteDocument: Sendable, Equatable {
         }
         return value
     }
+}
+
+/// How `data(with:)` and `get(_:serverTimestampBehavior:)` read a field whose `FieldValue.serverTimestamp()` the
+/// server has not acknowledged yet (with offline persistence, a pending write), as Firestore's.
+public enum ServerTimestampBehavior: Sendable {
+    /// `NSNull` (Firestore's default).
+    case none
+    /// The local estimate: the time the write was made.
+    case estimate
+    /// The field's value before the write (`NSNull` when it had none).
+    case previous
 }
 
 /// Where a snapshot's data came from.
@@ -68,6 +93,12 @@ public struct SnapshotMetadata: Sendable, Equatable {
     public init(isFromCache: Bool = false, hasPendingWrites: Bool = false) {
         self.isFromCache = isFromCache
         self.hasPendingWrites = hasPendingWrites
+    }
+
+    /// The metadata of one document of a query snapshot with these metadata: the same `isFromCache`, and
+    /// `hasPendingWrites` only when that document has a pending write.
+    func forDocument(pending: Bool) -> SnapshotMetadata {
+        SnapshotMetadata(isFromCache: isFromCache, hasPendingWrites: hasPendingWrites && pending)
     }
 }
 
@@ -87,7 +118,19 @@ public struct DocumentSnapshot: Sendable {
     public var exists: Bool { document != nil }
     /// The fields as Firestore gives them (`data["title"] as? String`, `as? Int`, `as? Timestamp`…; see
     /// `KuraValue.bridged`), or `nil` when the document does not exist.
-    public func data() -> [String: Any]? { document?.data.bridged }
+    ///
+    /// A server timestamp that the server has not acknowledged yet reads as `NSNull`, as in Firestore; see
+    /// `data(with:)`.
+    public func data() -> [String: Any]? { data(with: .none) }
+    /// `data()`, with pending server timestamps read as `behavior` says.
+    public func data(with behavior: ServerTimestampBehavior) -> [String: Any]? {
+        document?.data(with: behavior).bridged
+    }
+    /// One field as Firestore gives it, with a pending server timestamp read as `behavior` says.
+    public func get(_ field: String, serverTimestampBehavior behavior: ServerTimestampBehavior) -> Any? {
+        document.flatMap { RemoteDocument.value(in: $0.data(with: behavior), at: FieldPathText.split(field)) }?
+            .bridged
+    }
     /// The fields as typed values, or `nil` when the document does not exist.
     public var fields: DocumentData? { document?.data }
     /// One field by dotted path (`"address.city"`) as Firestore gives it (`Any`, see `data()`).
@@ -120,7 +163,16 @@ public struct QueryDocumentSnapshot: Sendable {
 
     public var documentID: String { reference.documentID }
     /// The fields as Firestore gives them (`data["title"] as? String`; see `KuraValue.bridged`).
-    public func data() -> [String: Any] { document.data.bridged }
+    /// A server timestamp that the server has not acknowledged yet reads as `NSNull`; see `data(with:)`.
+    public func data() -> [String: Any] { data(with: .none) }
+    /// `data()`, with pending server timestamps read as `behavior` says.
+    public func data(with behavior: ServerTimestampBehavior) -> [String: Any] {
+        document.data(with: behavior).bridged
+    }
+    /// One field as Firestore gives it, with a pending server timestamp read as `behavior` says.
+    public func get(_ field: String, serverTimestampBehavior behavior: ServerTimestampBehavior) -> Any? {
+        RemoteDocument.value(in: document.data(with: behavior), at: FieldPathText.split(field))?.bridged
+    }
     /// The fields as typed values.
     public var fields: DocumentData { document.data }
     /// One field by dotted path as Firestore gives it (`Any`).

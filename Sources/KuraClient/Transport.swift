@@ -39,6 +39,9 @@ final class Transport: Sendable {
     /// For tests: path → how many more answers to that path to throw away after the server has processed the
     /// request, as if the connection died just before the answer arrived.
     let lostAnswers = Locked<[String: Int]>([:])
+    /// For tests: path → errors to answer the next requests to that path with, one each, without sending them (as a
+    /// server that refused them without applying anything would).
+    let refusals = Locked<[String: [KuraError]]>([:])
     /// `Auth.languageCode`: sent as `Accept-Language`, so the server mails in that language.
     let acceptLanguage = Locked<String?>(nil)
 
@@ -76,6 +79,12 @@ final class Transport: Sendable {
             urlRequest.setValue(language, forHTTPHeaderField: "Accept-Language")
         }
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        let refusal = refusals.withLock { refusals -> KuraError? in
+            guard let first = refusals[request.path]?.first else { return nil }
+            refusals[request.path]?.removeFirst()
+            return first
+        }
+        if let refusal { throw refusal }
         let data: Data
         let response: URLResponse
         do {

@@ -27,19 +27,23 @@ public struct User: Sendable, Equatable, CustomStringConvertible {
     /// the user followed the mail link, and updates `currentUser`.
     @discardableResult
     public func reload() async throws -> User {
-        let response = try await call(APIRequest("GET", "/api/auth/me"))
-        let fresh = try UserProfile(json: try response.object()["user"])
-        let session = auth.update { $0.profile = fresh }
-        return User(profile: session?.profile ?? fresh, auth: auth)
+        try await authCall {
+            let response = try await call(APIRequest("GET", "/api/auth/me"))
+            let fresh = try UserProfile(json: try response.object()["user"])
+            let session = auth.update { $0.profile = fresh }
+            return User(profile: session?.profile ?? fresh, auth: auth)
+        }
     }
 
     /// A valid ID token for calling your own services, refreshed first when it is about to expire (or always,
     /// with `forcingRefresh`).
     public func getIDToken(forcingRefresh: Bool = false) async throws -> String {
-        try checkCurrent()
-        if forcingRefresh { return try await auth.refresh().idToken }
-        guard let token = try await auth.validIDToken() else { throw KuraError.notSignedIn("getIDToken") }
-        return token
+        try await authCall {
+            try checkCurrent()
+            if forcingRefresh { return try await auth.refresh().idToken }
+            guard let token = try await auth.validIDToken() else { throw KuraError.notSignedIn("getIDToken") }
+            return token
+        }
     }
 
     /// Mails a verification link to the user's address (`POST /api/auth/verify-email`). The first call within
@@ -47,34 +51,42 @@ public struct User: Sendable, Equatable, CustomStringConvertible {
     /// `auth.sendVerificationOnSignUp`, on by default), so a Firebase app that calls this right after
     /// `createUser` mails one link, not two; later calls always send.
     public func sendEmailVerification() async throws {
-        try checkCurrent()
-        let mailedAtSignUp = auth.signUpVerification.withLock { record -> Bool in
-            defer { record = nil }
-            guard let record, record.uid == uid else { return false }
-            return ProcessInfo.processInfo.systemUptime - record.at < 600
+        try await authCall {
+            try checkCurrent()
+            let mailedAtSignUp = auth.signUpVerification.withLock { record -> Bool in
+                defer { record = nil }
+                guard let record, record.uid == uid else { return false }
+                return ProcessInfo.processInfo.systemUptime - record.at < 600
+            }
+            if mailedAtSignUp { return }
+            _ = try await call(APIRequest("POST", "/api/auth/verify-email", body: [:]))
         }
-        if mailedAtSignUp { return }
-        _ = try await call(APIRequest("POST", "/api/auth/verify-email", body: [:]))
     }
 
     /// Changes the password. Needs a sign-in within the last 5 minutes (else `.credentialTooOldLoginAgain`);
     /// the user's other sessions are signed out, this one stays.
     public func updatePassword(to password: String) async throws {
-        _ = try await call(APIRequest("PATCH", "/api/auth/me", body: ["password": .string(password)]))
+        try await authCall {
+            _ = try await call(APIRequest("PATCH", "/api/auth/me", body: ["password": .string(password)]))
+        }
     }
 
     /// Sets (or with `nil` removes) the display name.
     public func updateDisplayName(_ name: String?) async throws {
-        let response = try await call(
-            APIRequest("PATCH", "/api/auth/me", body: ["displayName": name.map(KuraValue.string) ?? .null]))
-        let fresh = try UserProfile(json: try response.object()["user"])
-        auth.update { $0.profile = fresh }
+        try await authCall {
+            let response = try await call(
+                APIRequest("PATCH", "/api/auth/me", body: ["displayName": name.map(KuraValue.string) ?? .null]))
+            let fresh = try UserProfile(json: try response.object()["user"])
+            auth.update { $0.profile = fresh }
+        }
     }
 
     /// Deletes the account and signs out. Needs a recent sign-in, as in Firebase.
     public func delete() async throws {
-        _ = try await call(APIRequest("DELETE", "/api/auth/me"))
-        auth.forget(uid: uid)
+        try await authCall {
+            _ = try await call(APIRequest("DELETE", "/api/auth/me"))
+            auth.forget(uid: uid)
+        }
     }
 
     /// Checks that this user is still the signed-in one, so a stale `User` cannot act for another account.

@@ -23,6 +23,8 @@ struct Write: Sendable, Equatable {
     /// When the write was made on this device (queued writes): the time local reads show for its transforms and
     /// `updateTime` until the server's answer arrives. Not sent.
     var localTime: String?
+    /// The server applied it and `localTime` is its commit time: its server timestamps are not estimates.
+    var acknowledged = false
 
     static func == (lhs: Write, rhs: Write) -> Bool {
         lhs.path.bytesEqual(rhs.path) && lhs.operation == rhs.operation && lhs.precondition == rhs.precondition
