@@ -184,7 +184,8 @@ public struct KuraConfiguration: Sendable {
         },
         Setting(
             key: "query.maxConcurrentPerCaller",
-            help: "queries one caller runs at once, 429 past it; 0: max(2, http.workerThreads / 4) (default 0)"
+            help:
+                "queries one caller runs at once, the rest wait their turn; 0: max(2, http.workerThreads / 4) (default 0)"
         ) {
             $0.queries.maxConcurrentPerCaller = try integer($1, "query.maxConcurrentPerCaller", 0...100_000)
         },

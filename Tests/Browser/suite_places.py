@@ -232,8 +232,11 @@ def places_location(t):
                 "latitude" in driver.find_element("id", "status").text, driver.find_element("id", "status").text)
         t.equal("... and the cursor is in the latitude field", driver.execute_script(
             "return document.activeElement.id"), "lat")
-        driver.switch_to.active_element.send_keys("78.2")
-        driver.find_element("id", "lon").send_keys("15.6\n")
+        # As a person does: replace what the fields hold (the last point looked up) rather than type after it.
+        for field_id, text in (("lat", "78.2"), ("lon", "15.6\n")):
+            element = driver.find_element("id", field_id)
+            element.clear()
+            element.send_keys(text)
         wait_city(driver, "Longyearbyen")
         t.check("manual entry near the pole", field(driver, "country").endswith("(SJ)"), field(driver, "country"))
 

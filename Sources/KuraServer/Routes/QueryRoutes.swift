@@ -23,7 +23,7 @@ struct QueryRoutes {
             callers.resolving(.anyone) { request, context in
                 let caller = context.caller
                 let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
-                return try context.offload {
+                return try concurrency.offload(slot, context) {
                     let query = try QueryDecoding.decode(
                         try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits)
                     if request.query("explain") == "true" {
@@ -32,7 +32,7 @@ struct QueryRoutes {
                         }
                         return .json(JSONValue.object(["explain": try indexes.explain(query).json]).jsonBytes)
                     }
-                    return try concurrency.run(slot) { Self.resultResponse(try access.query(query, caller: caller)) }
+                    return Self.resultResponse(try access.query(query, caller: caller))
                 }
             })
         router.post(
@@ -40,10 +40,10 @@ struct QueryRoutes {
             callers.resolving(.anyone) { request, context in
                 let caller = context.caller
                 let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
-                return try context.offload {
+                return try concurrency.offload(slot, context) {
                     let query = try QueryDecoding.decode(
                         try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits, paged: false)
-                    let count = try concurrency.run(slot) { try access.count(query, caller: caller) }
+                    let count = try access.count(query, caller: caller)
                     return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
                 }
             })
