@@ -5,6 +5,7 @@ Pages report through one object, `window.kuraTest` (see pages/runner.js): each s
 the driver reads them after the step. Tests are the functions registered with `@test` in suite.py.
 """
 
+import base64
 import functools
 import http.server
 import json
@@ -27,6 +28,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SDK = os.path.join(ROOT, "web", "sdk")
 PAGES = os.path.join(HERE, "pages")
+
+
+def full_page_screenshot(driver, name):
+    """The whole page at the current viewport width as `<name>.png` in the run's screenshots directory."""
+    directory = globals().get("SCREENSHOTS") or os.path.join(ROOT, ".build", "browser-screenshots")
+    os.makedirs(directory, exist_ok=True)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    width = driver.execute_script("return window.innerWidth")
+    image = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
+    with open(os.path.join(directory, f"{name}.png"), "wb") as f:
+        f.write(base64.b64decode(image["data"]))
 
 
 class CheckFailed(Exception):

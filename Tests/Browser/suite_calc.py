@@ -2,7 +2,6 @@
 page's engine, keys typed and clicked, sign-up, the history and Ans synced between two browsers, and screenshots at
 390 and 1280 px in Japanese and English."""
 
-import base64
 import json
 import os
 import time
@@ -68,15 +67,7 @@ def type_keys(driver, keys):
 
 def screenshot(driver, name):
     """The whole page at the current viewport width, into the run's screenshots directory."""
-    directory = getattr(harness, "SCREENSHOTS", os.path.join(ROOT, ".build", "browser-screenshots"))
-    os.makedirs(directory, exist_ok=True)
-    height = driver.execute_script("return document.documentElement.scrollHeight")
-    width = driver.execute_script("return window.innerWidth")
-    image = driver.execute_cdp_cmd("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
-    with open(os.path.join(directory, f"calc-{name}.png"), "wb") as f:
-        f.write(base64.b64decode(image["data"]))
+    harness.full_page_screenshot(driver, f"calc-{name}")
 
 
 def set_viewport(driver, width):

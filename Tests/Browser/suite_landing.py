@@ -1,7 +1,6 @@
 """The landing page `make run` serves at `/` (apps/index.html): each seed app linked and reachable, the
 development notes, the language switch, keyboard focus, and screenshots at 390 and 1280 px in both languages."""
 
-import base64
 import os
 import subprocess
 import urllib.request
@@ -14,19 +13,6 @@ from harness import ROOT, CheckFailed, test
 import suite_calc
 
 APPS = os.path.join(ROOT, "apps")
-
-
-def screenshot(driver, name):
-    """The whole page at the current width, into the run's screenshots directory."""
-    directory = getattr(harness, "SCREENSHOTS", os.path.join(ROOT, ".build", "browser-screenshots"))
-    os.makedirs(directory, exist_ok=True)
-    height = driver.execute_script("return document.documentElement.scrollHeight")
-    width = driver.execute_script("return window.innerWidth")
-    image = driver.execute_cdp_cmd("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
-    with open(os.path.join(directory, f"{name}.png"), "wb") as f:
-        f.write(base64.b64decode(image["data"]))
 
 
 @test("landing: / links every seed app, each loads, in Japanese and English", start=False)
@@ -73,7 +59,7 @@ def landing(t):
             overflow = driver.execute_script(
                 "return document.documentElement.scrollWidth > document.documentElement.clientWidth")
             t.check(f"{language}, {width} px: nothing wider than the window", not overflow, "overflow")
-            screenshot(driver, f"landing-{language}-{width}")
+            harness.full_page_screenshot(driver, f"landing-{language}-{width}")
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     # Each link leads to its app, served from the same Kura.
