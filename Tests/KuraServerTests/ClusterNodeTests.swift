@@ -155,7 +155,13 @@ struct ClusterNodeTests {
         try Self.withTwoNodes { a, b, _ in
             try a.put("items/x", ["n": 1])
             #expect(try b.request("GET", "/api/docs/items/x").json["data"] as? [String: Int] == ["n": 1])
-            #expect(try b.request("GET", "/api/docs/items/x").status == 200)
+            // b reads it into its cache. b's change-log follower may apply a's write after b's first reads and
+            // forget the entry it just cached (a miss, never a stale answer), so read until the entry stays.
+            #expect(
+                waitUntil(timeout: 10) {
+                    (try? b.request("GET", "/api/docs/items/x").status) == 200
+                        && (try? b.cachedVersion("items/x")) != nil
+                })
             let cached = try #require(try b.cachedVersion("items/x"))
             try a.put("items/x", ["n": 2])
             #expect(waitUntil(timeout: 10) { (try? b.cachedVersion("items/x")) != cached })
