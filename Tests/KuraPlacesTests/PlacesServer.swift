@@ -9,14 +9,11 @@ import KuraTestSupport
 /// `body` gets its port. The server is removed afterwards.
 func withPlacesServer<T>(_ body: (Int) async throws -> T) async throws -> T {
     let rules = "rules_version = '1';\n" + (try String(contentsOf: PlacesFiles.rules, encoding: .utf8))
-    let server = try TestKura(rules: rules) { configuration in
-        configuration.http.workerThreads = 4
-        configuration.logLevel = .error
-        configuration.auth = .lowCostForTesting
-        configuration.auth.rateLimits.enabled = false
+    return try await withTestKura(rules: rules, configure: { $0.useSDKTestSettings() }) { server in
+        try await offPool {
+            _ = try server.kura.auth.createUser(email: "admin@example.com", password: "secret-pw", admin: true)
+            _ = try server.kura.auth.createUser(email: "user@example.com", password: "secret-pw", admin: false)
+        }
+        return try await body(server.port)
     }
-    defer { server.shutdown() }
-    _ = try server.kura.auth.createUser(email: "admin@example.com", password: "secret-pw", admin: true)
-    _ = try server.kura.auth.createUser(email: "user@example.com", password: "secret-pw", admin: false)
-    return try await body(server.port)
 }

@@ -25,50 +25,9 @@ func quizRules() throws -> String {
         """
 }
 
-/// Runs blocking work (starting or stopping an in-process node) on a thread of its own, never on Swift's
-/// cooperative pool, whose few threads the other tests' awaits need.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
-    }
-}
-
 /// Runs `body` against a fresh server with the quiz's rules, and removes it afterwards.
 func withQuizServer<T>(_ body: (TestKura) async throws -> T) async throws -> T {
-    let rules = try quizRules()
-    let server = try await offPool {
-        try TestKura(rules: rules) { configuration in
-            configuration.http.workerThreads = 4
-            configuration.logLevel = .error
-            configuration.auth = .lowCostForTesting
-            configuration.auth.rateLimits.enabled = false
-        }
-    }
-    do {
-        let result = try await body(server)
-        _ = try? await offPool { server.shutdown() }
-        return result
-    } catch {
-        _ = try? await offPool { server.shutdown() }
-        throw error
-    }
-}
-
-extension TestKura {
-    /// An admin-key request through URLSession: the status and the parsed JSON body.
-    func admin(_ method: String, _ path: String, json: Any? = nil) async throws -> (status: Int, body: Any?) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
-        if let json {
-            request.httpBody = try JSONSerialization.data(withJSONObject: json)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, data.isEmpty ? nil : try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
-    }
+    try await withTestKura(rules: try quizRules(), configure: { $0.useSDKTestSettings() }, body)
 }
 
 /// A client of `server` with nothing persisted.

@@ -175,14 +175,21 @@ public func withTestKura<T>(
     return try body(server)
 }
 
-/// The same for `async` tests.
+/// The same for `async` tests; the node starts and stops off the cooperative pool (`offPool`).
 public func withTestKura<T>(
-    mode: TestKura.Mode = .live, rules: String? = nil, configure: (inout KuraConfiguration) throws -> Void = { _ in },
+    mode: TestKura.Mode = .live, rules: String? = nil,
+    configure: @escaping @Sendable (inout KuraConfiguration) throws -> Void = { _ in },
     _ body: (TestKura) async throws -> T
 ) async throws -> T {
-    let server = try TestKura(mode: mode, rules: rules, configure: configure)
-    defer { server.shutdown() }
-    return try await body(server)
+    let server = try await offPool { try TestKura(mode: mode, rules: rules, configure: configure) }
+    do {
+        let result = try await body(server)
+        await server.shutdownOffPool()
+        return result
+    } catch {
+        await server.shutdownOffPool()
+        throw error
+    }
 }
 
 /// A response that a helper did not expect.

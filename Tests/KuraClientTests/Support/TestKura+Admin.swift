@@ -21,18 +21,22 @@ func testServer(
     idTokenLifetime: Int64? = nil, rules: String? = nil, streamClockShift: Shared<Double>? = nil,
     configure: @escaping @Sendable (inout KuraConfiguration) -> Void = { _ in }
 ) async throws -> TestKura {
-    try await offPool {
-        try TestKura(rules: rules) { configuration in
-            configuration.http.workerThreads = 4
-            configuration.logLevel = .error
-            configuration.auth = .lowCostForTesting
-            configuration.auth.rateLimits.enabled = false
-            if let idTokenLifetime { configuration.auth.idTokenLifetime = idTokenLifetime }
-            if let streamClockShift {
-                configuration.realtime.wallClock = { Date().timeIntervalSince1970 + streamClockShift.current }
-            }
-            configure(&configuration)
+    let settings = sdkTestSettings(idTokenLifetime: idTokenLifetime, streamClockShift: streamClockShift, configure)
+    return try await offPool { try TestKura(rules: rules, configure: settings) }
+}
+
+/// The settings of `testServer`: `useSDKTestSettings`, the test's token lifetime and stream clock, then `configure`.
+private func sdkTestSettings(
+    idTokenLifetime: Int64?, streamClockShift: Shared<Double>?,
+    _ configure: @escaping @Sendable (inout KuraConfiguration) -> Void
+) -> @Sendable (inout KuraConfiguration) -> Void {
+    { configuration in
+        configuration.useSDKTestSettings()
+        if let idTokenLifetime { configuration.auth.idTokenLifetime = idTokenLifetime }
+        if let streamClockShift {
+            configuration.realtime.wallClock = { Date().timeIntervalSince1970 + streamClockShift.current }
         }
+        configure(&configuration)
     }
 }
 
@@ -41,28 +45,10 @@ func withServer<T>(
     idTokenLifetime: Int64? = nil, rules: String? = nil, streamClockShift: Shared<Double>? = nil,
     configure: @escaping @Sendable (inout KuraConfiguration) -> Void = { _ in }, _ body: (TestKura) async throws -> T
 ) async throws -> T {
-    let server = try await testServer(
-        idTokenLifetime: idTokenLifetime, rules: rules, streamClockShift: streamClockShift, configure: configure)
-    do {
-        let result = try await body(server)
-        await server.shutdownOffPool()
-        return result
-    } catch {
-        await server.shutdownOffPool()
-        throw error
-    }
-}
-
-/// Runs blocking work (starting, stopping or removing an in-process node: it opens databases and joins threads)
-/// on a thread of its own and waits for it without holding a thread of Swift's cooperative pool. The pool has one
-/// thread per core and all of this target's tests run at once: when each test started and stopped its node on the
-/// pool, every other test's awaits (listener callbacks, `eventually`) stalled for seconds at a time on a 2-core
-/// machine (up to 39 s measured under load), and waits that allow 10 s failed.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
-    }
+    try await withTestKura(
+        rules: rules,
+        configure: sdkTestSettings(idTokenLifetime: idTokenLifetime, streamClockShift: streamClockShift, configure),
+        body)
 }
 
 /// Runs `body` on the main actor, then shuts `server` down off the pool, whether `body` threw or not (the
@@ -78,40 +64,8 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
 }
 
 extension TestKura {
-    /// `stop()` off the cooperative pool (see `offPool`).
-    func stopOffPool() async {
-        _ = try? await offPool { self.stop() }
-    }
-
-    /// `start()` off the cooperative pool (see `offPool`).
-    func startOffPool() async throws {
-        try await offPool { try self.start() }
-    }
-
-    /// `shutdown()` off the cooperative pool (see `offPool`).
-    func shutdownOffPool() async {
-        _ = try? await offPool { self.shutdown() }
-    }
-}
-
-extension TestKura {
     /// Open listen streams on the server (0 while it is stopped).
     var listenConnections: Int { isRunning ? kura.realtime.connectionCount : 0 }
-
-    /// An admin-key request through URLSession (the SDK's tests stay off blocking sockets), for setting up and
-    /// checking what the SDK did: the parsed JSON body (`nil` if empty) and the status.
-    func admin(_ method: String, _ path: String, json: Any? = nil) async throws -> (status: Int, body: Any?) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
-        if let json {
-            request.httpBody = try JSONSerialization.data(withJSONObject: json)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, data.isEmpty ? nil : try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
-    }
 
     /// The `data` of the document at `path` as the server has it (admin read), or `nil` when it does not exist.
     func document(_ path: String) async throws -> [String: Any]? {
