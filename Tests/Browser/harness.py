@@ -47,6 +47,30 @@ class CheckFailed(Exception):
     """A page-side or driver-side check failed; the message lists what."""
 
 
+
+def wait_script(driver, what, script, timeout=20):
+    """Polls `script` (JavaScript returning a value) until it is truthy and returns it; on timeout fails with
+    `what` and the page's last console messages."""
+    deadline = time.time() + timeout
+    while True:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        if time.time() > deadline:
+            try:
+                console = [entry["message"] for entry in driver.get_log("browser")][-5:]
+            except Exception:  # a driver without the browser log
+                console = []
+            raise CheckFailed(f"timed out waiting for {what}" + (f": {json.dumps(console)}" if console else ""))
+        time.sleep(0.1)
+
+
+def set_viewport(driver, width):
+    """A phone (below 500 px: 844 px high, mobile) or desktop viewport `width` px wide."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": 844 if width < 500 else 900, "deviceScaleFactor": 1, "mobile": width < 500})
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -4,7 +4,6 @@ page's engine, keys typed and clicked, sign-up, the history and Ans synced betwe
 
 import json
 import os
-import time
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -32,16 +31,7 @@ def install_rules(kura):
         raise CheckFailed(f"the rules were refused: {status} {body}")
 
 
-def until(driver, what, script, timeout=20):
-    """Polls `script` (JavaScript returning a value) until it is truthy; returns it."""
-    deadline = time.time() + timeout
-    while True:
-        value = driver.execute_script(script)
-        if value:
-            return value
-        if time.time() > deadline:
-            raise CheckFailed(f"timed out waiting for {what}")
-        time.sleep(0.1)
+until = harness.wait_script
 
 
 def open_app(driver, kura, language="en"):
@@ -70,9 +60,7 @@ def screenshot(driver, name):
     harness.full_page_screenshot(driver, f"calc-{name}")
 
 
-def set_viewport(driver, width):
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": width, "height": 844 if width < 500 else 900, "deviceScaleFactor": 1, "mobile": width < 500})
+set_viewport = harness.set_viewport
 
 
 def screenshots(t, driver, label):

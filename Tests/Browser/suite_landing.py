@@ -10,7 +10,6 @@ from selenium.webdriver.common.keys import Keys
 
 import harness
 from harness import ROOT, CheckFailed, test
-import suite_calc
 
 APPS = os.path.join(ROOT, "apps")
 
@@ -28,7 +27,7 @@ def landing(t):
 
     driver = t.driver
     driver.get(kura.url + "/?lang=en")
-    suite_calc.until(driver, "the landing page", "return document.documentElement.lang === 'en'")
+    harness.wait_script(driver, "the landing page", "return document.documentElement.lang === 'en'")
     links = driver.execute_script("return [...document.querySelectorAll('.apps a')].map(a => a.getAttribute('href'))")
     t.equal("the apps linked from /", sorted(links), ["calc/web/", "places/web/", "quiz/web/"])
     names = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".apps .name")]
@@ -42,20 +41,20 @@ def landing(t):
     t.equal("Tab first reaches the language switch",
             driver.execute_script("return document.activeElement.dataset.lang"), "ja")
     driver.switch_to.active_element.send_keys(Keys.ENTER)
-    suite_calc.until(driver, "Japanese", "return document.documentElement.lang === 'ja'")
+    harness.wait_script(driver, "Japanese", "return document.documentElement.lang === 'ja'")
     t.equal("the switch says which language is on",
             driver.find_element(By.CSS_SELECTOR, '[data-lang="ja"]').get_attribute("aria-pressed"), "true")
     names = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".apps .name")]
     t.equal("their names, in Japanese", names, ["7位を当てろ！", "電卓", "ここはどこ"])
     driver.get(kura.url + "/")
-    suite_calc.until(driver, "the saved language", "return document.documentElement.lang === 'ja'")
+    harness.wait_script(driver, "the saved language", "return document.documentElement.lang === 'ja'")
     t.check("the choice is remembered", True)
 
     for language in ("ja", "en"):
         driver.get(kura.url + f"/?lang={language}")
-        suite_calc.until(driver, language, f"return document.documentElement.lang === '{language}'")
+        harness.wait_script(driver, language, f"return document.documentElement.lang === '{language}'")
         for width in (390, 1280):
-            suite_calc.set_viewport(driver, width)
+            harness.set_viewport(driver, width)
             overflow = driver.execute_script(
                 "return document.documentElement.scrollWidth > document.documentElement.clientWidth")
             t.check(f"{language}, {width} px: nothing wider than the window", not overflow, "overflow")
@@ -68,7 +67,7 @@ def landing(t):
                         ("places/web/", "document.querySelector('main')")):
         driver.get(kura.url + "/?lang=en")
         driver.find_element(By.CSS_SELECTOR, f'.apps a[href="{href}"]').click()
-        suite_calc.until(driver, href, f"return location.pathname === '/{href}' && !!({ready})")
+        harness.wait_script(driver, href, f"return location.pathname === '/{href}' && !!({ready})")
         t.check(f"{href} loads", True)
     with urllib.request.urlopen(kura.url + "/favicon.svg", timeout=10) as response:
         t.equal("the favicon is there (no 404 in the console)", response.headers["Content-Type"], "image/svg+xml")

@@ -9,6 +9,7 @@ import os
 import subprocess
 import time
 
+import harness
 from harness import ROOT, CheckFailed, test
 
 APP = os.path.join(ROOT, "apps", "places")
@@ -53,15 +54,7 @@ def open_app(t, kura, lang):
 
 
 def wait(driver, script, what, timeout=20):
-    deadline = time.time() + timeout
-    while True:
-        value = driver.execute_script(script)
-        if value:
-            return value
-        if time.time() > deadline:
-            raise CheckFailed(f"timed out waiting for {what}: " + json.dumps(
-                [e["message"] for e in driver.get_log("browser")][-5:]))
-        time.sleep(0.1)
+    return harness.wait_script(driver, what, script, timeout)
 
 
 def field(driver, name):
