@@ -53,11 +53,7 @@ final class QueryConcurrency: Sendable {
         return .later { [self] promise in
             let job = Waiting(environment: environment, work: work, promise: promise)
             let start = state.withLock { state -> Bool? in
-                let held = state.running[key, default: 0]
-                if held < perCaller {
-                    state.running[key] = held + 1
-                    return true
-                }
+                if Self.take(key, perCaller, &state) { return true }
                 guard state.waiting[key, default: []].count < maxWaiting else { return nil }
                 state.waiting[key, default: []].append(job)
                 return false
@@ -90,29 +86,33 @@ final class QueryConcurrency: Sendable {
                 state.waiting[key] = line.isEmpty ? nil : line
                 return next
             }
-            let held = state.running[key, default: 1] - 1
-            state.running[key] = held > 0 ? held : nil
+            Self.giveBack(key, &state)
             return nil
         }
         if let next { submit(next, key) }
     }
 
+    /// Takes one of `key`'s slots if one is free.
+    private static func take(_ key: String, _ perCaller: Int, _ state: inout State) -> Bool {
+        let held = state.running[key, default: 0]
+        guard held < perCaller else { return false }
+        state.running[key] = held + 1
+        return true
+    }
+
+    /// Gives one of `key`'s slots back.
+    private static func giveBack(_ key: String, _ state: inout State) {
+        let held = state.running[key, default: 1] - 1
+        state.running[key] = held > 0 ? held : nil
+    }
+
     /// Runs `work` here holding one of `key`'s slots; throws 429 `RESOURCE_EXHAUSTED` when they are all held.
     func run<T>(_ key: String?, _ work: () throws -> T) throws -> T {
         guard let key else { return try work() }
-        let admitted = state.withLock { state in
-            let held = state.running[key, default: 0]
-            guard held < perCaller else { return false }
-            state.running[key] = held + 1
-            return true
+        guard state.withLock({ Self.take(key, perCaller, &$0) }) else {
+            throw Self.refusal(perCaller: perCaller, waiting: 0)
         }
-        guard admitted else { throw Self.refusal(perCaller: perCaller, waiting: 0) }
-        defer {
-            state.withLock { state in
-                let held = state.running[key, default: 1] - 1
-                state.running[key] = held > 0 ? held : nil
-            }
-        }
+        defer { state.withLock { Self.giveBack(key, &$0) } }
         return try work()
     }
 
