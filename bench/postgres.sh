@@ -9,6 +9,9 @@
 #     'tier == "gold"' (0.1 %) and 'cat in [3 values]', each 'orderBy rank desc limit 20': server times from each
 #     kura's access log                                 -> pg_query_p50_ms, pg_query_p99_ms   [p50 ≤ 3 ms at 1M]
 #                                                          (uniform, indexed), and every shape's p50/p99 per engine
+#  hot. HOT_CONNECTIONS writers incrementing one document in commits, as a user whose rules read the document (each
+#     write rule-checked, pinned to what the rules saw): updates/s, and how many were answered other than 200
+#                                                                     -> pg_hot_ratio, hot_not_ok (must be 0)
 #  4. three kura nodes on the one PostgreSQL, LISTENERS listeners spread over them, WRITES writes through the first:
 #     from each write's answer to each listener's event                  -> cross_node_p50_ms, cross_node_p99_ms
 #                                                                                                      [p99 ≤ 100 ms]
@@ -17,10 +20,11 @@
 #
 # Usage: bench/postgres.sh   (needs what `make bench` installs, plus postgresql)
 #        DOCS=50000 ROUNDS=1 DURATION=5 LISTENERS=300 WRITES=200 bench/postgres.sh   (a quick try)
-#        STEPS="get create" bench/postgres.sh   (STEPS lists any of get, create, query, realtime; default all)
+#        STEPS="get create" bench/postgres.sh   (STEPS lists any of get, create, hot, query, realtime; default all)
 # Environment: ROUNDS=3 DURATION=10 CONNECTIONS=64 THREADS=2 BUILD_DIR=.build KURA_BIN=<binary>
 #              KURA_ARGS="…" (flags for every kura), DOCS=1000000 LOADERS=4 QUERIES=2000 QUERY_CLIENTS=2,
-#              LISTENERS=1000 WRITES=1000 INTERVAL_MS=10, POOL_SIZE=16 (store.poolSize of each PostgreSQL node).
+#              LISTENERS=1000 WRITES=1000 INTERVAL_MS=10, POOL_SIZE=16 (store.poolSize of each PostgreSQL node),
+#              HOT_CONNECTIONS=8 (the hot step's writers).
 #              KURA_ARGS="--set logLevel=debug": step 4 also prints each node's stage times (docs/scaling.md,
 #              "Realtime across nodes: where the time goes").
 set -euo pipefail
@@ -39,7 +43,8 @@ LISTENERS=${LISTENERS:-1000}
 WRITES=${WRITES:-1000}
 INTERVAL_MS=${INTERVAL_MS:-10}
 POOL_SIZE=${POOL_SIZE:-16}
-STEPS=${STEPS:-get create query realtime}
+HOT_CONNECTIONS=${HOT_CONNECTIONS:-8}
+STEPS=${STEPS:-get create hot query realtime}
 WARMUP=2
 QUERY_WARMUP=200
 
@@ -76,7 +81,7 @@ echo "kura $("$kura" --version | awk '{print $NF}') on SQLite (data dir) and on 
 
 status=0
 get_ratio=skipped create_ratio=skipped pg_p50=skipped pg_p99=skipped sqlite_p50=skipped sqlite_p99=skipped
-cross_p50=skipped cross_p99=skipped
+cross_p50=skipped cross_p99=skipped hot_ratio=skipped hot_not_ok=skipped
 steps=" $STEPS "
 
 # Fails unless `curl …` ($3…) against node $1 answers HTTP $2; prints the body.
@@ -132,6 +137,38 @@ if [[ $steps == *" create "* ]]; then
     done
     create_ratio=$(ratio "$rps_pg" "$rps_sqlite")
     echo "pg_create_ratio=$create_ratio"
+fi
+
+# --- hot. One document, many writers ---------------------------------------------------------------------------
+if [[ $steps == *" hot "* ]]; then
+    echo "== POST /api/commit incrementing hot/h, $HOT_CONNECTIONS writers as one user, rule-checked: SQLite and PostgreSQL"
+    for name in sqlite pg; do
+        port=port_$name
+        printf '%s\n' "rules_version = '1';" 'match /hot/{id} {' '  allow get: if true;' \
+            '  allow update: if request.auth != null && request.resource.data.n >= resource.data.n;' '}' |
+            call "$name" 200 -X POST "http://127.0.0.1:${!port}/api/admin/rules" -H 'Content-Type: text/plain' \
+                --data-binary @- >/dev/null
+        call "$name" 200 -X PUT "http://127.0.0.1:${!port}/api/docs/hot/h" -H 'Content-Type: application/json' \
+            --data-binary '{"data":{"n":0}}' >/dev/null
+        signup=$(curl -fsS -X POST "http://127.0.0.1:${!port}/api/auth/signup" -H 'Content-Type: application/json' \
+            --data-binary '{"email":"hot@example.com","password":"bench-password"}')
+        declare -g "hot_token_$name=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["idToken"])' <<<"$signup")"
+    done
+    wrk_sqlite=("http://127.0.0.1:$port_sqlite/api/commit" -H "Authorization: Bearer $hot_token_sqlite"
+        -s bench/docs-hot.lua)
+    wrk_pg=("http://127.0.0.1:$port_pg/api/commit" -H "Authorization: Bearer $hot_token_pg" -s bench/docs-hot.lua)
+    CONNECTIONS=$HOT_CONNECTIONS run_sides hot- sqlite pg
+    echo "median  sqlite $rps_sqlite updates/s  p99 $p99_sqlite ms  |  pg $rps_pg updates/s  p99 $p99_pg ms"
+    sleep 1.1
+    hot_not_ok=0
+    for name in sqlite pg; do
+        read -r commits ok < <(awk '$4 == "/api/commit" && $3 == "POST" { n++; if ($5 == 200) ok++ }
+            END { print n + 0, ok + 0 }' "$dir/$name.log")
+        echo "$name: hot commits in the access log: $commits, of which 200: $ok"
+        hot_not_ok=$((hot_not_ok + commits - ok))
+    done
+    hot_ratio=$(ratio "$rps_pg" "$rps_sqlite")
+    echo "pg_hot_ratio=$hot_ratio hot_not_ok=$hot_not_ok"
 fi
 
 # --- 3. A query on a large collection -------------------------------------------------------------------------------
@@ -230,5 +267,6 @@ echo "postgres_summary get_ratio=$get_ratio create_ratio=$create_ratio pg_query_
     "pg_query_p99_ms=$pg_p99 sqlite_query_p50_ms=$sqlite_p50 sqlite_query_p99_ms=$sqlite_p99" \
     "pg_rare_p50_ms=${pg_rare_p50:-skipped} pg_status_unindexed_p50_ms=${pg_status_p50:-skipped}" \
     "sqlite_status_unindexed_p50_ms=${sqlite_status_p50:-skipped} docs=$DOCS" \
-    "cross_node_p50_ms=$cross_p50 cross_node_p99_ms=$cross_p99 listeners=$LISTENERS"
+    "cross_node_p50_ms=$cross_p50 cross_node_p99_ms=$cross_p99 listeners=$LISTENERS" \
+    "hot_ratio=$hot_ratio hot_not_ok=$hot_not_ok"
 exit "$status"

@@ -19,6 +19,8 @@ public struct DataAccess: Sendable {
     let logger: Logger
     /// What one query may ask for and cost (`query.*`).
     let queryLimits: QueryLimits
+    /// Rule-checked writes to one document, one after the other (`DurableCommit`).
+    let writeLines = DocumentLines()
     /// The rules in force and their version, as each event loop last read them.
     private let loopRules: LoopLocal<(version: UInt64, ruleSet: RuleSet)?>
     /// Allowed `get` decisions that depend on the caller and path only, per event loop.

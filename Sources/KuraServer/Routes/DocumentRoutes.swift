@@ -30,7 +30,7 @@ struct DocumentRoutes {
                 }
                 return try context.offload { try read(request, caller) }
             })
-        let durable = DurableCommit(store: store)
+        let durable = DurableCommit(store: store, lines: access.writeLines)
         router.post(
             "/api/docs/*path",
             callers.resolving(.anyone) { request, context in

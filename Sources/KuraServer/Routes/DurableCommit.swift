@@ -10,8 +10,12 @@ struct DurableCommit: Sendable {
     let store: any DocumentStore
     /// Bodies up to this size are decoded on the event loop (microseconds); larger ones on the worker pool.
     static let decodeOnLoopBytes = 64 << 10
-    /// Commits whose rule check raced a concurrent write are checked again and retried this many times in all.
-    static let maxAttempts = 5
+    /// The lines that put this node's rule-checked writes to one document one after the other (`nil`: admin
+    /// writes only).
+    var lines: DocumentLines? = nil
+    /// A rule-checked commit whose pinned documents changed anyway (a write from another node, or the
+    /// administrator's) is checked again and retried, holding its lines, up to this many times in all.
+    static let maxAttempts = 50
 
     /// The writes to commit.
     struct Plan: Sendable {
@@ -55,18 +59,25 @@ struct DurableCommit: Sendable {
         respond: @escaping @Sendable ([WriteResult]) throws -> Response
     ) -> Response {
         let store = self.store
+        let lines = self.lines
         let onLoop = preparation == .auto && request.body.count <= Self.decodeOnLoopBytes
         return .later { promise in
             let attempt = CommitAttempt(
-                store: store, environment: environment, answer: answer, plan: plan, respond: respond, promise: promise)
+                store: store, lines: lines, environment: environment, answer: answer, plan: plan, respond: respond,
+                promise: promise)
             if onLoop { attempt.run(onLoop: true) } else { attempt.runOnWorkerPool() }
         }
     }
 }
 
 /// One commit from preparation to answer, across its retries.
+///
+/// A plan with pinning preconditions takes its documents' lines (`DocumentLines`) before it commits: when it had to
+/// wait, the documents have changed since its read, so it is prepared again first. It keeps the lines through its
+/// retries and gives them back with the answer.
 private final class CommitAttempt: Sendable {
     let store: any DocumentStore
+    let lines: DocumentLines?
     let environment: RequestEnvironment
     let answer: DurableCommit.Answer
     let plan: @Sendable (_ onLoop: Bool) throws -> DurableCommit.Plan
@@ -74,11 +85,13 @@ private final class CommitAttempt: Sendable {
     let promise: ResponsePromise
 
     init(
-        store: any DocumentStore, environment: RequestEnvironment, answer: DurableCommit.Answer,
+        store: any DocumentStore, lines: DocumentLines?, environment: RequestEnvironment,
+        answer: DurableCommit.Answer,
         plan: @escaping @Sendable (_ onLoop: Bool) throws -> DurableCommit.Plan,
         respond: @escaping @Sendable ([WriteResult]) throws -> Response, promise: ResponsePromise
     ) {
         self.store = store
+        self.lines = lines
         self.environment = environment
         self.answer = answer
         self.plan = plan
@@ -86,42 +99,63 @@ private final class CommitAttempt: Sendable {
         self.promise = promise
     }
 
-    func runOnWorkerPool(attempt: Int = 1) {
+    func runOnWorkerPool(attempt: Int = 1, holding: [DocumentPath]? = nil) {
         do {
-            try environment.workers.submit(on: environment.eventLoop, { self.run(onLoop: false, attempt: attempt) }) {
-                _ in
-            }
+            try environment.workers.submit(
+                on: environment.eventLoop, { self.run(onLoop: false, attempt: attempt, holding: holding) }
+            ) { _ in }
         } catch {
-            promise.fail(error)
+            fail(error, holding: holding)
         }
     }
 
-    func run(onLoop: Bool, attempt: Int = 1) {
+    func run(onLoop: Bool, attempt: Int = 1, holding: [DocumentPath]? = nil) {
         let prepared: DurableCommit.Plan
         do {
             prepared = try plan(onLoop)
         } catch is MustRunOnWorkerPool where onLoop {
-            return runOnWorkerPool(attempt: attempt)
+            return runOnWorkerPool(attempt: attempt, holding: holding)
         } catch {
-            return promise.fail(error)
+            return fail(error, holding: holding)
         }
+        guard holding == nil, prepared.retryOnFailedPrecondition, let lines else {
+            return commit(prepared, attempt: attempt, holding: holding)
+        }
+        let paths = prepared.writes.map(\.path)
+        lines.enter(paths) { [self] waited in
+            if waited {
+                runOnWorkerPool(attempt: attempt, holding: paths)
+            } else {
+                commit(prepared, attempt: attempt, holding: paths)
+            }
+        }
+    }
+
+    private func commit(_ prepared: DurableCommit.Plan, attempt: Int, holding: [DocumentPath]?) {
         store.commit(prepared.writes) { [self] result in
             // On the store's completion queue: hand off at once, later batches' completions wait for us.
             switch result {
             case .failure(let error as APIError)
             where error.code == .failedPrecondition && prepared.retryOnFailedPrecondition:
                 guard attempt < DurableCommit.maxAttempts else {
-                    return promise.fail(
+                    return fail(
                         APIError.aborted(
-                            "the documents kept changing while the security rules were checked; retry"))
+                            "the documents kept changing while the security rules were checked; retry"),
+                        holding: holding)
                 }
-                runOnWorkerPool(attempt: attempt + 1)
+                runOnWorkerPool(attempt: attempt + 1, holding: holding)
             case .failure(let error):
-                promise.fail(error)
+                fail(error, holding: holding)
             case .success(let results):
+                if let holding { lines?.leave(holding) }
                 finish(results)
             }
         }
+    }
+
+    private func fail(_ error: any Error, holding: [DocumentPath]?) {
+        if let holding { lines?.leave(holding) }
+        promise.fail(error)
     }
 
     private func finish(_ results: [WriteResult]) {

@@ -47,7 +47,7 @@ struct QueryRoutes {
                     return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
                 }
             })
-        let durable = DurableCommit(store: store)
+        let durable = DurableCommit(store: store, lines: access.writeLines)
         router.post(
             "/api/commit",
             callers.resolving(.anyone) { request, context in
