@@ -95,8 +95,8 @@ extension Kura {
     /// }
     /// ```
     /// The commit carries the version of every document that was read and is written, and the server refuses it
-    /// (`.failedPrecondition`) if one changed meanwhile; then `body` runs again, after a short random pause, up to
-    /// `maxAttempts` times in all. `body` may therefore run more than once: keep side effects out of it.
+    /// (`.failedPrecondition`, or `.aborted` when its documents kept changing) if one changed meanwhile; then
+    /// `body` runs again, after a short random pause, up to `maxAttempts` times in all. `body` may therefore run more than once: keep side effects out of it.
     ///
     /// Documents that are only read (not written) are not re-checked at commit: the server has no read-only
     /// precondition yet. Write a document (e.g. a counter) to make the transaction depend on it.
@@ -113,7 +113,9 @@ extension Kura {
                 let writes = transaction.preconditionedWrites()
                 if !writes.isEmpty { _ = try await sendCommit(writes) }
                 return value
-            } catch let error as KuraError where error.code == .failedPrecondition && attempt < maxAttempts {
+            } catch let error as KuraError
+                where [.failedPrecondition, .aborted].contains(error.code) && attempt < maxAttempts
+            {
                 // Contention: back off a random while (growing with each attempt) so the writers spread out.
                 let ceiling = 10_000_000 * UInt64(1 << min(attempt, 6))
                 try await Task.sleep(nanoseconds: UInt64.random(in: ceiling / 4...ceiling))
