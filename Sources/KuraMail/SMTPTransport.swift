@@ -61,6 +61,10 @@ struct SMTPTransport: Sendable {
                 kura_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
                 kura_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout.milliseconds))
                 kura_curl_setopt_long(curl, CURLOPT_TIMEOUT_MS, Int(configuration.timeout.milliseconds))
+                // The wait for the relay's answer to the message itself is not under CURLOPT_TIMEOUT: without this a
+                // relay that takes the message and never answers held the deliverer (and its lease) for minutes.
+                let seconds = (configuration.timeout.milliseconds + 999) / 1000
+                kura_curl_setopt_long(curl, CURLOPT_SERVER_RESPONSE_TIMEOUT, Int(max(1, seconds)))
                 kura_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorPointer.baseAddress!))
                 let useSSL: curl_usessl =
                     switch configuration.startTLS {

@@ -13,8 +13,12 @@ public final class SMTPSink {
     public let directory: String
     private let process: Process
 
-    /// Starts the sink on `port`, storing mails in `directory`, and waits until it listens.
-    public init(port: Int, directory: String, user: String? = nil, password: String? = nil) throws {
+    /// Starts the sink on `port`, storing mails in `directory`, and waits until it listens. `faults` are played on
+    /// the first messages, one each (smtp_sink.py's `--faults`: a reply code, `timeout`, `drop`,
+    /// `drop-after-accept`).
+    public init(
+        port: Int, directory: String, user: String? = nil, password: String? = nil, faults: [String] = []
+    ) throws {
         self.port = port
         self.directory = directory
         try? FileManager.default.removeItem(atPath: directory + "/ready")
@@ -22,6 +26,7 @@ public final class SMTPSink {
         process.executableURL = URL(fileURLWithPath: try TestEnvironment.python())
         var arguments = [TestEnvironment.repositoryRoot + "/Tests/Support/smtp_sink.py", String(port), directory]
         if let user { arguments += ["--user", user, "--password", password ?? ""] }
+        if !faults.isEmpty { arguments += ["--faults", faults.joined(separator: ",")] }
         process.arguments = arguments
         _ = FileManager.default.createFile(atPath: directory + ".log", contents: nil)
         let log = FileHandle(forWritingAtPath: directory + ".log")
@@ -63,6 +68,12 @@ public final class SMTPSink {
             guard let object = try JSONValue.parse(Array(data)).objectValue else { throw TestFailure("not an object") }
             return object
         }
+    }
+
+    /// How many of the faults given at start have been played.
+    public var faultsUsed: Int {
+        (try? String(contentsOfFile: directory + "/faults-used", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
     }
 
     /// The raw message of mail `number` (1-based).
