@@ -162,6 +162,10 @@ extension APIError {
     public static func unavailable(_ message: String) -> APIError {
         APIError(.unavailable, status: 503, message: message)
     }
+    /// 503 `UNAVAILABLE` for a server that is busy for now, with `Retry-After: seconds`.
+    public static func busy(_ message: String, retryAfterSeconds seconds: Int = 1) -> APIError {
+        APIError(.unavailable, status: 503, message: message, headers: [("Retry-After", String(seconds))])
+    }
     /// 505 `HTTP_VERSION_NOT_SUPPORTED`.
     public static func httpVersionNotSupported(_ message: String) -> APIError {
         APIError(.httpVersionNotSupported, status: 505, message: message)

@@ -131,7 +131,7 @@ final class HTTPLoop: @unchecked Sendable {
     /// Answers 503 to a connection over the limit and closes it, without keeping any state for it.
     private func refuse(_ client: UnsafeMutablePointer<uv_tcp_t>) {
         var bytes: [UInt8] = []
-        let error = APIError.unavailable("too many open connections (limit \(config.maxConnections))")
+        let error = APIError.busy("too many open connections (limit \(config.maxConnections)); retry later")
         var exchange = Exchange(
             sequence: 0, method: .GET, target: "-", requestID: nextRequestID(), startedNanos: 0, keepAlive: false,
             http10: false)

@@ -42,7 +42,7 @@ public final class WorkerPool: Sendable {
         let (_, admitted) = queued.add(1, ordering: .relaxed)  // (old, new)
         guard admitted <= maxQueued else {
             queued.subtract(1, ordering: .relaxed)
-            throw APIError.unavailable("the server is busy: worker queue full (\(maxQueued) jobs); retry later")
+            throw APIError.busy("the server is busy: worker queue full (\(maxQueued) jobs); retry later")
         }
         let job = WorkJob(
             run: {

@@ -123,7 +123,43 @@ private let kilobyteChunk = "400\r\n" + String(repeating: "c", count: 1024) + "\
         }
     }
 
-    @Test("connections over maxConnections get 503 UNAVAILABLE and are closed")
+    @Test("with the worker queue full: 503 UNAVAILABLE with Retry-After, and served again once it drains")
+    func workerQueueFull() throws {
+        let release = Signal()
+        try withTestHTTPServer(
+            {
+                $0.workerThreads = 1; $0.workerQueueLimit = 2
+            },
+            routes: { router in
+                router.get("/hold") { _, context in
+                    context.environment.offload {
+                        _ = release.wait(timeout: 30)
+                        return .text("held")
+                    }
+                }
+            }
+        ) { server in
+            // Two jobs fill the queue (waiting or running); the third is refused at once.
+            let holders = try (0..<2).map { _ in try server.connect() }
+            for holder in holders { try holder.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n") }
+            #expect(waitUntil(timeout: 10) { server.server.workers.pending == 2 })
+            let third = try server.connect()
+            try third.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
+            let refused = try third.readResponse()
+            #expect(refused.status == 503)
+            #expect(refused.errorCode == "UNAVAILABLE")
+            #expect(refused.header("Retry-After") == "1", "\(refused)")
+            // The loop itself never waited: health answers while the pool is full.
+            #expect(server.stillServes())
+            release.raise()
+            for holder in holders { #expect(try holder.readResponse().body == "held") }
+            let after = try server.connect()
+            try after.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try after.readResponse().status == 200)
+        }
+    }
+
+    @Test("connections over maxConnections get 503 UNAVAILABLE with Retry-After and are closed")
     func maxConnections() throws {
         try withTestHTTPServer({ $0.maxConnections = 3 }) { server in
             var open: [HTTPConnection] = []
@@ -139,6 +175,7 @@ private let kilobyteChunk = "400\r\n" + String(repeating: "c", count: 1024) + "\
             let refused = try fourth.readResponse(timeout: .seconds(1))
             #expect(refused.status == 503)
             #expect(refused.errorCode == "UNAVAILABLE")
+            #expect(refused.header("Retry-After") == "1", "\(refused)")
             #expect(fourth.closes(within: .seconds(2)))
 
             // The open ones still work, and a slot freed is a slot reusable.
