@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "KuraModel"),
         .target(name: "KuraCore", dependencies: ["KuraModel", "CSodium"]),
         .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
-        .target(name: "KuraSQLite", dependencies: ["CSQLite"]),
+        .target(name: "KuraSQLite", dependencies: ["CSQLite", "KuraCore"]),
         // libpq wrapper, schema migrator and change-log ordering for the PostgreSQL engine (docs/scaling.md).
         .target(name: "KuraPostgres", dependencies: ["CPostgres", "KuraCore"]),
         .target(name: "KuraStore", dependencies: ["KuraModel", "KuraCore"]),

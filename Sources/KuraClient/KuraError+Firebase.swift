@@ -81,7 +81,7 @@ extension KuraError: LocalizedError {
         case .permissionDenied, .emailNotVerified, .userDisabled, .originNotAllowed: .permissionDenied
         // A listen stream whose client fell behind ends with OVERFLOW; the SDK resumes it, so an app sees it only
         // if it reads the code itself.
-        case .tooManyAttemptsTryLater, .resourceExhausted, .overflow: .resourceExhausted
+        case .tooManyAttemptsTryLater, .resourceExhausted, .overflow, .insufficientStorage: .resourceExhausted
         case .aborted: .aborted
         case .failedPrecondition, .credentialTooOldLoginAgain, .expectationFailed: .failedPrecondition
         case .methodNotAllowed, .httpVersionNotSupported, .notImplemented: .unimplemented

@@ -55,6 +55,7 @@ public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
         case alreadyExists, failedPrecondition, documentTooLarge, notFound, methodNotAllowed
         case requestTimeout, payloadTooLarge, expectationFailed, headersTooLarge, httpVersionNotSupported
         case invalidRules, originNotAllowed, resourceExhausted, aborted, notImplemented, overflow
+        case insufficientStorage
         case `internal`
         /// The server is overloaded (503), or cannot be reached at all (a network failure).
         case unavailable
@@ -101,6 +102,7 @@ public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
             (.resourceExhausted, ErrorCode.resourceExhausted.rawValue), (.aborted, ErrorCode.aborted.rawValue),
             (.notImplemented, ErrorCode.notImplemented.rawValue), (.overflow, ErrorCode.overflow.rawValue),
             (.internal, ErrorCode.`internal`.rawValue), (.unavailable, ErrorCode.unavailable.rawValue),
+            (.insufficientStorage, ErrorCode.insufficientStorage.rawValue),
             (.notSignedIn, "NOT_SIGNED_IN"),
             (.invalidResponse, "INVALID_RESPONSE"), (.cancelled, "CANCELLED"),
         ]

@@ -28,6 +28,13 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// An error of a lower layer (a database library) some of whose cases are answered as an `APIError` rather than
+/// as an opaque 500: a full disk is 507 `INSUFFICIENT_STORAGE`.
+public protocol AnswerableError: Error {
+    /// How this error is answered; `nil`: as a bug (500, logged).
+    var answer: APIError? { get }
+}
+
 extension APIError {
     /// A model `ValidationError` as it is answered: 400 with its code and message.
     public init(_ error: ValidationError) {
@@ -41,6 +48,8 @@ extension APIError {
             self = error
         } else if let error = error as? ValidationError {
             self.init(error)
+        } else if let error = error as? any AnswerableError, let answer = error.answer {
+            self = answer
         } else {
             return nil
         }
@@ -161,6 +170,10 @@ extension APIError {
     /// 503 `UNAVAILABLE`.
     public static func unavailable(_ message: String) -> APIError {
         APIError(.unavailable, status: 503, message: message)
+    }
+    /// 507 `INSUFFICIENT_STORAGE`: the disk is full, so nothing was written; reads go on.
+    public static func insufficientStorage(_ message: String) -> APIError {
+        APIError(.insufficientStorage, status: 507, message: message)
     }
     /// 503 `UNAVAILABLE` for a server that is busy for now, with `Retry-After: seconds`.
     public static func busy(_ message: String, retryAfterSeconds seconds: Int = 1) -> APIError {

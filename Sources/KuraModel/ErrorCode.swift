@@ -90,6 +90,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let `internal` = ErrorCode(rawValue: "INTERNAL")
     /// `UNAVAILABLE`: overloaded; retry later (503).
     public static let unavailable = ErrorCode(rawValue: "UNAVAILABLE")
+    /// `INSUFFICIENT_STORAGE`: the disk (or the database's) is full; nothing was written (507).
+    public static let insufficientStorage = ErrorCode(rawValue: "INSUFFICIENT_STORAGE")
 
     /// `OVERFLOW`: the last event of a listen stream whose client did not read fast enough (docs/realtime.md).
     public static let overflow = ErrorCode(rawValue: "OVERFLOW")
@@ -103,6 +105,6 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
         .originNotAllowed, .userNotFound, .tooManyAttemptsTryLater, .resourceExhausted, .alreadyExists,
         .aborted, .failedPrecondition, .documentTooLarge, .notFound, .methodNotAllowed, .requestTimeout,
         .payloadTooLarge, .expectationFailed, .headersTooLarge, .notImplemented, .httpVersionNotSupported,
-        .internal, .unavailable,
+        .internal, .unavailable, .insufficientStorage,
     ]
 }

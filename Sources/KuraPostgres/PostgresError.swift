@@ -1,6 +1,8 @@
+import KuraCore
+
 /// A PostgreSQL or libpq failure. Not a `APIError`: the server answers it as an opaque 500 (or retries it) and
 /// logs the details.
-public struct PostgresError: Error, CustomStringConvertible, Sendable {
+public struct PostgresError: Error, CustomStringConvertible, Sendable, AnswerableError {
     /// What failed, in the wrapper's terms.
     public enum Kind: Sendable, Equatable {
         /// Opening (or re-opening) the connection failed; no server accepted it.
@@ -32,6 +34,12 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         self.sqlState = sqlState
         self.message = message
         self.detail = detail
+    }
+
+    /// PostgreSQL's `disk_full` (53100) is answered 507 `INSUFFICIENT_STORAGE`; anything else is a 500.
+    public var answer: APIError? {
+        sqlState == "53100"
+            ? .insufficientStorage("the database server's disk is full: nothing was written; reads go on") : nil
     }
 
     public var description: String {

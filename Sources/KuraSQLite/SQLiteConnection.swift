@@ -1,13 +1,23 @@
 import CSQLite
+import KuraCore
 import Synchronization
 
-/// An SQLite failure. Not a `APIError`: the server answers it as an opaque 500 and logs the details.
-public struct SQLiteError: Error, CustomStringConvertible {
+/// An SQLite failure. Not a `APIError`: the server answers it as an opaque 500 and logs the details, except a full
+/// disk (`SQLITE_FULL`), which is 507 `INSUFFICIENT_STORAGE`: SQLite rolls the statement back, so nothing is written,
+/// and the database stays usable for reads and for writes once there is room again.
+public struct SQLiteError: Error, CustomStringConvertible, AnswerableError {
     /// The SQLite result code.
     public var code: Int32
     /// SQLite's message plus what was being done.
     public var message: String
     public var description: String { "SQLite error \(code): \(message)" }
+
+    /// `SQLITE_FULL`, with or without an extended code.
+    public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
+
+    public var answer: APIError? {
+        isDiskFull ? .insufficientStorage("the disk is full: nothing was written; reads go on (free some space)") : nil
+    }
 
     public init(code: Int32, message: String) {
         self.code = code

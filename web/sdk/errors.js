@@ -46,6 +46,7 @@ const DATA_CODES = {
   RESOURCE_EXHAUSTED: 'resource-exhausted',
   TOO_MANY_ATTEMPTS_TRY_LATER: 'resource-exhausted',
   UNAVAILABLE: 'unavailable',
+  INSUFFICIENT_STORAGE: 'resource-exhausted',
   REQUEST_TIMEOUT: 'deadline-exceeded',
   INTERNAL: 'internal',
   CANCELLED: 'cancelled',
