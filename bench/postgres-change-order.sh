@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark, not a test: what keeping the change log in commit order costs on PostgreSQL, and what one libpq round
-# trip costs (docs/scaling.md, "Change-log order on PostgreSQL"). pgbench (libpq, C) against a throwaway server from
-# Tests/Support/postgres_server.sh (fsync on), each case for DURATION seconds at each client count in CLIENTS:
+# trip costs (docs/design/scaling.md, "Change-log order on PostgreSQL"). pgbench (libpq, C) against a throwaway server
+# from Tests/Support/postgres_server.sh (fsync on), each case for DURATION seconds at each client count in CLIENTS:
 #   roundtrip  SELECT 1, prepared, one client                            -> latency of one round trip
 #   sequence   BEGIN; INSERT change (bigserial); COMMIT                  -> no order guarantee (the baseline)
 #   counter    BEGIN; INSERT document; UPDATE counter RETURNING; INSERT change; COMMIT   (ChangeSequence)

@@ -25,7 +25,7 @@
 #              KURA_ARGS="…" (flags for every kura), DOCS=1000000 LOADERS=4 QUERIES=2000 QUERY_CLIENTS=2,
 #              LISTENERS=1000 WRITES=1000 INTERVAL_MS=10, POOL_SIZE=16 (store.poolSize of each PostgreSQL node),
 #              HOT_CONNECTIONS=8 (the hot step's writers).
-#              KURA_ARGS="--set logLevel=debug": step 4 also prints each node's stage times (docs/scaling.md,
+#              KURA_ARGS="--set logLevel=debug": step 4 also prints each node's stage times (docs/design/scaling.md,
 #              "Realtime across nodes: where the time goes").
 set -euo pipefail
 
@@ -239,8 +239,9 @@ if [[ $steps == *" realtime "* ]]; then
         "$load" latency "$port_pg" "$key_pg" "$LISTENERS" "$WRITES" "$INTERVAL_MS" | tee "$dir/latency.txt"
     eval "$(tr ' ' '\n' <"$dir/latency.txt" | grep '=')"
     cross_p50=$latency_ack_p50_ms cross_p99=$latency_ack_p99_ms
-    # With KURA_ARGS="--set logLevel=debug" every node logs, every 5 s, where an event's time went (docs/performance.md,
-    # "Where a cross-node event's time goes"): wait for the last window, then show each node's lines.
+    # With KURA_ARGS="--set logLevel=debug" every node logs, every 5 s, where an event's time went
+    # (docs/design/scaling.md, "Realtime across nodes: where the time goes"): wait for the last window, then show
+    # each node's lines.
     if grep -q 'realtime: delivery times' "$dir"/pg*.log; then
         sleep 5.5
         for name in pg pg2 pg3; do

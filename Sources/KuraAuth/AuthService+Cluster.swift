@@ -2,7 +2,7 @@ import KuraCore
 import Synchronization
 
 /// A change made in this process that other nodes sharing the accounts must hear of, so that what they cache stays
-/// correct (docs/scaling.md, "What nodes tell each other").
+/// correct (docs/design/scaling.md, "What nodes tell each other").
 public enum AuthChange: Sendable, Equatable {
     /// An account changed without narrowing what its tokens grant (display name, a verified address).
     case accountChanged(uid: String)

@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Durations of named stages, recorded from any thread and summed up as percentiles: how long a change takes from
-/// its commit to its listeners' sockets, stage by stage (kept only at `logLevel = debug`; docs/performance.md,
-/// "Where a cross-node event's time goes").
+/// its commit to its listeners' sockets, stage by stage (kept only at `logLevel = debug`; docs/design/scaling.md,
+/// "Realtime across nodes: where the time goes").
 public final class StageTimings: Sendable {
     private let state = Mutex(State())
 

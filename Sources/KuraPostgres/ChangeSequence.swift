@@ -1,4 +1,4 @@
-/// Gap-free, commit-ordered numbers for a change log on PostgreSQL (docs/scaling.md, "Change-log order on
+/// Gap-free, commit-ordered numbers for a change log on PostgreSQL (docs/design/scaling.md, "Change-log order on
 /// PostgreSQL").
 ///
 /// The contract a change-log follower relies on: entries become visible in sequence order, with no gap that

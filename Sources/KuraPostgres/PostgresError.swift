@@ -54,6 +54,8 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Answerabl
     public var isSerializationFailure: Bool { sqlState == "40001" }
     /// `40P01`: the transaction was chosen as a deadlock victim; running it again may succeed.
     public var isDeadlock: Bool { sqlState == "40P01" }
+    /// `42501`: the role lacks a privilege the statement needs (at start-up: it may not create tables).
+    public var isInsufficientPrivilege: Bool { sqlState == "42501" }
     /// `23505`: a unique constraint refused the row.
     public var isUniqueViolation: Bool { sqlState == "23505" }
     /// True when the connection itself is gone (class `08`, `57P01` admin shutdown, or libpq lost the socket):

@@ -47,8 +47,32 @@ public struct SchemaMigrator: Sendable {
     /// `.schemaAhead` when the database records a version this list does not know (a newer build migrated it),
     /// and `.protocolViolation` when an applied version's name differs from this list's. `progress` receives the
     /// lines of the pending steps' `work`.
+    /// A `42501` (insufficient privilege) carries a hint: the role must own the database.
     @discardableResult
     public func migrate(_ connection: PostgresConnection, progress: (String) -> Void = { _ in }) throws -> [Int] {
+        do {
+            return try migrateInTransaction(connection, progress: progress)
+        } catch let error as PostgresError where error.isInsufficientPrivilege {
+            throw Self.withOwnershipHint(error, connection)
+        }
+    }
+
+    /// `error` with a hint naming the role and database. The obvious `GRANT ALL ON DATABASE` does not let a role
+    /// create tables in the `public` schema on PostgreSQL 15 and later; owning the database does.
+    static func withOwnershipHint(_ error: PostgresError, _ connection: PostgresConnection) -> PostgresError {
+        // The transaction was rolled back, so the session can still answer; fall back to the connection string.
+        let names = try? connection.query("SELECT current_user, current_database()")
+        let role = names?.string(0, 0) ?? connection.parameter("user") ?? "kura"
+        let database = names?.string(0, 1) ?? connection.parameter("dbname") ?? role
+        var hinted = error
+        hinted.message +=
+            "; the role \(role) cannot create Kura's tables: it needs to own the database. Create it with"
+            + " `createdb -O \(role) \(database)`, or run `ALTER DATABASE \(database) OWNER TO \(role)` as a"
+            + " superuser (GRANT ALL ON DATABASE is not enough on PostgreSQL 15 and later)"
+        return hinted
+    }
+
+    private func migrateInTransaction(_ connection: PostgresConnection, progress: (String) -> Void) throws -> [Int] {
         try connection.transaction { connection in
             try connection.query("SELECT pg_advisory_xact_lock($1)", [.int(Self.lockKey)])
             // Created under the lock: concurrent `CREATE TABLE IF NOT EXISTS` can still collide on the catalog.

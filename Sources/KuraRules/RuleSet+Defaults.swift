@@ -32,7 +32,7 @@ extension RuleSet {
             {"name": "owner writes nested note", "auth": {"uid": "alice"}, "method": "create",
              "path": "/users/alice/notes/n1", "data": {"text": "hi"}, "expect": "allow"},
             {"name": "owner lists own notes", "auth": {"uid": "alice"}, "method": "list",
-             "path": "/users/alice/notes", "expect": "allow"},
+             "path": "/users/alice/notes/n2", "expect": "allow"},
             {"name": "other user cannot read", "auth": {"uid": "bob"}, "method": "get",
              "path": "/users/alice", "expect": "deny"},
             {"name": "other user cannot write", "auth": {"uid": "bob"}, "method": "update",

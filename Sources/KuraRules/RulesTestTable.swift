@@ -37,6 +37,19 @@ public struct RulesTestTable: Sendable {
         public var passed: Bool
         /// The decision the rules made.
         public var decision: RuleDecision
+        /// `true` when the case expected `allow`.
+        public var expectAllow: Bool
+
+        /// `PASS name (allow)`, or for a failure `FAIL name: expected allow, got deny (why)`.
+        public var line: String {
+            let got: String
+            switch decision {
+            case .allow: got = "allow"
+            case .deny(let reason): got = reason.isEmpty ? "deny" : "deny (\(reason))"
+            }
+            guard !passed else { return "PASS \(name) (\(decision.isAllowed ? "allow" : "deny"))" }
+            return "FAIL \(name): expected \(expectAllow ? "allow" : "deny"), got \(got)"
+        }
     }
 
     /// The `"rules"` file path from the table, relative as written; `nil` when the rules are given separately.
@@ -167,7 +180,9 @@ public struct RulesTestTable: Sendable {
                 requestResource: testCase.data.map { RuleDocument(id: id, data: $0) }, time: testCase.time,
                 lookup: { documents[$0] })
             let decision = rules.evaluate(method: testCase.method, path: testCase.path, context: context)
-            return Result(name: testCase.name, passed: decision.isAllowed == testCase.expectAllow, decision: decision)
+            return Result(
+                name: testCase.name, passed: decision.isAllowed == testCase.expectAllow, decision: decision,
+                expectAllow: testCase.expectAllow)
         }
     }
 }

@@ -4,7 +4,7 @@ import KuraRules
 /// `kura rules test TABLE [--rules FILE]`: runs a rules test table (docs/rules.md) against a rules file, the
 /// table's own `"rules"` file (relative to the table), or the default rules.
 public enum RulesTool {
-    /// One line per case (`PASS`/`FAIL name: decision`), a summary line, and whether every case passed.
+    /// One line per case (`PASS name (allow)`, `FAIL name: expected allow, got deny (why)`), a summary line, and whether every case passed.
     public static func test(tablePath: String, rulesPath: String?) throws -> (report: String, passed: Bool) {
         let tableText = try String(contentsOfFile: tablePath, encoding: .utf8)
         let table = try RulesTestTable.decode(json: tableText)
@@ -19,10 +19,7 @@ public enum RulesTool {
             rules = RuleSet.defaultRules
         }
         let results = table.run(rules)
-        var lines = results.map { result -> String in
-            let decision = result.decision.isAllowed ? "allow" : "deny"
-            return "\(result.passed ? "PASS" : "FAIL") \(result.name) (\(decision))"
-        }
+        var lines = results.map(\.line)
         let failed = results.filter { !$0.passed }.count
         lines.append("\(results.count - failed) passed, \(failed) failed")
         return (lines.joined(separator: "\n"), failed == 0)

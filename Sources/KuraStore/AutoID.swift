@@ -7,7 +7,8 @@ import KuraModel
 /// Why time first: index rows are keyed `(collection, field, value, id)`, so with fully random IDs every new
 /// document's rows land on random B-tree leaves and a group-committed batch of creates dirties a page per index
 /// row. Time-ordered IDs append next to each other, and the batch shares its pages (measured: durable creates/s
-/// up several times; docs/performance.md). The ID reveals when the document was made, as `createTime` does.
+/// up several times; docs/design/performance.md, "Durable creates on SQLite"). The ID reveals when the document
+/// was made, as `createTime` does.
 public enum AutoID {
     /// Digits in byte order, so IDs compare like their timestamps.
     private static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)

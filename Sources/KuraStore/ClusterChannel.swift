@@ -1,8 +1,8 @@
 import KuraModel
 
 /// Something one node tells the other nodes on the same engine, so that what they hold in memory stays correct
-/// (docs/scaling.md, "What nodes tell each other"). Every event is a hint to read the truth again (the database);
-/// none carries data another node would trust without reading it.
+/// (docs/design/scaling.md, "What nodes tell each other"). Every event is a hint to read the truth again (the
+/// database); none carries data another node would trust without reading it.
 public enum ClusterEvent: Sendable, Equatable {
     /// The change log grew up to `through` (the engine's commit notification): follow it, and forget the cached
     /// documents it names.

@@ -20,7 +20,7 @@ import KuraModel
 ///   reused after pruning. `TargetReader` takes a missing `after + 1` to mean the log was pruned past `after`.
 ///
 /// SQLite's single writer gives all three for free. A PostgreSQL `SEQUENCE` under concurrent transactions does
-/// not (a later number can commit first); docs/scaling.md, "Change-log order on PostgreSQL", says how that
+/// not (a later number can commit first); docs/design/scaling.md, "Change-log order on PostgreSQL", says how that
 /// engine must number its entries. `ChangeLogOrderTests` (Tests/KuraStoreTests) holds every engine to this with
 /// concurrent committers.
 public protocol DocumentStore: Sendable {

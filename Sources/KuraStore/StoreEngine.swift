@@ -1,6 +1,6 @@
 /// A storage engine, chosen by `store.engine`: what a node needs to open its document database, copy it, and
-/// close it, without naming the engine's types. `SQLiteEngine` (KuraSQLiteEngine) is the embedded default; a
-/// PostgreSQL engine shared by several nodes comes next (issue 17, docs/scaling.md).
+/// close it, without naming the engine's types. `SQLiteEngine` (KuraSQLiteEngine) is the embedded default;
+/// `PostgresEngine` (KuraPostgresEngine) is shared by several nodes (docs/scaling.md).
 ///
 /// Every engine's document store must pass the conformance suite (Tests/KuraStoreTests), including the change-log
 /// contract stated on `DocumentStore.changes(after:limit:)`.

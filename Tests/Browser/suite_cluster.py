@@ -193,7 +193,7 @@ def failover(t):
     primary = Postgres()
     t.cleanup.append(primary.close)
     # Synchronous replication: a commit is acknowledged only once the standby has it, so promoting the standby
-    # loses no acknowledged write (docs/scaling.md, "Failover").
+    # loses no acknowledged write (docs/scaling.md, "PostgreSQL: a primary and a streaming standby").
     standby = Postgres(standby_of=primary)
     t.cleanup.append(standby.close)
     primary.sql("ALTER SYSTEM SET synchronous_standby_names = '*'")

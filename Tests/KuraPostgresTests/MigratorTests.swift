@@ -62,4 +62,25 @@ struct MigratorTests {
         let disagreeing = #expect(throws: PostgresError.self) { try SchemaMigrator(renamed).migrate(connection) }
         #expect(disagreeing?.kind == .protocolViolation)
     }
+
+    @Test func aRoleThatMayNotCreateTablesIsToldToOwnTheDatabase() throws {
+        let url = try TestPostgres.freshDatabase()
+        let database = String(url.split(separator: "/").last!.split(separator: "?").first!)
+        let role = "\(database)_grantee"
+        let connection = try PostgresConnection(url: url)
+        // What PostgreSQL 15 gives a role that was only granted the database: no CREATE on the public schema (the
+        // REVOKE makes older servers behave the same).
+        try connection.execute(
+            """
+            CREATE ROLE \(role); GRANT ALL ON DATABASE \(database) TO \(role);
+            REVOKE CREATE ON SCHEMA public FROM PUBLIC; SET ROLE \(role)
+            """)
+        let error = #expect(throws: PostgresError.self) { try SchemaMigrator(Self.steps).migrate(connection) }
+        #expect(error?.sqlState == "42501")
+        #expect(error?.message.contains("createdb -O \(role) \(database)") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("ALTER DATABASE \(database) OWNER TO \(role)") == true)
+
+        try connection.execute("RESET ROLE; ALTER DATABASE \(database) OWNER TO \(role); SET ROLE \(role)")
+        #expect(try SchemaMigrator(Self.steps).migrate(connection) == [1, 2, 5])
+    }
 }

@@ -64,6 +64,11 @@ import Testing
                 """, fileName: "custom.rules")
         let results = table.run(rules)
         #expect(results.map(\.passed) == [true, false])
+        #expect(results[0].line == "PASS admin via lookup (allow)")
+        // A failure says what was expected and what the rules decided, with the rules' reason.
+        #expect(
+            results[1].line
+                == "FAIL wrong expectation: expected allow, got deny (no 'allow get' rule matches this path)")
     }
 
     @Test(arguments: [

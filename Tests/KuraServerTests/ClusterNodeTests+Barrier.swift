@@ -6,7 +6,7 @@ import Testing
 
 @testable import KuraServer
 
-/// A revocation answers only once every other live node applied it (docs/scaling.md, "What nodes tell each
+/// A revocation answers only once every other live node applied it (docs/design/scaling.md, "What nodes tell each
 /// other"): the very next request to the other node, with no wait in between, is refused.
 extension ClusterNodeTests {
     enum Barrier: String, CaseIterable, CustomTestStringConvertible {

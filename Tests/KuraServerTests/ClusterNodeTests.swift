@@ -14,9 +14,10 @@ import Testing
 let postgresEngineBuilt = StoreEngines.all.contains { $0.name == "postgres" }
 
 /// Two `kura` nodes in this process on one PostgreSQL database, each with its own data directory: what one node
-/// does, the other must see at once (docs/scaling.md, "What nodes tell each other"). Every periodic backstop is set
-/// to an hour (token re-checks, listen-stream re-checks, the change-log and rules polls), so only the notifications
-/// between nodes can make these tests pass; each wait below is an upper bound for failing, not a timing claim.
+/// does, the other must see at once (docs/design/scaling.md, "What nodes tell each other"). Every periodic backstop
+/// is set to an hour (token re-checks, listen-stream re-checks, the change-log and rules polls), so only the
+/// notifications between nodes can make these tests pass; each wait below is an upper bound for failing, not a
+/// timing claim.
 @Suite(TestPostgres.available, .enabled(if: postgresEngineBuilt, "the PostgreSQL engine is not built in"))
 struct ClusterNodeTests {
 

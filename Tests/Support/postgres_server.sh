@@ -16,7 +16,7 @@
 # PG_BIN overrides the binaries' directory (default /usr/lib/postgresql/15/bin). KURA_TEST_POSTGRES_FSYNC=off
 # trades durability for speed (default on, so timings mean what they would in production).
 # KURA_TEST_POSTGRES_OPTIONS adds server flags, e.g. "-c shared_preload_libraries=pg_stat_statements" to see
-# where a bench's statements spend their time (docs/scaling.md, "Durable creates: where the time goes").
+# where a bench's statements spend their time (docs/design/scaling.md, "Where a create's time goes").
 set -euo pipefail
 
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}

@@ -14,9 +14,9 @@ import KuraPostgres
 ///   own). Step 100 had an index on `idx` for that lookup (`idx_doc`); five more index entries per document of
 ///   five fields, the largest part of a create's cost after the rows themselves, for a lookup only some queries
 ///   make. Every insert and update of a document row writes both arrays.
-/// - `changes.seq` comes from the counter row `documents` of `ChangeSequence` (docs/scaling.md, "Change-log order
-///   on PostgreSQL"), taken by each batch as its last statement before COMMIT, so sequences are dense and become
-///   visible in order across every node.
+/// - `changes.seq` comes from the counter row `documents` of `ChangeSequence` (docs/design/scaling.md, "Change-log
+///   order on PostgreSQL"), taken by each batch as its last statement before COMMIT, so sequences are dense and
+///   become visible in order across every node.
 /// - `composite_catalog` holds one number that changes whenever the set or state of composite indexes changes;
 ///   each write batch reads it (under a shared advisory lock that declaring or dropping an index takes
 ///   exclusively), so every node's writes keep every index being built (PostgresDocumentStore+CompositeIndexes).

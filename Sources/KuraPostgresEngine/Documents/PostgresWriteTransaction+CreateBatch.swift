@@ -13,7 +13,7 @@ import KuraStore
 /// COMMIT go out together in one pipeline (`sendCreateBatch`), and the writer reads the answer later
 /// (`awaitCreateBatch`). That cuts each create's time in the writer by two round trips, so more creates gather for
 /// the next batch while one commits: the span other committers wait for (the commit's WAL flush) is then shared by
-/// more of them (docs/scaling.md, "Change-log order on PostgreSQL").
+/// more of them (docs/design/scaling.md, "Change-log order on PostgreSQL").
 ///
 /// The statement takes the change numbers only after the documents, their index entries and composite entries are
 /// in, as the last step of the transaction, the same as `finish`: `k` counts all three inserts, and the counter's

@@ -13,7 +13,7 @@ import Synchronization
 /// transaction on a pooled connection, takes the batch's change-log numbers from `ChangeSequence` as the last
 /// statement before COMMIT, sends `NOTIFY kura_changes, '<newest seq>'` in the same transaction, and calls the
 /// completions once COMMIT returned. The span other committers (on every node) wait for is thereby one per batch,
-/// not one per write (docs/scaling.md, "Change-log order on PostgreSQL").
+/// not one per write (docs/design/scaling.md, "Change-log order on PostgreSQL").
 ///
 /// One failing commit must not take its batch with it. A commit of several writes runs inside its own SAVEPOINT
 /// and rolls back alone. A single write runs without one (two round trips saved): it fails, if at all, before it
@@ -41,7 +41,7 @@ import Synchronization
 /// create batch on the same connection, behind it, and the server runs them as soon as the first one committed:
 /// the server does not wait for the writer to plan and send each batch, and the batches stay about as large as
 /// the creates arriving meanwhile make them (overlapping on a second connection split them into smaller ones,
-/// and each batch costs the server a few hundred µs beyond its rows; docs/scaling.md, "Durable creates: where the
+/// and each batch costs the server a few hundred µs beyond its rows; docs/design/scaling.md, "Where a create's
 /// time goes"). A batch that fails leaves its transaction aborted on the server, so the one behind it fails too
 /// and both run again as usual batches.
 final class PostgresWriter: @unchecked Sendable {

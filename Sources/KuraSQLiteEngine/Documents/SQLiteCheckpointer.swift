@@ -8,7 +8,7 @@ import KuraSQLite
 /// SQLite's default is an *auto-checkpoint* run by the committing connection once the WAL holds 1000 pages: with
 /// `synchronous=FULL` it writes every page of the WAL to the database file and fsyncs it, inside the writer's
 /// COMMIT, while every queued write waits. An index build dirties many pages, so during one those checkpoints were
-/// the multi-second tail of write latency (docs/performance.md). Here the writer connection's WAL hook replaces the
+/// the multi-second write-latency tail (docs/design/performance.md). The writer connection's WAL hook replaces the
 /// auto-checkpoint (SQLite then reports `PRAGMA wal_autocheckpoint` as 0 on it): after each commit it only notes
 /// the WAL's size and, every `checkpointPages` pages, wakes this thread, which runs a PASSIVE checkpoint (it never
 /// takes the writer's lock and copies only what no reader still needs). Once everything is copied and no reader

@@ -4,8 +4,8 @@ import KuraRealtime
 import KuraStore
 
 /// What this node tells the other nodes on its engine and what it does when they tell it something
-/// (docs/scaling.md, "What nodes tell each other"). Alone on its engine (SQLite), the channel is local and only the
-/// wiring below that publishes runs, to nobody.
+/// (docs/design/scaling.md, "What nodes tell each other"). Alone on its engine (SQLite), the channel is local and
+/// only the wiring below that publishes runs, to nobody.
 ///
 /// | heard | done here |
 /// | --- | --- |

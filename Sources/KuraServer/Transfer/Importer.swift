@@ -89,7 +89,7 @@ enum Importer {
         let checked = try check(
             path, header: header, target: merge ? accountStore : nil, bounds: bounds, logger: logger,
             interactive: interactive)
-        // On a shared engine the database holds the rules (docs/scaling.md, "What nodes tell each other").
+        // On a shared engine the database holds the rules (docs/design/scaling.md, "What nodes tell each other").
         let shared = try engine.openCluster(log: { logger.info($0) }).shared
         return try write(
             path, header: header, checked: checked, merge: merge, batchSize: batchSize, bounds: bounds,
