@@ -32,6 +32,15 @@ static const unsigned char accounts_js[] = {
 #define ACCOUNTS_JS
 #endif
 
+#if __has_embed("../../web/sdk/aggregates.js")
+static const unsigned char aggregates_js[] = {
+#embed "../../web/sdk/aggregates.js" suffix(,)
+    0};
+#define AGGREGATES_JS {"aggregates.js", aggregates_js, sizeof(aggregates_js) - 1},
+#else
+#define AGGREGATES_JS
+#endif
+
 #if __has_embed("../../web/sdk/app.js")
 static const unsigned char app_js[] = {
 #embed "../../web/sdk/app.js" suffix(,)
@@ -168,7 +177,7 @@ static const unsigned char write_queue_js[] = {
 #endif
 
 static const struct kura_web_sdk_file files[] = {
-    KURA_JS KURA_D_TS ACCOUNTS_JS APP_JS AUTH_JS DATABASE_JS DOCUMENTS_JS
+    KURA_JS KURA_D_TS ACCOUNTS_JS AGGREGATES_JS APP_JS AUTH_JS DATABASE_JS DOCUMENTS_JS
     ERRORS_JS LISTENER_VIEWS_JS LISTENERS_JS OFFLINE_JS QUERY_JS REFERENCES_JS
     SESSION_JS SSE_JS TRANSPORT_JS VALUES_JS WRITE_QUEUE_JS
     {0, 0, 0},

@@ -35,20 +35,37 @@ extension Query {
             case .collection(let segments): source = .collection(try CollectionPath(segments.joined(separator: "/")))
             case .collectionGroup(let id): source = .collectionGroup(id)
             }
-            let filters = try filters.map { filter in
+            func model(_ filter: Filter) throws -> KuraModel.Filter {
                 guard let op = KuraModel.Filter.Operator(rawValue: filter.op) else {
                     throw ValidationError.invalidQuery("unknown operator \(filter.op)")
                 }
                 return KuraModel.Filter(try QueryField(filter.field), op, filter.value.model)
             }
+            func tree(_ condition: Condition) throws -> FilterTree {
+                switch condition {
+                case .field(let filter): .filter(try model(filter))
+                case .or(let conditions): .or(try conditions.map(tree))
+                case .and(let conditions): .and(try conditions.map(tree))
+                }
+            }
             let orders = try orders.map { KuraModel.Order(try QueryField($0.field), descending: $0.descending) }
-            return StructuredQuery(
-                source, filters: filters, orderBy: orders, limit: limit,
+            var query = StructuredQuery(
+                source, filters: try filters.map(model), orderBy: orders, limit: limit,
                 start: start.map { KuraModel.Cursor(values: $0.values.map(\.model), inclusive: $0.inclusive) },
                 end: end.map { KuraModel.Cursor(values: $0.values.map(\.model), inclusive: $0.inclusive) })
+            query.composites = try composites.map(tree)
+            return query
         } catch let error as ValidationError {
             throw KuraError(error)
         }
+    }
+}
+
+extension Query {
+    /// The server's complete sort order (`NormalizedQuery.orders`), `nil` for a query the server would refuse.
+    var modelOrders: [Order]? {
+        guard let structured = try? structured(), let normalized = try? NormalizedQuery(structured) else { return nil }
+        return normalized.orders.map { Order(field: $0.field.description, descending: $0.descending) }
     }
 }
 

@@ -8,6 +8,8 @@ public struct Query: Queryable, CustomStringConvertible {
     let kura: Kura
     let source: Source
     var filters: [Filter] = []
+    /// `or`/`and` filters (`whereFilter`), AND-ed with `filters`.
+    var composites: [Condition] = []
     var orders: [Order] = []
     var limit: Int?
     var start: Cursor?
@@ -25,6 +27,22 @@ public struct Query: Queryable, CustomStringConvertible {
         var field: String
         var op: String
         var value: KuraValue
+    }
+
+    /// A `where` entry: a field filter, or an `or`/`and` of entries.
+    indirect enum Condition: Sendable, Hashable {
+        case field(Filter)
+        case or([Condition])
+        case and([Condition])
+
+        /// The entry as `POST /api/query` reads it.
+        var json: KuraValue {
+            switch self {
+            case .field(let filter): ["field": .string(filter.field), "op": .string(filter.op), "value": filter.value]
+            case .or(let conditions): ["or": .array(conditions.map(\.json))]
+            case .and(let conditions): ["and": .array(conditions.map(\.json))]
+            }
+        }
     }
 
     struct Order: Sendable, Hashable {
@@ -60,9 +78,8 @@ public struct Query: Queryable, CustomStringConvertible {
             try ResourcePath.validateID(id)
             body["collectionGroup"] = .string(id)
         }
-        if !filters.isEmpty {
-            body["where"] = .array(
-                filters.map { ["field": .string($0.field), "op": .string($0.op), "value": $0.value] })
+        if !filters.isEmpty || !composites.isEmpty {
+            body["where"] = .array(filters.map { Condition.field($0).json } + composites.map(\.json))
         }
         if !orders.isEmpty {
             body["orderBy"] = .array(
@@ -75,9 +92,10 @@ public struct Query: Queryable, CustomStringConvertible {
         return .map(body)
     }
 
-    /// The complete sort order the server uses: the inequality field first when nothing is ordered, then `id`
-    /// in the direction of the last key (docs/api.md).
+    /// The complete sort order the server uses (docs/api.md, "Sort order"): the orderBy fields, the inequality
+    /// fields not ordered on by field name, then `id`.
     var effectiveOrders: [Order] {
+        if let orders = modelOrders { return orders }
         var orders = self.orders
         let inequality = filters.first { ["<", "<=", ">", ">=", "!=", "not-in"].contains($0.op) }
         if orders.isEmpty, let inequality { orders = [Order(field: inequality.field, descending: false)] }

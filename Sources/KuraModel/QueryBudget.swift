@@ -34,7 +34,7 @@ public final class QueryBudget: @unchecked Sendable {
 
     /// Units one document examined by `query` costs: 1 plus one per `bytesPerUnit` bytes of its filter operands.
     public static func perDocument(_ query: NormalizedQuery) -> Int64 {
-        1 + Int64(filterBytes(query.filters) / bytesPerUnit)
+        1 + Int64(filterBytes(query.filters + query.disjunctions.flatMap(\.leaves)) / bytesPerUnit)
     }
 
     /// The JSON bytes of the operands of `filters`.

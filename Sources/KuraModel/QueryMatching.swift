@@ -4,7 +4,7 @@
 /// Realtime listeners use it to decide, from a change-log entry alone, whether a document entered, left or moved
 /// within a query's results. The rules it follows (docs/api.md, "Queries"):
 /// - the document must be directly in the query's collection (or in any collection with the group's ID);
-/// - every filter holds; a filter on a missing field never holds (also `!=` and `not-in`); range operators only
+/// - every filter holds (an `or` when one of its conditions does); a filter on a missing field never holds (also `!=` and `not-in`); range operators only
 ///   match values of their operand's type; `array-contains(-any)` look at the elements of an array field;
 /// - every data field the query orders by is present (a document without it is not in the results);
 /// - the start and end cursors (and a page token) hold, comparing the document's sort keys in the query's order.
@@ -46,6 +46,7 @@ public struct QueryMatcher: Sendable {
     public func matches(_ document: Document) -> Bool {
         guard inSource(document.path) else { return false }
         for filter in query.filters where !Self.holds(filter, on: document) { return false }
+        for tree in query.disjunctions where !Self.holds(tree, on: document) { return false }
         for order in query.orders {
             if case .field(let path) = order.field, document.fields.value(at: path) == nil { return false }
         }
@@ -136,6 +137,15 @@ public struct QueryMatcher: Sendable {
     }
 
     // MARK: Filters
+
+    /// Whether a composite filter holds on `document` (each field filter as `holds(_:on:)` has it).
+    static func holds(_ tree: FilterTree, on document: Document) -> Bool {
+        switch tree {
+        case .filter(let filter): holds(filter, on: document)
+        case .or(let children): children.contains { holds($0, on: document) }
+        case .and(let children): children.allSatisfy { holds($0, on: document) }
+        }
+    }
 
     /// Whether `filter` holds on `document`.
     static func holds(_ filter: Filter, on document: Document) -> Bool {

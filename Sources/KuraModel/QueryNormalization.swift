@@ -1,6 +1,8 @@
 /// A validated query with Firestore's implicit rules applied, ready for an engine to plan:
-/// - all inequality filters (`< <= > >= != not-in`) are on one field, and the first sort key is that field
-///   (added ascending when there is no orderBy);
+/// - composite filters are simplified: top-level `and`s become plain filters, an `or` or `and` of one condition is
+///   that condition, nested `or`s (and `and`s) merge; what remains are `or`s (`disjunctions`);
+/// - every field with an inequality filter (`< <= > >= != not-in`, anywhere in the filters) that is not ordered on
+///   becomes a sort key after the orderBy fields, in field-name order, in the direction of the last orderBy;
 /// - the last sort key is `id` (in the direction of the previous key) unless `id` is already ordered on;
 /// - `createTime`/`updateTime` operands are converted from RFC 3339 strings to `.int` microseconds;
 /// - cursor values are checked against the sort keys and a page token becomes an exclusive start position.
@@ -9,6 +11,8 @@ public struct NormalizedQuery: Sendable {
     public var source: StructuredQuery.Source
     /// The filters (operands validated and converted).
     public var filters: [Filter]
+    /// Composite filters, each an `or` of two or more conditions, that must all hold too (operands converted).
+    public var disjunctions: [FilterTree]
     /// The complete sort order, ending with `id`.
     public var orders: [Order]
     /// Most documents returned.
@@ -33,30 +37,44 @@ public struct NormalizedQuery: Sendable {
         if case .collectionGroup(let id) = query.source {
             do { try ResourcePath.validateID(id) } catch { throw ValidationError.invalidQuery("invalid collection ID") }
         }
-        filters = try query.filters.map(Self.validate)
-        let inequalities = Set(filters.filter { $0.op.isInequality }.map(\.field))
-        guard inequalities.count <= 1 else {
-            throw ValidationError.invalidQuery("inequality filters must all be on the same field")
+        var flat = query.filters
+        var trees: [FilterTree] = []
+        for tree in query.composites {
+            switch try Self.simplify(tree) {
+            case .filter(let filter): flat.append(filter)
+            case .and(let children):
+                for child in children {
+                    if case .filter(let filter) = child { flat.append(filter) } else { trees.append(child) }
+                }
+            case let or: trees.append(or)
+            }
         }
-        if filters.filter({ $0.op == .arrayContains || $0.op == .arrayContainsAny }).count > 1 {
+        filters = try flat.map(Self.validate)
+        disjunctions = try trees.map { try $0.mapLeaves(Self.validate) }
+        let leaves = filters + disjunctions.flatMap(\.leaves)
+        if leaves.filter({ $0.op == .arrayContains || $0.op == .arrayContainsAny }).count > 1 {
             throw ValidationError.invalidQuery("at most one array-contains or array-contains-any filter")
         }
-        if filters.filter({ $0.op == .notIn }).count > 1
-            || (filters.contains { $0.op == .notIn } && filters.contains { $0.op == .notEqual })
+        if leaves.filter({ $0.op == .notIn }).count > 1
+            || (leaves.contains { $0.op == .notIn } && leaves.contains { $0.op == .notEqual })
         {
             throw ValidationError.invalidQuery("not-in cannot be combined with another not-in or with !=")
+        }
+        if !disjunctions.isEmpty && leaves.contains(where: { $0.op == .notIn }) {
+            throw ValidationError.invalidQuery("not-in cannot be combined with an or filter")
         }
         var orders = query.orderBy
         if Set(orders.map(\.field)).count != orders.count {
             throw ValidationError.invalidQuery("a field is ordered on more than once")
         }
-        if let field = inequalities.first {
-            if orders.isEmpty {
-                orders = [Order(field)]
-            } else if orders[0].field != field {
-                throw ValidationError.invalidQuery("the first orderBy must be on the inequality field \(field)")
-            }
+        // Firestore's implicit order: inequality fields not ordered on, by field name, after the orderBy fields.
+        let ordered = Set(orders.map(\.field))
+        var implicit: [QueryField] = []
+        for filter in leaves where filter.op.isInequality && filter.field != .id {
+            if !ordered.contains(filter.field) && !implicit.contains(filter.field) { implicit.append(filter.field) }
         }
+        let direction = orders.last?.descending ?? false
+        orders += implicit.sorted(by: Self.fieldNamePrecedes).map { Order($0, descending: direction) }
         if !orders.contains(where: { $0.field == .id }) {
             orders.append(Order(.id, descending: orders.last?.descending ?? false))
         }
@@ -73,6 +91,41 @@ public struct NormalizedQuery: Sendable {
     /// A page token that resumes strictly after `document`, which must be a full (not projected) document that
     /// this query matched. Lets a caller that filters results end a page at any document it examined.
     public func pageToken(after document: Document) -> String { PageToken.encode(document, orders: orders) }
+
+    /// `tree` with one-condition composites replaced by their condition and nested composites of the same kind
+    /// merged; an empty composite is 400 `INVALID_QUERY`.
+    private static func simplify(_ tree: FilterTree) throws -> FilterTree {
+        func merged(_ children: [FilterTree], or: Bool) throws -> FilterTree {
+            guard !children.isEmpty else {
+                throw ValidationError.invalidQuery("an '\(or ? "or" : "and")' filter needs at least one filter")
+            }
+            var out: [FilterTree] = []
+            for child in try children.map(simplify) {
+                switch (child, or) {
+                case (.or(let inner), true), (.and(let inner), false): out += inner
+                default: out.append(child)
+                }
+            }
+            return out.count == 1 ? out[0] : or ? .or(out) : .and(out)
+        }
+        switch tree {
+        case .filter: return tree
+        case .or(let children): return try merged(children, or: true)
+        case .and(let children): return try merged(children, or: false)
+        }
+    }
+
+    /// Field-name order of the implicit sort keys: field names compared one by one, by UTF-8 bytes.
+    package static func fieldNamePrecedes(_ lhs: QueryField, _ rhs: QueryField) -> Bool {
+        func names(_ field: QueryField) -> [String] {
+            if case .field(let path) = field { return path.segments }
+            return [field.description]
+        }
+        let l = names(lhs)
+        let r = names(rhs)
+        for (a, b) in zip(l, r) where !a.bytesEqual(b) { return a.bytesPrecede(b) }
+        return l.count < r.count
+    }
 
     private static func validate(_ filter: Filter) throws -> Filter {
         var filter = filter

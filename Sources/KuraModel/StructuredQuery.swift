@@ -27,6 +27,8 @@ public struct StructuredQuery: Sendable {
     public var source: Source
     /// All must match (AND).
     public var filters: [Filter]
+    /// Composite filters (`or`/`and`, Firestore's), all of which must match too (AND with `filters`).
+    public var composites: [FilterTree] = []
     /// Sort order; `normalized` adds Firestore's implicit orders.
     public var orderBy: [Order]
     /// Most documents returned.
@@ -126,6 +128,71 @@ public struct Filter: Sendable {
         self.field = field
         self.op = op
         self.value = value
+    }
+}
+
+/// A condition of a query: one field filter, or a composite filter that holds when any (`or`) or every (`and`)
+/// of its conditions holds, nested to any depth.
+public indirect enum FilterTree: Sendable {
+    /// A field filter.
+    case filter(Filter)
+    /// Holds when any of the conditions holds.
+    case or([FilterTree])
+    /// Holds when every condition holds.
+    case and([FilterTree])
+
+    /// The field filters in it, depth first.
+    public var leaves: [Filter] {
+        switch self {
+        case .filter(let filter): [filter]
+        case .or(let children), .and(let children): children.flatMap(\.leaves)
+        }
+    }
+
+    /// Conjunctions of its disjunctive normal form (saturating at `Int.max`): an `or` adds up its conditions',
+    /// an `and` multiplies them, and an `in` or `array-contains-any` filter counts one per value.
+    public var disjunctions: Int {
+        switch self {
+        case .filter(let filter):
+            switch filter.op {
+            case .in, .arrayContainsAny: return max(1, filter.value.arrayValue?.count ?? 1)
+            default: return 1
+            }
+        case .or(let children):
+            return children.reduce(0) { total, child in
+                let (sum, overflow) = total.addingReportingOverflow(child.disjunctions)
+                return overflow ? .max : sum
+            }
+        case .and(let children):
+            return children.reduce(1) { total, child in
+                let (product, overflow) = total.multipliedReportingOverflow(by: child.disjunctions)
+                return overflow ? .max : product
+            }
+        }
+    }
+
+    /// The same tree with every field filter replaced by `transform`'s result.
+    public func mapLeaves(_ transform: (Filter) throws -> Filter) rethrows -> FilterTree {
+        switch self {
+        case .filter(let filter): .filter(try transform(filter))
+        case .or(let children): .or(try children.map { try $0.mapLeaves(transform) })
+        case .and(let children): .and(try children.map { try $0.mapLeaves(transform) })
+        }
+    }
+
+    /// The tree as the wire format writes it: `{"field","op","value"}`, `{"or":[…]}`, `{"and":[…]}` (for keys and
+    /// diagnostics; metadata operands as converted).
+    public var json: JSONValue {
+        switch self {
+        case .filter(let filter):
+            .object(
+                JSONObject([
+                    ("field", .string(filter.field.description)), ("op", .string(filter.op.rawValue)),
+                    ("value", filter.value),
+                ]))
+        case .or(let children): .object(JSONObject([("or", .array(children.map(\.json)))]))
+        case .and(let children): .object(JSONObject([("and", .array(children.map(\.json)))]))
+        }
     }
 }
 

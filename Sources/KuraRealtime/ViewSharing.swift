@@ -115,6 +115,8 @@ struct ShareKey: Hashable {
         var collection: CollectionPath?
         var group: ByteKey?
         var filters: [FilterKey]
+        /// The `or` filters, as their JSON.
+        var disjunctions: [JSONValue]
         var orders: [OrderKey]
         var limit: Int?
         var start: CursorKey?
@@ -144,6 +146,7 @@ struct ShareKey: Hashable {
             guard query.after == nil else { return nil }
             var key = QueryKey(
                 filters: query.filters.map { FilterKey(field: $0.field, op: $0.op.rawValue, value: $0.value) },
+                disjunctions: query.disjunctions.map { $0.json },
                 orders: query.orders.map { OrderKey(field: $0.field, descending: $0.descending) }, limit: query.limit,
                 start: query.start.map { CursorKey(values: $0.values, inclusive: $0.inclusive) },
                 end: query.end.map { CursorKey(values: $0.values, inclusive: $0.inclusive) }, select: query.select)

@@ -170,6 +170,17 @@ public struct KuraConfiguration: Sendable {
         ) {
             $0.queries.maxDisjunctionValues = try integer($1, "query.maxDisjunctionValues", 1...30)
         },
+        Setting(
+            key: "query.maxFilterDisjunctions",
+            help: "disjunctions in disjunctive normal form a query with or filters may have (default 30)"
+        ) {
+            $0.queries.maxFilterDisjunctions = try integer($1, "query.maxFilterDisjunctions", 1...1000)
+        },
+        Setting(
+            key: "query.maxAggregations", help: "aggregations (aliases) one aggregation query may ask for (default 5)"
+        ) {
+            $0.queries.maxAggregations = try integer($1, "query.maxAggregations", 1...100)
+        },
         Setting(key: "query.maxFilterValueBytes", help: "JSON bytes of one filter value (default 1500)") {
             $0.queries.maxFilterValueBytes = try integer($1, "query.maxFilterValueBytes", 1...(1 << 30))
         },

@@ -266,8 +266,10 @@ extension CompositeIndex {
     /// fields (ascending, in filter order), its `array-contains(-any)` field (CONTAINS), then its orderBy
     /// fields, with the ID in the query's direction (an `in` or `array-contains-any` filter is read as one range
     /// per value, `CompositeDisjunction`). `nil` when the query has nothing to pin (a single-field index serves
-    /// it), or when no composite index can serve it entirely (metadata filters or orders).
+    /// it), or when no composite index can serve it entirely (metadata filters or orders, `or` filters).
     public static func suggested(for query: NormalizedQuery) -> CompositeIndex? {
+        // An `or` is checked per entry whatever the index, so no index reads only the entries it returns.
+        guard query.disjunctions.isEmpty else { return nil }
         let (collectionID, scope): (String, Scope) =
             switch query.source {
             case .collection(let path): (path.collectionID, .collection)

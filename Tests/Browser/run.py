@@ -15,6 +15,7 @@ import traceback
 import harness
 import suite_auth  # noqa: F401  (registers tests)
 import suite_data  # noqa: F401
+import suite_queries  # noqa: F401  (or/and, several inequalities, aggregations)
 import suite_realtime  # noqa: F401
 import suite_offline  # noqa: F401
 import suite_web  # noqa: F401

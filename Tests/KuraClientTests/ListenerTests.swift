@@ -148,7 +148,8 @@ import Testing
             #expect(await eventually { denied.finished })
             #expect((denied.error as? KuraError)?.code == .permissionDenied)
             let invalid = Collector(
-                kura.collection("users/x/items").whereField("a", isGreaterThan: 1).order(by: "b").snapshots())
+                kura.collection("users/x/items").whereField("a", notIn: [1]).whereField("b", isNotEqualTo: 2)
+                    .snapshots())
             #expect(await eventually { invalid.finished })
             #expect((invalid.error as? KuraError)?.code == .invalidQuery)
         }

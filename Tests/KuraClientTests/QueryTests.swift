@@ -42,9 +42,41 @@ import Testing
                     == ["i5", "i7", "i9"])
             #expect(try await ids(items.whereField("id", isEqualTo: "i4")) == ["i4"])
             let bad = await #expect(throws: KuraError.self) {
-                try await items.whereField("n", isGreaterThan: 1).whereField("name", isLessThan: "z").getDocuments()
+                try await items.whereField("n", notIn: [1]).whereField("name", isNotEqualTo: "z").getDocuments()
             }
             #expect(bad?.code == .invalidQuery)
+        }
+    }
+
+    @Test func orAndFiltersAndSeveralInequalities() async throws {
+        try await withServer { server in
+            let (kura, uid) = try await signedInClient(server)
+            let items = try await seed(kura, uid)
+            let either = Filter.orFilter([
+                Filter.whereField("n", isEqualTo: 1),
+                Filter.andFilter([
+                    Filter.whereField("parity", isEqualTo: "even"), Filter.whereField("n", isGreaterThan: 6),
+                ]),
+            ])
+            // The inequality on n (inside the or) orders by n.
+            #expect(try await ids(items.whereFilter(either)) == ["i1", "i8"])
+            #expect(try await items.whereFilter(either).count() == 2)
+            let tags = items.whereFilter(
+                .orFilter([.whereField("tags", arrayContains: "t2"), .whereField("id", isEqualTo: "i0")]))
+            #expect(try await ids(tags) == ["i0", "i2", "i5", "i8"])
+            // Inequalities on two fields: ordered by n, then name; a document cursor holds both.
+            let ranged = items.whereField("n", isGreaterThan: 1).whereField("name", isLessThan: "item 6")
+            let page = try await ranged.limit(to: 2).getDocuments()
+            #expect(page.documents.map(\.documentID) == ["i2", "i3"])
+            let last = try #require(page.documents.last)
+            #expect(try await ids(ranged.start(afterDocument: last)) == ["i4", "i5"])
+            let aggregated = try await items.whereFilter(either)
+                .aggregate([.count(), .sum("n"), .average("n"), .average("name")]).getAggregation(source: .server)
+            #expect(aggregated.count == 2)
+            #expect(aggregated.get(.sum("n")) == 9)
+            #expect(aggregated.get(.average("n")) == 4.5)
+            #expect(aggregated.get(.average("name")) == KuraValue.null)
+            #expect(aggregated.get(.sum("missing")) == nil)
         }
     }
 

@@ -136,8 +136,6 @@ import Testing
             #"{"collection":"items","where":[{"field":"n","op":"==","value":1,"extra":true}]}"#,
             #"{"collection":"items","where":{"field":"n"}}"#,
             #"{"collection":"items","where":[5]}"#,
-            #"{"collection":"items","where":[{"field":"n","op":"<","value":1},{"field":"s","op":">","value":"a"}]}"#,
-            #"{"collection":"items","where":[{"field":"n","op":"<","value":3}],"orderBy":[{"field":"s"}]}"#,
             #"{"collection":"items","where":[{"field":"id","op":"==","value":5}]}"#,
             #"{"collection":"items","where":[{"field":"createTime","op":">","value":"yesterday"}]}"#,
             #"{"collection":"items","orderBy":[{"field":"n","direction":"up"}]}"#,

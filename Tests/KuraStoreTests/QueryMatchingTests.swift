@@ -64,12 +64,32 @@ import Testing
         return matched.map(\.path.description)
     }
 
+    /// A random `or`/`and` of up to three conditions, nested up to `depth` more levels.
+    static func randomTree(_ random: inout SplitMix, ids: [String], depth: Int) throws -> FilterTree {
+        if depth == 0 || random.chance(40) { return .filter(try randomFilter(&random, ids: ids)) }
+        let children = try (0..<(1 + random.below(3))).map { _ in
+            try randomTree(&random, ids: ids, depth: depth - 1)
+        }
+        return random.chance(60) ? .or(children) : .and(children)
+    }
+
+    @Test(
+        "random queries with or/and filters and inequalities on several fields: the matcher agrees with every engine",
+        arguments: EngineUnderTest.all)
+    func agreesWithEngineOnComposites(_ engine: EngineUnderTest) throws {
+        try agreesWithEngine(engine, seed: 20_261_203, composites: true)
+    }
+
     @Test(
         "random queries: the matcher agrees with every engine on membership and order", arguments: EngineUnderTest.all)
     func agreesWithEngine(_ engine: EngineUnderTest) throws {
+        try agreesWithEngine(engine, seed: 20_261_129, composites: false)
+    }
+
+    func agreesWithEngine(_ engine: EngineUnderTest, seed: UInt64, composites: Bool) throws {
         let h = try engine.make()
         let store = h.store
-        var random = SplitMix(state: 20_261_129)
+        var random = SplitMix(state: seed)
         let documents = try Self.seed(store, &random)
         let ids = documents.map(\.id)
         var compared = 0
@@ -79,6 +99,11 @@ import Testing
                 random.chance(30) ? .collectionGroup("items") : .collection(try CollectionPath("g/a/items"))
             var query = StructuredQuery(source)
             for _ in 0..<random.below(3) { query.filters.append(try Self.randomFilter(&random, ids: ids)) }
+            if composites {
+                for _ in 0..<(1 + random.below(2)) {
+                    query.composites.append(try Self.randomTree(&random, ids: ids, depth: 2))
+                }
+            }
             for _ in 0..<random.below(3) {
                 let name = random.pick(["x", "y", "nested.v", "id", "updateTime"])
                 query.orderBy.append(Order(try QueryField(name), descending: random.chance(40)))
@@ -106,7 +131,8 @@ import Testing
         }
         // The generator must produce enough runnable, non-trivial queries for the comparison to mean something.
         #expect(compared > 500)
-        #expect(nonEmpty > 250)
+        // Composite filters narrow the results, so fewer of those queries match anything.
+        #expect(nonEmpty > (composites ? 100 : 250))
     }
 
     @Test(

@@ -203,7 +203,16 @@ export declare class QueryConstraint {
   readonly type: string;
 }
 export declare function query<T>(query: Query<T>, ...constraints: QueryConstraint[]): Query<T>;
-export declare function where(field: string | FieldPath, op: WhereFilterOp, value: unknown): QueryConstraint;
+export declare function where(field: string | FieldPath, op: WhereFilterOp, value: unknown): QueryFieldFilterConstraint;
+export declare class QueryFieldFilterConstraint extends QueryConstraint {
+  readonly type: 'where';
+}
+export declare class QueryCompositeFilterConstraint extends QueryConstraint {
+  readonly type: 'or' | 'and';
+}
+export type QueryFilterConstraint = QueryFieldFilterConstraint | QueryCompositeFilterConstraint;
+export declare function or(...queryConstraints: QueryFilterConstraint[]): QueryCompositeFilterConstraint;
+export declare function and(...queryConstraints: QueryFilterConstraint[]): QueryCompositeFilterConstraint;
 export declare function orderBy(field: string | FieldPath, direction?: OrderByDirection): QueryConstraint;
 export declare function limit(n: number): QueryConstraint;
 export declare function limitToLast(n: number): QueryConstraint;
@@ -224,6 +233,29 @@ export declare function getDocs<T>(query: Query<T>): Promise<QuerySnapshot<T>>;
 export declare function getDocsFromCache<T>(query: Query<T>): Promise<QuerySnapshot<T>>;
 export declare function getDocsFromServer<T>(query: Query<T>): Promise<QuerySnapshot<T>>;
 export declare function getCountFromServer(query: Query<any>): Promise<{ data(): { count: number } }>;
+
+export type AggregateType = 'count' | 'sum' | 'avg';
+export declare class AggregateField<T> {
+  readonly type: 'AggregateField';
+  readonly aggregateType: AggregateType;
+  private _phantom?: T;
+}
+export type AggregateSpec = { [alias: string]: AggregateField<any> };
+export type AggregateSpecData<T extends AggregateSpec> = {
+  [P in keyof T]: T[P] extends AggregateField<infer U> ? U : never;
+};
+export declare function count(): AggregateField<number>;
+export declare function sum(field: string | FieldPath): AggregateField<number>;
+export declare function average(field: string | FieldPath): AggregateField<number | null>;
+export declare function aggregateFieldEqual(left: AggregateField<unknown>, right: AggregateField<unknown>): boolean;
+export declare class AggregateQuerySnapshot<T extends AggregateSpec> {
+  readonly type: 'AggregateQuerySnapshot';
+  readonly query: Query<any>;
+  data(): AggregateSpecData<T>;
+}
+export declare function getAggregateFromServer<T extends AggregateSpec>(
+  query: Query<any>, aggregateSpec: T,
+): Promise<AggregateQuerySnapshot<T>>;
 export declare function setDoc<T>(ref: DocumentReference<T>, data: T | DocumentData, options?: SetOptions): Promise<void>;
 export declare function addDoc<T>(ref: CollectionReference<T>, data: T | DocumentData): Promise<DocumentReference<T>>;
 export declare function updateDoc(ref: DocumentReference<any>, data: UpdateData): Promise<void>;

@@ -24,7 +24,11 @@ export {
 } from './references.js';
 export {
   query, where, orderBy, limit, limitToLast, startAt, startAfter, endAt, endBefore, QueryConstraint,
+  or, and, QueryFieldFilterConstraint, QueryCompositeFilterConstraint,
 } from './query.js';
+export {
+  getAggregateFromServer, count, sum, average, aggregateFieldEqual, AggregateField, AggregateQuerySnapshot,
+} from './aggregates.js';
 export {
   getDoc, getDocFromCache, getDocFromServer, getDocs, getDocsFromCache, getDocsFromServer, getCountFromServer,
   setDoc, addDoc, updateDoc, deleteDoc, writeBatch, WriteBatch, runTransaction, Transaction,

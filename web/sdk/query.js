@@ -3,7 +3,7 @@
 
 import { invalidArgument } from './errors.js';
 import { DocumentSnapshot, Query } from './references.js';
-import { compareValues, documentValue, fieldText, rank, toJSONValue, valuesEqual } from './values.js';
+import { compareValues, documentValue, fieldText, rank, splitFieldPath, toJSONValue, valuesEqual } from './values.js';
 
 const OPERATORS = ['<', '<=', '==', '!=', '>=', '>', 'array-contains', 'in', 'not-in', 'array-contains-any'];
 const INEQUALITIES = ['<', '<=', '>', '>=', '!=', 'not-in'];
@@ -30,13 +30,40 @@ function structuredCloneQuery(q) {
   return { ...q, where: [...(q.where ?? [])], orderBy: [...(q.orderBy ?? [])] };
 }
 
+/** A filter constraint (`where`, `or`, `and`): `_filter` is its `where` entry as the server reads it. */
+class QueryFilterConstraint extends QueryConstraint {
+  constructor(type, filter) {
+    super(type, (q) => ({ ...q, where: [...q.where, filter] }));
+    this._filter = filter;
+  }
+}
+
+/** A field filter, made by `where`. */
+export class QueryFieldFilterConstraint extends QueryFilterConstraint {}
+
+/** An `or` or `and` of filters, made by `or(…)` and `and(…)`. */
+export class QueryCompositeFilterConstraint extends QueryFilterConstraint {}
+
 /** A filter: `where('done', '==', false)`; operators as Firestore's. */
 export function where(field, op, value) {
   if (!OPERATORS.includes(op)) throw invalidArgument(`unknown operator ${op}`);
   const text = fieldText(field);
   const operand = toJSONValue(value);
-  return new QueryConstraint('where', (q) => ({ ...q, where: [...q.where, { field: text, op, value: operand }] }));
+  return new QueryFieldFilterConstraint('where', { field: text, op, value: operand });
 }
+
+function composite(type, constraints) {
+  if (!constraints.length) throw invalidArgument(`${type}() needs at least one filter`);
+  for (const constraint of constraints) {
+    if (!(constraint instanceof QueryFilterConstraint)) throw invalidArgument(`${type}() takes where(), or() and and() filters`);
+  }
+  return new QueryCompositeFilterConstraint(type, { [type]: constraints.map((c) => c._filter) });
+}
+
+/** Matches documents that match any of the filters: `or(where('a', '==', 1), where('b', '==', 2))`. */
+export const or = (...filters) => composite('or', filters);
+/** Matches documents that match every filter (to nest inside `or`). */
+export const and = (...filters) => composite('and', filters);
 
 /** Sorts by a field, `'asc'` (default) or `'desc'`. */
 export function orderBy(field, direction = 'asc') {
@@ -74,11 +101,35 @@ export const endAt = (...values) => cursor('endAt', true, values);
 /** Ends before the given values, or before a document snapshot. */
 export const endBefore = (...values) => cursor('endBefore', false, values);
 
-/** The sort keys the server uses: the orderBy fields (or the inequality field), then `id`. */
+/** The field filters of `where` entries, inside `or`/`and` too. */
+function leaves(entries) {
+  return entries.flatMap((f) => (f.or ? leaves(f.or) : f.and ? leaves(f.and) : [f]));
+}
+
+/** Field-name order of implicit sort keys: names compared one by one by UTF-8 bytes, a prefix first. */
+function compareFieldNames(a, b) {
+  const x = a === 'createTime' || a === 'updateTime' ? [a] : splitFieldPath(a);
+  const y = b === 'createTime' || b === 'updateTime' ? [b] : splitFieldPath(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const order = compareValues(x[i], y[i]);
+    if (order) return order;
+  }
+  return x.length - y.length;
+}
+
+/**
+ * The sort keys the server uses: the orderBy fields, then the inequality fields not ordered on (by field name, in
+ * the last orderBy's direction), then `id`.
+ */
 export function effectiveOrders(q) {
   const orders = [...q.orderBy];
-  const inequality = q.where.find((f) => INEQUALITIES.includes(f.op));
-  if (!orders.length && inequality) orders.push({ field: inequality.field, direction: 'asc' });
+  const direction = orders.at(-1)?.direction ?? 'asc';
+  const implicit = [];
+  for (const f of leaves(q.where)) {
+    if (!INEQUALITIES.includes(f.op) || f.field === 'id' || f.field === '__name__') continue;
+    if (!orders.some((o) => o.field === f.field) && !implicit.includes(f.field)) implicit.push(f.field);
+  }
+  for (const field of implicit.sort(compareFieldNames)) orders.push({ field, direction });
   if (!orders.some((o) => o.field === 'id')) {
     orders.push({ field: 'id', direction: orders.at(-1)?.direction ?? 'asc' });
   }
@@ -154,6 +205,13 @@ function filterMatches(value, op, operand) {
   }
 }
 
+/** A `where` entry on a document: a field filter, or `{or: […]}` / `{and: […]}` of entries. */
+function conditionMatches(document, filter) {
+  if (filter.or) return filter.or.some((f) => conditionMatches(document, f));
+  if (filter.and) return filter.and.every((f) => conditionMatches(document, f));
+  return filterMatches(documentValue(document, filter.field), filter.op, filter.value);
+}
+
 function position(document, values, orders) {
   for (let i = 0; i < Math.min(values.length, orders.length); i++) {
     const order = compareValues(documentValue(document, orders[i].field) ?? null, values[i]);
@@ -165,7 +223,7 @@ function position(document, values, orders) {
 /** Whether a stored document belongs to the query's results (before the limit). */
 export function matchesQuery(q, document) {
   if (!inSource(q, document.path)) return false;
-  for (const filter of q.where) if (!filterMatches(documentValue(document, filter.field), filter.op, filter.value)) return false;
+  for (const filter of q.where) if (!conditionMatches(document, filter)) return false;
   const orders = effectiveOrders(q);
   if (orders.some((o) => documentValue(document, o.field) === undefined)) return false;
   if (q.start) {

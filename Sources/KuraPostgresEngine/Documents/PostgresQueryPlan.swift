@@ -289,18 +289,30 @@ struct PostgresQueryPlan: StatementPlan {
                 let condition = valueCondition("i0.value", filter)
                 conditions.append(condition)
                 driverConditions.append(condition)
-            case .field(let path):
-                let kind =
-                    filter.op.isArrayMembership ? PostgresDocumentSchema.elementKind : PostgresDocumentSchema.valueKind
-                let probe =
-                    "EXISTS (SELECT 1 FROM idx e WHERE e.cid = \(row).cid AND e.field = "
-                    + "\(param(PostgresRows.name(path.description))) AND e.kind = \(kind) AND "
-                    + "\(valueCondition("e.value", filter)) AND e.id = \(row).id OFFSET 0)"
-                conditions.append(probe)
-            case .id, .createTime, .updateTime:
-                conditions.append(metadataCondition(filter))
+            default:
+                conditions.append(probe(filter))
             }
         }
+        for tree in query.disjunctions { conditions.append(condition(tree)) }
+    }
+
+    /// A composite filter as one SQL condition: each field filter a `probe`.
+    private mutating func condition(_ tree: FilterTree) -> String {
+        switch tree {
+        case .filter(let filter): return probe(filter)
+        case .or(let children): return "(" + children.map { condition($0) }.joined(separator: " OR ") + ")"
+        case .and(let children): return "(" + children.map { condition($0) }.joined(separator: " AND ") + ")"
+        }
+    }
+
+    /// A filter checked on its own: an `EXISTS` probe of the field's `idx` rows (a missing field has none, so it
+    /// never matches), or a condition on the document's metadata columns.
+    private mutating func probe(_ filter: Filter) -> String {
+        guard case .field(let path) = filter.field else { return metadataCondition(filter) }
+        let kind = filter.op.isArrayMembership ? PostgresDocumentSchema.elementKind : PostgresDocumentSchema.valueKind
+        return "EXISTS (SELECT 1 FROM idx e WHERE e.cid = \(row).cid AND e.field = "
+            + "\(param(PostgresRows.name(path.description))) AND e.kind = \(kind) AND "
+            + "\(valueCondition("e.value", filter)) AND e.id = \(row).id OFFSET 0)"
     }
 
     /// A condition on an encoded value column (`QueryConditions.value`), on keys cut as `idx` stores them.

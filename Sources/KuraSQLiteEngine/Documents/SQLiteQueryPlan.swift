@@ -151,18 +151,31 @@ struct SQLiteQueryPlan: StatementPlan {
             case .field(let path) where path == driverField && !filter.op.isArrayMembership:
                 // The driver walks the field's whole-value rows; array membership is about its element rows.
                 conditions.append(valueCondition("i0.value", filter))
-            case .field(let path):
-                let kind = filter.op.isArrayMembership ? SQLiteSchema.elementKind : SQLiteSchema.valueKind
-                // Correlate with the driver's columns so the probe runs before the document row is fetched.
-                let row = composite != nil ? "x" : usesIndexDriver ? "i0" : "d"
-                let probe =
-                    "EXISTS (SELECT 1 FROM idx e WHERE e.cid = \(row).cid AND e.field = \(param(.text(path.description)))"
-                    + " AND e.kind = \(kind) AND \(valueCondition("e.value", filter)) AND e.id = \(row).id)"
-                conditions.append(probe)
-            case .id, .createTime, .updateTime:
-                conditions.append(metadataCondition(filter))
+            default:
+                conditions.append(probe(filter))
             }
         }
+        for tree in query.disjunctions { conditions.append(condition(tree)) }
+    }
+
+    /// A composite filter as one SQL condition: each field filter a `probe`.
+    private mutating func condition(_ tree: FilterTree) -> String {
+        switch tree {
+        case .filter(let filter): return probe(filter)
+        case .or(let children): return "(" + children.map { condition($0) }.joined(separator: " OR ") + ")"
+        case .and(let children): return "(" + children.map { condition($0) }.joined(separator: " AND ") + ")"
+        }
+    }
+
+    /// A filter checked on its own: an `EXISTS` probe of the field's index rows (a missing field has none, so it
+    /// never matches), or a condition on the document's metadata columns.
+    private mutating func probe(_ filter: Filter) -> String {
+        guard case .field(let path) = filter.field else { return metadataCondition(filter) }
+        let kind = filter.op.isArrayMembership ? SQLiteSchema.elementKind : SQLiteSchema.valueKind
+        // Correlate with the driver's columns so the probe runs before the document row is fetched.
+        let row = composite != nil ? "x" : usesIndexDriver ? "i0" : "d"
+        return "EXISTS (SELECT 1 FROM idx e WHERE e.cid = \(row).cid AND e.field = \(param(.text(path.description)))"
+            + " AND e.kind = \(kind) AND \(valueCondition("e.value", filter)) AND e.id = \(row).id)"
     }
 
     /// A condition on an encoded value column (`QueryConditions.value`).

@@ -2,9 +2,10 @@ import KuraCore
 import KuraModel
 import KuraStore
 
-/// Turns the JSON query of `POST /api/query` (and, later, realtime listeners) into a `StructuredQuery`:
+/// Turns the JSON query of `POST /api/query` (and realtime listeners) into a `StructuredQuery`:
 /// `{"collection"|"collectionGroup", "where", "orderBy", "limit", "startAt", "startAfter", "endAt", "endBefore",
-/// "select", "pageToken"}`. Every mistake is 400 `INVALID_QUERY`.
+/// "select", "pageToken"}`; a `where` entry is `{"field","op","value"}`, `{"or":[…]}` or `{"and":[…]}`. Every
+/// mistake is 400 `INVALID_QUERY`.
 enum QueryDecoding {
     static let fields: Set<String> = [
         "collection", "collectionGroup", "where", "orderBy", "limit", "startAt", "startAfter", "endAt", "endBefore",
@@ -27,8 +28,13 @@ enum QueryDecoding {
         default: throw APIError.invalidQuery("a query needs exactly one of 'collection' and 'collectionGroup'")
         }
         var query = StructuredQuery(source)
-        query.filters = try (body.array("where") ?? []).map(filter)
-        try queryLimits.check(query.filters)
+        for entry in try body.array("where") ?? [] {
+            switch try condition(entry) {
+            case .filter(let filter): query.filters.append(filter)
+            case let tree: query.composites.append(tree)
+            }
+        }
+        try queryLimits.check(query.filters, query.composites)
         query.orderBy = try (body.array("orderBy") ?? []).map(order)
         let asked = try body.integer("limit")
         query.limit = paged || asked != nil ? try limit(asked, limits) : nil
@@ -60,6 +66,18 @@ enum QueryDecoding {
             throw APIError.invalidQuery("'limit' must be between 1 and \(limits.maxPageSize)")
         }
         return Int(asked)
+    }
+
+    /// A `where` entry: a field filter, or `{"or":[…]}` / `{"and":[…]}` of entries (composite filters).
+    private static func condition(_ value: JSONValue) throws -> FilterTree {
+        guard case .object(let object) = value, object.count == 1, let (key, children) = object.members.first,
+            key == "or" || key == "and"
+        else { return .filter(try filter(value)) }
+        guard case .array(let entries) = children, !entries.isEmpty else {
+            throw APIError.invalidQuery("'\(key)' takes a non-empty array of filters")
+        }
+        let conditions = try entries.map(condition)
+        return key == "or" ? .or(conditions) : .and(conditions)
     }
 
     private static func filter(_ value: JSONValue) throws -> Filter {

@@ -4,7 +4,7 @@ import KuraModel
 import KuraStore
 
 /// `POST /api/query` (`?explain=true`: which index answered and what it cost, admin only),
-/// `POST /api/query/count` and `POST /api/commit`, for any caller (`CallerPolicy.anyone`; the security rules decide).
+/// `POST /api/query/count`, `POST /api/query/aggregate` and `POST /api/commit`, for any caller (`CallerPolicy.anyone`; the security rules decide).
 struct QueryRoutes {
     let store: any DocumentStore
     let access: DataAccess
@@ -45,6 +45,18 @@ struct QueryRoutes {
                         try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits, paged: false)
                     let count = try access.count(query, caller: caller)
                     return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
+                }
+            })
+        router.post(
+            "/api/query/aggregate",
+            callers.resolving(.anyone) { request, context in
+                let caller = context.caller
+                let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
+                return try concurrency.offload(slot, context) {
+                    let (query, aggregations) = try AggregateDecoding.decode(
+                        try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits)
+                    let data = try access.aggregate(query, aggregations, caller: caller)
+                    return .json(JSONValue.object(["data": .object(data)]).jsonBytes)
                 }
             })
         let durable = DurableCommit(store: store, lines: access.writeLines)
