@@ -64,7 +64,7 @@ def equality_and_errors(t):
 
 
 @test("names: reauthenticateWithCredential after requires-recent-login, token and account functions",
-      settings={"auth.recentLoginSeconds": "2"})
+      settings={"auth.recentLoginSeconds": "3"})
 def credentials(t):
     t.kura.api("POST", "/api/auth/signup", {"email": "other@example.com", "password": "secret1"})
     page = t.page()

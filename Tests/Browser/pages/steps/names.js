@@ -227,7 +227,7 @@ export async function errors(t) {
     kura.AuthErrorCodes.INVALID_PASSWORD], ['auth/email-already-in-use', 'auth/requires-recent-login', 'auth/wrong-password']);
 }
 
-/** reauthenticateWithCredential after auth/requires-recent-login (the server's window is 2 s in this test). */
+/** reauthenticateWithCredential after auth/requires-recent-login (the server's window is 3 s in this test). */
 export async function credentials(t, otherEmail) {
   const { kura } = t;
   const auth = t.auth();
@@ -245,7 +245,7 @@ export async function credentials(t, otherEmail) {
   t.check('getIdToken(user, true) gives a fresh token', typeof token === 'string' && token.split('.').length === 3);
   await kura.reload(user);
   t.equal('reload(user)', auth.currentUser.email, email);
-  await wait(3200);
+  await wait(4200);
   await t.rejects('a password change without a recent sign-in', kura.updatePassword(user, 'secret2'),
     'auth/requires-recent-login');
   await t.rejects('reauthentication with a wrong password',
