@@ -190,7 +190,8 @@ export class DocumentSnapshot {
   }
 
   /** The stored data with pending server times resolved by `serverTimestamps` (a copy). */
-  _data({ serverTimestamps = 'none' } = {}) {
+  _data(options) {
+    const serverTimestamps = options?.serverTimestamps ?? 'none';
     const data = structuredClone(this._document.data);
     if (!['none', 'estimate', 'previous'].includes(serverTimestamps)) {
       throw invalidArgument(`serverTimestamps is 'none', 'estimate' or 'previous' (got ${serverTimestamps})`);
