@@ -176,10 +176,47 @@ static const unsigned char write_queue_js[] = {
 #define WRITE_QUEUE_JS
 #endif
 
+#if __has_embed("../../web/sdk/cache.js")
+static const unsigned char cache_js[] = {
+#embed "../../web/sdk/cache.js" suffix(,)
+    0};
+#define CACHE_JS {"cache.js", cache_js, sizeof(cache_js) - 1},
+#else
+#define CACHE_JS
+#endif
+
+#if __has_embed("../../web/sdk/credentials.js")
+static const unsigned char credentials_js[] = {
+#embed "../../web/sdk/credentials.js" suffix(,)
+    0};
+#define CREDENTIALS_JS {"credentials.js", credentials_js, sizeof(credentials_js) - 1},
+#else
+#define CREDENTIALS_JS
+#endif
+
+#if __has_embed("../../web/sdk/types.js")
+static const unsigned char types_js[] = {
+#embed "../../web/sdk/types.js" suffix(,)
+    0};
+#define TYPES_JS {"types.js", types_js, sizeof(types_js) - 1},
+#else
+#define TYPES_JS
+#endif
+
+#if __has_embed("../../web/sdk/unimplemented.js")
+static const unsigned char unimplemented_js[] = {
+#embed "../../web/sdk/unimplemented.js" suffix(,)
+    0};
+#define UNIMPLEMENTED_JS {"unimplemented.js", unimplemented_js, sizeof(unimplemented_js) - 1},
+#else
+#define UNIMPLEMENTED_JS
+#endif
+
 static const struct kura_web_sdk_file files[] = {
     KURA_JS KURA_D_TS ACCOUNTS_JS AGGREGATES_JS APP_JS AUTH_JS DATABASE_JS DOCUMENTS_JS
     ERRORS_JS LISTENER_VIEWS_JS LISTENERS_JS OFFLINE_JS QUERY_JS REFERENCES_JS
     SESSION_JS SSE_JS TRANSPORT_JS VALUES_JS WRITE_QUEUE_JS
+    CACHE_JS CREDENTIALS_JS TYPES_JS UNIMPLEMENTED_JS
     {0, 0, 0},
 };
 

@@ -244,6 +244,12 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "auth.idTokenLifetimeSeconds", help: "ID token lifetime (default 3600)") {
             $0.auth.idTokenLifetime = Int64(try integer($1, "auth.idTokenLifetimeSeconds", 1...86_400))
         },
+        Setting(
+            key: "auth.recentLoginSeconds",
+            help: "password/email changes and deletion need a sign-in this recent (default 300)"
+        ) {
+            $0.auth.recentLoginWindow = Int64(try integer($1, "auth.recentLoginSeconds", 0...86_400))
+        },
         Setting(key: "auth.rateLimits", help: "rate-limit sign-in, sign-up, reset and verification (default true)") {
             $0.auth.rateLimits.enabled = try boolean($1, "auth.rateLimits")
         },

@@ -21,6 +21,7 @@ import suite_offline  # noqa: F401
 import suite_web  # noqa: F401
 import suite_types  # noqa: F401
 import suite_units  # noqa: F401
+import suite_names  # noqa: F401  (Firebase's further names: Timestamp, settings, credentials…)
 import suite_quiz  # noqa: F401  (apps/quiz, the "7th place" quiz app)
 import suite_places  # noqa: F401  (the places app: apps/places)
 import suite_landing  # noqa: F401  (the landing page make run serves at /: apps/index.html)

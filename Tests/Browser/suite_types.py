@@ -17,7 +17,7 @@ def declarations(t):
     t.equal("kura.d.ts declares exactly the runtime exports", declared, exported)
     result = subprocess.run(
         ["tsc", "--noEmit", "--strict", "--target", "es2022", "--module", "es2022", "--moduleResolution", "node",
-         "--lib", "es2022,dom", os.path.join(HERE, "types", "usage.ts")],
+         "--lib", "es2022,dom", os.path.join(HERE, "types", "usage.ts"), os.path.join(HERE, "types", "firebase.ts")],
         capture_output=True, text=True)
-    t.check("types/usage.ts type-checks against kura.d.ts", result.returncode == 0,
+    t.check("types/usage.ts and types/firebase.ts type-check against kura.d.ts", result.returncode == 0,
             (result.stdout + result.stderr)[-2000:] or json.dumps(result.returncode))

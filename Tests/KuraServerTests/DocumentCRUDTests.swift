@@ -35,6 +35,23 @@ import Testing
         }
     }
 
+    @Test("GET ?missing=ok answers a missing document with 200 {path, exists: false}; an existing one as usual")
+    func getMissingOK() throws {
+        try withTestKura { server in
+            let missing = try server.request("GET", "/api/docs/users/nobody?missing=ok")
+            #expect(missing.status == 200)
+            #expect(JSON.equal(missing.json, ["path": "users/nobody", "exists": false]))
+            try server.put("users/somebody", ["a": 1])
+            let present = try server.request("GET", "/api/docs/users/somebody?missing=ok")
+            #expect(present.status == 200)
+            #expect(present.json["exists"] == nil)
+            #expect(JSON.equal(present.data, ["a": 1]))
+            let bad = try server.request("GET", "/api/docs/users/nobody?missing=yes")
+            #expect(bad.status == 400)
+            #expect(bad.errorCode == "INVALID_ARGUMENT")
+        }
+    }
+
     @Test("GET of a missing document is 404 NOT_FOUND", arguments: TestKura.Mode.allCases)
     func getMissing(mode: TestKura.Mode) throws {
         try withTestKura(mode: mode) { server in

@@ -36,9 +36,28 @@ export class User {
     this.displayName = profile.displayName ?? null;
     this.disabled = !!profile.disabled;
     this.customClaims = profile.customClaims ?? {};
-    this.metadata = { creationTime: profile.createTime ?? null, lastSignInTime: null };
+    this._createTime = profile.createTime ?? null;
     this.photoURL = null;
     this.phoneNumber = null;
+  }
+
+  /**
+   * Firebase's `UserMetadata`, as UTC date strings: the account's creation, and this session's sign-in (the ID
+   * token's `auth_time`: when the password was last given).
+   */
+  get metadata() {
+    const utc = (ms) => (Number.isFinite(ms) ? new Date(ms).toUTCString() : null);
+    let signIn = null;
+    const session = this.auth._session;
+    if (session?.uid === this.uid) {
+      try {
+        const claims = decodeClaims(session.idToken);
+        signIn = (claims.auth_time ?? claims.iat) * 1000;
+      } catch {
+        signIn = null;
+      }
+    }
+    return { creationTime: this._createTime ? utc(Date.parse(this._createTime)) : null, lastSignInTime: utc(signIn) };
   }
 
   /** A valid ID token (refreshed first when it is about to expire, or when `forceRefresh`). */
@@ -310,6 +329,19 @@ export class Auth {
     } catch (error) {
       throw authError(error);
     }
+  }
+
+  /** The app now talks to another server (connectAuthEmulator, connectFirestoreEmulator): its own session. */
+  _retarget() {
+    this._channel?.close();
+    this._channel = null;
+    this._key = `kura.session:${this.app.options.url}:${this.app.name}`;
+    const before = this.currentUser;
+    this._session = null;
+    this.currentUser = null;
+    this._restore();
+    this._listen();
+    if (before !== this.currentUser) this._notify();
   }
 
   async _terminate() {

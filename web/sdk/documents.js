@@ -3,6 +3,7 @@
 // everywhere.
 
 import { invalidArgument, KuraError } from './errors.js';
+import { terminated } from './database.js';
 import { encodePath } from './transport.js';
 import { cacheMiss } from './offline.js';
 import { encodeQuery, inSource } from './query.js';
@@ -26,18 +27,27 @@ export function getDocFromServer(ref) {
   return readDocument(ref, 'server');
 }
 
+/**
+ * The stored document at `path`, or null when it is missing. `?missing=ok` has the server answer a missing
+ * document with 200 `{exists: false}` rather than a 404, which the browser would log as a failed request.
+ */
+async function fetchDocument(db, path) {
+  const { body } = await db._call('GET', `/api/docs/${encodePath(path)}?missing=ok`);
+  return body?.exists === false ? null : body;
+}
+
 async function readDocument(ref, source) {
   checkReference(ref, DocumentReference);
   const db = ref.firestore;
+  if (db._terminated) throw terminated();
   const offline = db._offline;
   if (offline) await offline.ready;
   if (source !== 'cache' || !offline) {
     let document;
     try {
-      ({ body: document } = await db._call('GET', `/api/docs/${encodePath(ref.path)}`));
+      document = await fetchDocument(db, ref.path);
     } catch (error) {
-      if (error.serverCode === 'NOT_FOUND' && error.status === 404) document = null;
-      else if (!offline || !error.network || source === 'server') throw error;
+      if (!offline || !error.network || source === 'server') throw error;
     }
     if (document !== undefined) {
       if (!offline) return new DocumentSnapshot(ref, document, new SnapshotMetadata(false, false));
@@ -67,6 +77,7 @@ export function getDocsFromServer(query) {
 
 async function readQuery(query, source) {
   const db = query.firestore;
+  if (db._terminated) throw terminated();
   const offline = db._offline;
   if (offline) await offline.ready;
   if (source !== 'cache' || !offline) {
@@ -124,8 +135,14 @@ export async function getCountFromServer(query) {
 
 /** Sends writes as one atomic commit, or queues them (persistence). */
 export async function commitWrites(database, writes) {
+  if (database._terminated) throw terminated();
   if (database._offline) return database._offline.submit(writes);
   await database._call('POST', '/api/commit', { body: { writes } });
+}
+
+/** How the database encodes data: `ignoreUndefinedProperties` drops undefined fields instead of refusing them. */
+function encoding(ref) {
+  return { ignoreUndefined: !!ref.firestore._settings.ignoreUndefinedProperties };
 }
 
 function toData(ref, data, options) {
@@ -137,7 +154,7 @@ function toData(ref, data, options) {
 function setWrite(ref, data, options = {}) {
   checkReference(ref, DocumentReference);
   if (options.mergeFields) throw invalidArgument('mergeFields is not supported: use {merge: true} or updateDoc');
-  return encodeWrite('set', ref.path, toData(ref, data, options), { merge: !!options.merge });
+  return encodeWrite('set', ref.path, toData(ref, data, options), { merge: !!options.merge, ...encoding(ref) });
 }
 
 function updateWrite(ref, fieldOrData, value, more) {
@@ -152,7 +169,7 @@ function updateWrite(ref, fieldOrData, value, more) {
     }
   }
   if (!data || typeof data !== 'object' || !Object.keys(data).length) throw invalidArgument('updateDoc needs fields');
-  return encodeWrite('update', ref.path, data);
+  return encodeWrite('update', ref.path, data, encoding(ref));
 }
 
 /** Creates or replaces the document; `{merge: true}` deep-merges into what is there. */
@@ -164,7 +181,7 @@ export async function setDoc(ref, data, options) {
 export async function addDoc(collectionRef, data) {
   checkReference(collectionRef, CollectionReference);
   const ref = doc(collectionRef);
-  await commitWrites(ref.firestore, [encodeWrite('create', ref.path, toData(ref, data))]);
+  await commitWrites(ref.firestore, [encodeWrite('create', ref.path, toData(ref, data), encoding(ref))]);
   return ref;
 }
 
@@ -227,12 +244,7 @@ export class Transaction {
   async get(ref) {
     checkReference(ref, DocumentReference);
     if (this._writes.length) throw invalidArgument('a transaction reads before it writes');
-    let document = null;
-    try {
-      ({ body: document } = await this._db._call('GET', `/api/docs/${encodePath(ref.path)}`));
-    } catch (error) {
-      if (!(error.serverCode === 'NOT_FOUND' && error.status === 404)) throw error;
-    }
+    const document = await fetchDocument(this._db, ref.path);
     this._reads.set(ref.path, document?.version ?? null);
     return new DocumentSnapshot(ref, document, new SnapshotMetadata(false, false));
   }

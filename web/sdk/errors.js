@@ -1,4 +1,4 @@
-// Errors: one class, KuraError, carrying Firebase's error codes (`auth/email-already-in-use`, `permission-denied`,
+// Errors: one class, KuraError (a FirebaseError), carrying Firebase's error codes (`auth/email-already-in-use`, `permission-denied`,
 // …) mapped from Kura's server codes (docs/api.md, "Error codes"), plus the server's own code and HTTP status.
 
 /** Kura's server codes → Firebase Auth's codes, for the account calls. */
@@ -72,29 +72,87 @@ const DATA_CODES = {
   HEADERS_TOO_LARGE: 'invalid-argument',
 };
 
-/** An error from Kura or from the SDK: `code` is Firebase's spelling, `serverCode` Kura's (docs/api.md). */
-export class KuraError extends Error {
+/** Firebase's base error class: `name` 'FirebaseError', `code`, `message`, `customData`. */
+export class FirebaseError extends Error {
+  constructor(code, message, customData) {
+    super(message);
+    this.name = 'FirebaseError';
+    this.code = code;
+    this.customData = customData;
+  }
+}
+
+/**
+ * An error from Kura or from the SDK, shaped as Firebase's (`name` 'FirebaseError'): `code` is Firebase's spelling,
+ * `serverCode` Kura's (docs/api.md). An account call's message reads as Firebase Auth's,
+ * `Firebase: <sentence> (auth/<code>).`
+ */
+export class KuraError extends FirebaseError {
   /**
    * @param {string} code Firebase's code, e.g. `permission-denied`, `auth/invalid-credential`.
    * @param {string} message for people.
    * @param {{serverCode?: string, status?: number, retryAfter?: number, network?: boolean}} [details]
    */
   constructor(code, message, details = {}) {
-    super(message);
-    this.name = 'KuraError';
-    this.code = code;
+    const text = code.startsWith('auth/') && !String(message).startsWith('Firebase: ')
+      ? `Firebase: ${String(message).replace(/\.$/, '')} (${code}).` : message;
+    super(code, text, { serverCode: details.serverCode ?? null, status: details.status ?? null });
     this.serverCode = details.serverCode ?? null;
     this.status = details.status ?? null;
     this.retryAfter = details.retryAfter ?? null;
     /** True when the server could not be reached at all (no answer). */
     this.network = details.network ?? false;
-    this.customData = { serverCode: this.serverCode, status: this.status };
   }
 
   toString() {
-    return `${this.name}: ${this.message} (${this.code})`;
+    return this.code.startsWith('auth/') ? `${this.name}: ${this.message}` : `${this.name}: [code=${this.code}]: ${this.message}`;
   }
 }
+
+/** Firestore's error class: `error instanceof FirestoreError` holds for every error outside the account calls. */
+export class FirestoreError extends KuraError {
+  static [Symbol.hasInstance](value) {
+    return value instanceof KuraError && !value.code.startsWith('auth/');
+  }
+}
+
+/** An error for a Firebase name that needs a server feature Kura does not have. */
+export function unimplemented(name, why) {
+  return new KuraError('unimplemented', `${name} is not available with Kura: ${why}`, { serverCode: 'NOT_IMPLEMENTED' });
+}
+
+/** Firebase Auth's `AuthErrorCodes`: names → codes, for the codes apps compare with. */
+export const AuthErrorCodes = Object.freeze({
+  ADMIN_ONLY_OPERATION: 'auth/admin-restricted-operation',
+  ARGUMENT_ERROR: 'auth/argument-error',
+  CREDENTIAL_TOO_OLD_LOGIN_AGAIN: 'auth/requires-recent-login',
+  EMAIL_EXISTS: 'auth/email-already-in-use',
+  EXPIRED_OOB_CODE: 'auth/expired-action-code',
+  INTERNAL_ERROR: 'auth/internal-error',
+  INVALID_AUTH: 'auth/invalid-user-token',
+  INVALID_CLAIMS: 'auth/invalid-claims',
+  INVALID_EMAIL: 'auth/invalid-email',
+  INVALID_IDP_RESPONSE: 'auth/invalid-credential',
+  INVALID_LOGIN_CREDENTIALS: 'auth/invalid-credential',
+  INVALID_OOB_CODE: 'auth/invalid-action-code',
+  INVALID_PASSWORD: 'auth/wrong-password',
+  MISSING_PASSWORD: 'auth/missing-password',
+  NETWORK_REQUEST_FAILED: 'auth/network-request-failed',
+  NO_SUCH_PROVIDER: 'auth/no-such-provider',
+  OPERATION_NOT_ALLOWED: 'auth/operation-not-allowed',
+  POPUP_BLOCKED: 'auth/popup-blocked',
+  POPUP_CLOSED_BY_USER: 'auth/popup-closed-by-user',
+  TIMEOUT: 'auth/timeout',
+  TOKEN_EXPIRED: 'auth/user-token-expired',
+  TOO_MANY_ATTEMPTS_TRY_LATER: 'auth/too-many-requests',
+  UNVERIFIED_EMAIL: 'auth/unverified-email',
+  USER_CANCELLED: 'auth/user-cancelled',
+  USER_DELETED: 'auth/user-not-found',
+  USER_DISABLED: 'auth/user-disabled',
+  USER_MISMATCH: 'auth/user-mismatch',
+  USER_SIGNED_OUT: 'auth/user-signed-out',
+  WEAK_PASSWORD: 'auth/weak-password',
+});
 
 /** The error for a server answer `{error:{code,message}}` with `status`, in the data (Firestore) vocabulary. */
 export function serverError(serverCode, message, status, retryAfter) {
@@ -116,7 +174,7 @@ export function networkError(cause) {
 export function authError(error) {
   if (!(error instanceof KuraError) || error.code.startsWith('auth/')) return error;
   const code = AUTH_CODES[error.serverCode] ?? (error.network ? 'auth/network-request-failed' : 'auth/internal-error');
-  const mapped = new KuraError(code, error.message, error);
+  const mapped = new KuraError(code, error.message.replace(/^Firebase: (.*) \([^()]*\)\.$/, '$1'), error);
   mapped.cause = error.cause;
   return mapped;
 }

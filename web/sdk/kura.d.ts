@@ -26,10 +26,17 @@ export declare function deleteApp(app: KuraApp): Promise<void>;
 
 // Errors
 
-/** `code` is Firebase's (`auth/invalid-credential`, `permission-denied`…); `serverCode` Kura's (docs/api.md). */
-export declare class KuraError extends Error {
-  readonly name: 'KuraError';
+/** Firebase's base error: `name` is `'FirebaseError'`. */
+export declare class FirebaseError extends Error {
+  readonly name: 'FirebaseError';
   readonly code: string;
+  readonly customData?: Record<string, unknown>;
+}
+/**
+ * `code` is Firebase's (`auth/invalid-credential`, `permission-denied`…); `serverCode` Kura's (docs/api.md). An account
+ * call's message reads `Firebase: <sentence> (auth/<code>).`
+ */
+export declare class KuraError extends FirebaseError {
   readonly serverCode: string | null;
   readonly status: number | null;
   /** Seconds, from `Retry-After` on 429 answers. */
@@ -38,6 +45,39 @@ export declare class KuraError extends Error {
   readonly network: boolean;
   readonly customData: { serverCode: string | null; status: number | null };
 }
+/** `error instanceof FirestoreError` holds for every error outside the account calls. */
+export declare class FirestoreError extends KuraError {}
+export declare const AuthErrorCodes: {
+  readonly ADMIN_ONLY_OPERATION: 'auth/admin-restricted-operation';
+  readonly ARGUMENT_ERROR: 'auth/argument-error';
+  readonly CREDENTIAL_TOO_OLD_LOGIN_AGAIN: 'auth/requires-recent-login';
+  readonly EMAIL_EXISTS: 'auth/email-already-in-use';
+  readonly EXPIRED_OOB_CODE: 'auth/expired-action-code';
+  readonly INTERNAL_ERROR: 'auth/internal-error';
+  readonly INVALID_AUTH: 'auth/invalid-user-token';
+  readonly INVALID_CLAIMS: 'auth/invalid-claims';
+  readonly INVALID_EMAIL: 'auth/invalid-email';
+  readonly INVALID_IDP_RESPONSE: 'auth/invalid-credential';
+  readonly INVALID_LOGIN_CREDENTIALS: 'auth/invalid-credential';
+  readonly INVALID_OOB_CODE: 'auth/invalid-action-code';
+  readonly INVALID_PASSWORD: 'auth/wrong-password';
+  readonly MISSING_PASSWORD: 'auth/missing-password';
+  readonly NETWORK_REQUEST_FAILED: 'auth/network-request-failed';
+  readonly NO_SUCH_PROVIDER: 'auth/no-such-provider';
+  readonly OPERATION_NOT_ALLOWED: 'auth/operation-not-allowed';
+  readonly POPUP_BLOCKED: 'auth/popup-blocked';
+  readonly POPUP_CLOSED_BY_USER: 'auth/popup-closed-by-user';
+  readonly TIMEOUT: 'auth/timeout';
+  readonly TOKEN_EXPIRED: 'auth/user-token-expired';
+  readonly TOO_MANY_ATTEMPTS_TRY_LATER: 'auth/too-many-requests';
+  readonly UNVERIFIED_EMAIL: 'auth/unverified-email';
+  readonly USER_CANCELLED: 'auth/user-cancelled';
+  readonly USER_DELETED: 'auth/user-not-found';
+  readonly USER_DISABLED: 'auth/user-disabled';
+  readonly USER_MISMATCH: 'auth/user-mismatch';
+  readonly USER_SIGNED_OUT: 'auth/user-signed-out';
+  readonly WEAK_PASSWORD: 'auth/weak-password';
+};
 
 // Accounts
 
@@ -63,6 +103,7 @@ export declare class User {
   readonly displayName: string | null;
   readonly disabled: boolean;
   readonly customClaims: Record<string, unknown>;
+  /** UTC date strings (`Date.prototype.toUTCString`), as Firebase's: the account's creation and this sign-in. */
   readonly metadata: { creationTime: string | null; lastSignInTime: string | null };
   readonly providerId: 'firebase';
   readonly isAnonymous: false;
@@ -121,16 +162,17 @@ export type OrderByDirection = 'asc' | 'desc';
 
 export interface FirestoreDataConverter<T> {
   toFirestore(model: T, options?: SetOptions): DocumentData;
-  fromFirestore(snapshot: QueryDocumentSnapshot<DocumentData>, options?: unknown): T;
+  fromFirestore(snapshot: QueryDocumentSnapshot<DocumentData>, options?: SnapshotOptions): T;
 }
 
 export declare class Database {
   readonly app: KuraApp;
   readonly type: 'firestore';
 }
-export declare function getDatabase(app?: KuraApp, settings?: Pick<KuraOptions, 'persistence' | 'writeReceipts'>): Database;
-export declare const getFirestore: typeof getDatabase;
-export declare const initializeFirestore: typeof getDatabase;
+export declare function getDatabase(app?: KuraApp, settings?: FirestoreSettings): Database;
+export declare function getFirestore(app?: KuraApp, databaseId?: '(default)'): Database;
+export declare function getFirestore(databaseId: '(default)'): Database;
+export declare function initializeFirestore(app: KuraApp, settings: FirestoreSettings, databaseId?: '(default)'): Database;
 
 export declare class Query<T = DocumentData> {
   readonly firestore: Database;
@@ -175,11 +217,15 @@ export declare class DocumentSnapshot<T = DocumentData> {
   readonly updateTime: string | null;
   readonly version: number | null;
   exists(): this is QueryDocumentSnapshot<T>;
-  data(options?: unknown): T | undefined;
-  get(field: string | FieldPath): any;
+  data(options?: SnapshotOptions): T | undefined;
+  get(field: string | FieldPath, options?: SnapshotOptions): any;
 }
 export declare class QueryDocumentSnapshot<T = DocumentData> extends DocumentSnapshot<T> {
-  data(options?: unknown): T;
+  data(options?: SnapshotOptions): T;
+}
+/** How a server timestamp still pending reads: `'none'` (null, the default), `'estimate'`, `'previous'`. */
+export interface SnapshotOptions {
+  serverTimestamps?: 'estimate' | 'previous' | 'none';
 }
 export interface DocumentChange<T = DocumentData> {
   readonly type: 'added' | 'modified' | 'removed';
@@ -317,3 +363,141 @@ export declare function waitForPendingWrites(db: Database): Promise<void>;
 export declare function getPendingWriteCount(db: Database): Promise<number>;
 /** A queued write the server refused when it was replayed (rules, a missing document…); it was dropped. */
 export declare function onWriteError(db: Database, callback: (event: { error: KuraError; writes: object[] }) => void): Unsubscribe;
+
+// Firebase's further names: value types, settings, cache and network, equality, credentials (docs/web-sdk.md,
+// "From Firebase")
+
+/** A time (stored as the server's time text; such strings read back as Timestamps). */
+export declare class Timestamp {
+  constructor(seconds: number, nanoseconds: number);
+  static now(): Timestamp;
+  static fromDate(date: Date): Timestamp;
+  static fromMillis(milliseconds: number): Timestamp;
+  readonly seconds: number;
+  readonly nanoseconds: number;
+  toDate(): Date;
+  toMillis(): number;
+  isEqual(other: Timestamp): boolean;
+  valueOf(): string;
+  toString(): string;
+  toJSON(): { seconds: number; nanoseconds: number; type: string };
+}
+/** Stored as the map `{latitude, longitude}`, which reads back as a map. */
+export declare class GeoPoint {
+  constructor(latitude: number, longitude: number);
+  readonly latitude: number;
+  readonly longitude: number;
+  isEqual(other: GeoPoint): boolean;
+  toJSON(): { latitude: number; longitude: number };
+}
+/** Stored as base64 text, which reads back as a string (`Bytes.fromBase64String` makes it Bytes again). */
+export declare class Bytes {
+  static fromBase64String(base64: string): Bytes;
+  static fromUint8Array(array: Uint8Array): Bytes;
+  toBase64(): string;
+  toUint8Array(): Uint8Array;
+  isEqual(other: Bytes): boolean;
+  toString(): string;
+}
+
+export declare function queryEqual<T>(left: Query<T>, right: Query<T>): boolean;
+export declare function snapshotEqual<T>(left: DocumentSnapshot<T> | QuerySnapshot<T>,
+  right: DocumentSnapshot<T> | QuerySnapshot<T>): boolean;
+
+export interface MemoryLocalCache { kind: 'memory' }
+export interface PersistentLocalCache { kind: 'persistent' }
+export type FirestoreLocalCache = MemoryLocalCache | PersistentLocalCache;
+export interface PersistentTabManager { kind: 'persistentSingleTab' | 'persistentMultipleTab' }
+export interface MemoryGarbageCollector { kind: 'memoryEager' | 'memoryLru' }
+/**
+ * `initializeFirestore` settings. Only `cacheSizeBytes: CACHE_SIZE_UNLIMITED` is taken; `host`, `ssl` and any other
+ * setting throw `invalid-argument`.
+ */
+export interface FirestoreSettings {
+  localCache?: FirestoreLocalCache;
+  ignoreUndefinedProperties?: boolean;
+  cacheSizeBytes?: number;
+  experimentalAutoDetectLongPolling?: boolean;
+  experimentalForceLongPolling?: boolean;
+  persistence?: 'indexeddb' | 'none';
+  writeReceipts?: string | null;
+}
+export declare const CACHE_SIZE_UNLIMITED: -1;
+export declare function memoryLocalCache(settings?: { garbageCollector?: MemoryGarbageCollector }): MemoryLocalCache;
+export declare function memoryEagerGarbageCollector(): MemoryGarbageCollector;
+export declare function memoryLruGarbageCollector(settings?: { cacheSizeBytes?: number }): MemoryGarbageCollector;
+export declare function persistentLocalCache(settings?: { tabManager?: PersistentTabManager; cacheSizeBytes?: number }): PersistentLocalCache;
+export declare function persistentSingleTabManager(settings?: { forceOwnership?: false }): PersistentTabManager;
+export declare function persistentMultipleTabManager(): PersistentTabManager;
+export declare function enableIndexedDbPersistence(db: Database): Promise<void>;
+export declare function enableMultiTabIndexedDbPersistence(db: Database): Promise<void>;
+export declare function clearIndexedDbPersistence(db: Database): Promise<void>;
+export declare function enableNetwork(db: Database): Promise<void>;
+export declare function disableNetwork(db: Database): Promise<void>;
+export declare function terminate(db: Database): Promise<void>;
+export declare function onSnapshotsInSync(db: Database, observer: (() => void) | { next: () => void }): Unsubscribe;
+
+export declare class EmailAuthCredential {
+  readonly providerId: 'password';
+  readonly signInMethod: 'password';
+  toJSON(): object;
+}
+export declare class EmailAuthProvider {
+  static readonly PROVIDER_ID: 'password';
+  static readonly EMAIL_PASSWORD_SIGN_IN_METHOD: 'password';
+  static readonly EMAIL_LINK_SIGN_IN_METHOD: 'emailLink';
+  readonly providerId: 'password';
+  static credential(email: string, password: string): EmailAuthCredential;
+  /** Throws `unimplemented`: Kura has no email-link sign-in. */
+  static credentialWithLink(email: string, emailLink: string): never;
+}
+export declare function reauthenticateWithCredential(user: User, credential: EmailAuthCredential): Promise<{
+  user: User; providerId: 'password'; operationType: 'reauthenticate';
+}>;
+export declare function signInWithCredential(auth: Auth, credential: EmailAuthCredential): Promise<UserCredential>;
+export declare function getIdToken(user: User, forceRefresh?: boolean): Promise<string>;
+export declare function getIdTokenResult(user: User, forceRefresh?: boolean): Promise<IdTokenResult>;
+export declare function reload(user: User): Promise<void>;
+/** Rejects with `auth/operation-not-allowed`: Kura confirms a new address first (verifyBeforeUpdateEmail). */
+export declare function updateEmail(user: User, newEmail: string): Promise<never>;
+/** `[]` for every well-formed address: Kura does not tell whether an address has an account. */
+export declare function fetchSignInMethodsForEmail(auth: Auth, email: string): Promise<string[]>;
+export declare function connectAuthEmulator(auth: Auth, url: string, options?: { disableWarnings?: boolean }): void;
+export declare function connectFirestoreEmulator(db: Database, host: string, port: number, options?: { ssl?: boolean }): void;
+export type LogLevel = 'debug' | 'verbose' | 'info' | 'warn' | 'error' | 'silent';
+export declare function setLogLevel(logLevel: LogLevel): void;
+
+// Names that need server features Kura lacks: each throws `unimplemented` (a KuraError) when called or constructed.
+
+/** Throws `unimplemented` when constructed: Kura has no OAuth, phone or reCAPTCHA sign-in. */
+export declare class GoogleAuthProvider { static credential(...args: unknown[]): never; }
+export declare class GithubAuthProvider { static credential(...args: unknown[]): never; }
+export declare class FacebookAuthProvider { static credential(...args: unknown[]): never; }
+export declare class TwitterAuthProvider { static credential(...args: unknown[]): never; }
+export declare class OAuthProvider { constructor(providerId: string); static credential(...args: unknown[]): never; }
+export declare class SAMLAuthProvider { constructor(providerId: string); static credential(...args: unknown[]): never; }
+export declare class PhoneAuthProvider { constructor(auth?: Auth); static credential(...args: unknown[]): never; }
+export declare class RecaptchaVerifier { constructor(...args: unknown[]); }
+export declare function signInWithPopup(...args: unknown[]): never;
+export declare function signInWithRedirect(...args: unknown[]): never;
+export declare function getRedirectResult(...args: unknown[]): never;
+export declare function linkWithPopup(...args: unknown[]): never;
+export declare function linkWithRedirect(...args: unknown[]): never;
+export declare function reauthenticateWithPopup(...args: unknown[]): never;
+export declare function reauthenticateWithRedirect(...args: unknown[]): never;
+export declare function linkWithCredential(...args: unknown[]): never;
+export declare function unlink(...args: unknown[]): never;
+export declare function signInAnonymously(auth: Auth): never;
+export declare function signInWithCustomToken(auth: Auth, token: string): never;
+export declare function sendSignInLinkToEmail(...args: unknown[]): never;
+export declare function signInWithEmailLink(...args: unknown[]): never;
+/** Always false: Kura has no email-link sign-in. */
+export declare function isSignInWithEmailLink(auth: Auth, emailLink: string): false;
+export declare function signInWithPhoneNumber(...args: unknown[]): never;
+export declare function linkWithPhoneNumber(...args: unknown[]): never;
+export declare function updatePhoneNumber(...args: unknown[]): never;
+export declare function multiFactor(user: User): never;
+export declare function getMultiFactorResolver(...args: unknown[]): never;
+export declare function loadBundle(...args: unknown[]): never;
+export declare function namedQuery(...args: unknown[]): never;
+export declare function setIndexConfiguration(...args: unknown[]): never;

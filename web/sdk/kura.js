@@ -5,7 +5,6 @@
 //   import { initializeApp, getAuth, getDatabase, doc, getDoc } from '/sdk/kura.js';
 
 export { initializeApp, getApp, getApps, deleteApp, KuraApp } from './app.js';
-export { KuraError } from './errors.js';
 export {
   getAuth, Auth, User, browserLocalPersistence, browserSessionPersistence, inMemoryPersistence,
 } from './auth.js';
@@ -38,3 +37,29 @@ export {
   serverTimestamp, increment, arrayUnion, arrayRemove, deleteField, FieldValue, FieldPath, documentId,
 } from './values.js';
 export { onSnapshot } from './listeners.js';
+
+// Firebase's names beyond the core calls: value types, errors, cache and network controls, equality, credentials
+// and account functions, and the names that need server features Kura lacks (they throw `unimplemented`).
+export { KuraError, FirebaseError, FirestoreError, AuthErrorCodes } from './errors.js';
+export { Timestamp, GeoPoint, Bytes } from './types.js';
+export { queryEqual, snapshotEqual } from './references.js';
+export {
+  CACHE_SIZE_UNLIMITED, memoryLocalCache, memoryEagerGarbageCollector, memoryLruGarbageCollector,
+  persistentLocalCache, persistentSingleTabManager, persistentMultipleTabManager,
+  enableIndexedDbPersistence, enableMultiTabIndexedDbPersistence, clearIndexedDbPersistence,
+  enableNetwork, disableNetwork, terminate, onSnapshotsInSync,
+} from './cache.js';
+export {
+  EmailAuthProvider, EmailAuthCredential, reauthenticateWithCredential, signInWithCredential,
+  getIdToken, getIdTokenResult, reload, updateEmail, fetchSignInMethodsForEmail,
+  connectAuthEmulator, connectFirestoreEmulator, setLogLevel,
+} from './credentials.js';
+export {
+  GoogleAuthProvider, GithubAuthProvider, FacebookAuthProvider, TwitterAuthProvider, OAuthProvider,
+  SAMLAuthProvider, PhoneAuthProvider, RecaptchaVerifier,
+  signInWithPopup, signInWithRedirect, getRedirectResult, linkWithPopup, linkWithRedirect,
+  reauthenticateWithPopup, reauthenticateWithRedirect, linkWithCredential, unlink, signInAnonymously,
+  signInWithCustomToken, sendSignInLinkToEmail, signInWithEmailLink, isSignInWithEmailLink,
+  signInWithPhoneNumber, linkWithPhoneNumber, updatePhoneNumber, multiFactor, getMultiFactorResolver,
+  loadBundle, namedQuery, setIndexConfiguration,
+} from './unimplemented.js';

@@ -81,6 +81,33 @@ export class ListenerHub {
     for (const id of [...this.targets.keys()]) this.remove(id);
   }
 
+  /**
+   * Calls `observer()` soon and after each batch of server events has been applied to every listener
+   * (Firestore's `onSnapshotsInSync`); returns the unsubscribe.
+   */
+  onSync(observer) {
+    this.syncObservers ??= new Set();
+    const wrapped = () => observer();
+    this.syncObservers.add(wrapped);
+    Promise.resolve().then(() => this.syncObservers.has(wrapped) && wrapped());
+    return () => this.syncObservers.delete(wrapped);
+  }
+
+  _inSync() {
+    if (!this.syncObservers?.size || this.syncPending) return;
+    this.syncPending = true;
+    queueMicrotask(() => {
+      this.syncPending = false;
+      for (const observer of [...this.syncObservers]) {
+        try {
+          observer();
+        } catch (error) {
+          console.error(error);
+        }
+      }
+    });
+  }
+
   /** Drops the current stream as a network failure would (tests use it). */
   dropConnection() {
     this.controller?.abort();
@@ -95,6 +122,12 @@ export class ListenerHub {
     this.running = true;
     try {
       while (this.targets.size) {
+        if (this.db._networkDisabled) {
+          // disableNetwork: listeners show the cache until enableNetwork.
+          this._showCache();
+          await this.db._networkDisabled;
+          continue;
+        }
         let token;
         try {
           token = await this.auth._idToken();
@@ -233,8 +266,8 @@ export class ListenerHub {
         this.offline?.serverReached();
         break;
       }
-      case 'snapshot': this._snapshot(payload); break;
-      case 'changes': this._changes(payload); break;
+      case 'snapshot': this._snapshot(payload); this._inSync(); break;
+      case 'changes': this._changes(payload); this._inSync(); break;
       case 'reset': this.statistics.resets += 1; break; // a snapshot follows; keep what we have until then
       case 'error': {
         const error = serverError(payload?.code ?? 'INTERNAL', payload?.message ?? 'listener failed', 400);

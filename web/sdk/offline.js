@@ -7,7 +7,7 @@
 
 import { KuraError } from './errors.js';
 import { inSource, runQuery } from './query.js';
-import { applyWrite, nowText } from './values.js';
+import { applyWrite, documentValue, nowText } from './values.js';
 import { writeQueue } from './write-queue.js';
 
 const STORES = ['documents', 'queue', 'meta', 'receipts'];
@@ -194,7 +194,7 @@ export class OfflineStore {
       if (!covers(path)) continue;
       const shown = serverView.find((d) => d.path === path);
       const confirmed = entry.write.op === 'delete' ? !shown : shown && shown.version >= entry.version;
-      if (!confirmed) out.push({ ...entry.write, localTime: entry.time });
+      if (!confirmed) out.push({ ...entry.write, localTime: entry.time, acknowledged: true });
     }
     return out;
   }
@@ -208,16 +208,35 @@ export class OfflineStore {
     if (entry && (version == null || version >= entry.version)) this.unconfirmed.delete(path);
   }
 
-  /** `base` (undefined: unknown) with the writes to `path` applied; and whether there were any. */
+  /**
+   * `base` (undefined: unknown) with the writes to `path` applied; and whether there were any. Server timestamps
+   * of queued writes hold the write's local time until the server's arrives; the result's `_pendingTimes` names
+   * those fields (field → {time, previous}), for `data({serverTimestamps})`.
+   */
   overlay(path, base, writes) {
     let document = base;
     let touched = false;
+    const times = new Map(Object.entries(base?._pendingTimes ?? {}));
     for (const write of writes) {
       if (write.path !== path) continue;
       touched = true;
       // An update or a merge onto an unknown document: the result cannot be known.
       if (document === undefined && (write.op === 'update' || (write.op === 'set' && write.merge))) continue;
-      document = applyWrite(write, document ?? null, write.localTime ?? nowText());
+      const before = document;
+      const time = write.localTime ?? nowText();
+      document = applyWrite(write, document ?? null, time);
+      if (write.acknowledged) continue;
+      for (const transform of write.transforms ?? []) {
+        if (!transform.serverTimestamp) continue;
+        const previous = times.has(transform.field) ? times.get(transform.field).previous
+          : before ? documentValue(before, transform.field) : undefined;
+        times.set(transform.field, { time, previous: previous ?? null });
+      }
+    }
+    if (document && times.size) {
+      // A field written again after its server timestamp no longer waits for it.
+      const pending = Object.fromEntries([...times].filter(([field, { time }]) => documentValue(document, field) === time));
+      if (Object.keys(pending).length) document = { ...document, _pendingTimes: pending };
     }
     return { document, touched };
   }

@@ -4,7 +4,8 @@
 // store, which the database makes, use these types), so a database is recognised by its `type`.
 
 import { invalidArgument } from './errors.js';
-import { autoId, documentValue, fieldText } from './values.js';
+import { readValue } from './types.js';
+import { autoId, documentValue, fieldText, splitFieldPath } from './values.js';
 
 function splitPath(path) {
   if (typeof path !== 'string' || !path) throw invalidArgument('a path must be a non-empty string');
@@ -118,6 +119,27 @@ export function refEqual(a, b) {
   return a?.type === b?.type && a.path === b.path && a.firestore === b.firestore;
 }
 
+/** Whether two queries (or references) are the same query of the same database, with the same converter. */
+export function queryEqual(a, b) {
+  if (!(a instanceof Query) || !(b instanceof Query)) return false;
+  return a.firestore === b.firestore && a.converter === b.converter && a.type === b.type &&
+    JSON.stringify(a._q) === JSON.stringify(b._q);
+}
+
+/** Whether two document snapshots, or two query snapshots, show the same data with the same metadata. */
+export function snapshotEqual(a, b) {
+  if (a instanceof DocumentSnapshot && b instanceof DocumentSnapshot) {
+    return refEqual(a.ref, b.ref) && a.ref.converter === b.ref.converter && a.metadata.isEqual(b.metadata) &&
+      a.exists() === b.exists() && JSON.stringify(a._document?.data) === JSON.stringify(b._document?.data) &&
+      JSON.stringify(a._document?._pendingTimes) === JSON.stringify(b._document?._pendingTimes);
+  }
+  if (a instanceof QuerySnapshot && b instanceof QuerySnapshot) {
+    return queryEqual(a.query, b.query) && a.metadata.isEqual(b.metadata) && a.size === b.size &&
+      a.docs.every((doc, index) => snapshotEqual(doc, b.docs[index]));
+  }
+  return false;
+}
+
 /** Where a snapshot came from. */
 export class SnapshotMetadata {
   constructor(hasPendingWrites = false, fromCache = false) {
@@ -148,20 +170,48 @@ export class DocumentSnapshot {
     return this._document != null;
   }
 
-  /** The document's data (a copy), or undefined when it does not exist; with a converter, its result. */
-  data(options) {
+  /**
+   * The document's data (a copy), or undefined when it does not exist; with a converter, its result. The server's
+   * time strings read as Timestamps. A server timestamp still pending reads as `null`, or with `{serverTimestamps:
+   * 'estimate'}` as the local time of the write, with `'previous'` as the field's value before it (as Firestore).
+   */
+  data(options = {}) {
     if (!this._document) return undefined;
     if (this.ref.converter) return this.ref.converter.fromFirestore(new DocumentSnapshot(
       new DocumentReference(this.ref.firestore, this.ref.path), this._document, this.metadata), options);
-    return structuredClone(this._document.data);
+    return readValue(this._data(options));
   }
 
-  /** One field by dotted path (or FieldPath); undefined when absent. */
-  get(field) {
+  /** One field by dotted path (or FieldPath); undefined when absent. `options` as for `data`. */
+  get(field, options = {}) {
     if (!this._document) return undefined;
-    const value = documentValue(this._document, fieldText(field));
-    return value === undefined ? undefined : structuredClone(value);
+    const value = documentValue({ ...this._document, data: this._data(options) }, fieldText(field));
+    return value === undefined ? undefined : readValue(value);
   }
+
+  /** The stored data with pending server times resolved by `serverTimestamps` (a copy). */
+  _data(options) {
+    const serverTimestamps = options?.serverTimestamps ?? 'none';
+    const data = structuredClone(this._document.data);
+    if (!['none', 'estimate', 'previous'].includes(serverTimestamps)) {
+      throw invalidArgument(`serverTimestamps is 'none', 'estimate' or 'previous' (got ${serverTimestamps})`);
+    }
+    const pending = this._document._pendingTimes;
+    if (!pending || serverTimestamps === 'estimate') return data;
+    for (const [field, { previous }] of Object.entries(pending)) {
+      setField(data, splitFieldPath(field), serverTimestamps === 'previous' ? structuredClone(previous ?? null) : null);
+    }
+    return data;
+  }
+}
+
+function setField(data, names, value) {
+  let map = data;
+  for (const name of names.slice(0, -1)) {
+    if (!map[name] || typeof map[name] !== 'object') return;
+    map = map[name];
+  }
+  map[names[names.length - 1]] = value;
 }
 
 /** A document that is known to exist (in query results). */

@@ -3,6 +3,7 @@
 // latency compensation and the offline cache: value order, field paths, applying a write to a document.
 
 import { invalidArgument } from './errors.js';
+import { Bytes, GeoPoint, Timestamp } from './types.js';
 
 /** A value the server resolves atomically with the write. Made by the functions below. */
 export class FieldValue {
@@ -17,14 +18,14 @@ export class FieldValue {
   }
 }
 
-/** The commit time on the server (an RFC 3339 string: Kura has no timestamp type). */
+/** The commit time on the server (stored as the server's time text; reads back as a Timestamp). */
 export const serverTimestamp = () => new FieldValue('serverTimestamp', true);
 /** Adds `n` to the field (a missing or non-number field becomes `n`). */
 export const increment = (n) => new FieldValue('increment', n);
 /** Adds the elements that are not in the array yet. */
-export const arrayUnion = (...elements) => new FieldValue('arrayUnion', elements.map(toJSONValue));
+export const arrayUnion = (...elements) => new FieldValue('arrayUnion', elements.map((e) => toJSONValue(e)));
 /** Removes every occurrence of the elements. */
-export const arrayRemove = (...elements) => new FieldValue('arrayRemove', elements.map(toJSONValue));
+export const arrayRemove = (...elements) => new FieldValue('arrayRemove', elements.map((e) => toJSONValue(e)));
 /** Removes the field (in `updateDoc` and `setDoc(…, {merge: true})`). */
 export const deleteField = () => new FieldValue('delete', true);
 
@@ -77,46 +78,77 @@ export function splitFieldPath(path) {
   return names;
 }
 
-/** A JS value as document data: Dates become RFC 3339 strings with microseconds; undefined is refused. */
+/**
+ * A JS value as document data: Timestamps and Dates become the server's time text (RFC 3339, UTC, microseconds),
+ * GeoPoints the map `{latitude, longitude}`, Bytes base64 text (types.js). An undefined field is refused with its
+ * name, or left out when `ignoreUndefined` (Firestore's `ignoreUndefinedProperties`).
+ */
 export function toJSONValue(value) {
+  return encodeValue(value, false, '');
+}
+
+function encodeValue(value, ignoreUndefined, field) {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw invalidArgument('numbers must be finite');
     return value;
   }
-  if (value instanceof Date) return value.toISOString().replace(/Z$/, '000Z');
+  if (value instanceof Timestamp) return value._serverText();
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw invalidArgument(`an invalid Date${field ? ` in field ${field}` : ''}`);
+    return Timestamp.fromDate(value)._serverText();
+  }
+  if (value instanceof GeoPoint) return value.toJSON();
+  if (value instanceof Bytes) return value.toBase64();
   if (Array.isArray(value)) {
     return value.map((element) => {
       if (element instanceof FieldValue) throw invalidArgument('field values cannot be used inside arrays');
-      return toJSONValue(element);
+      if (element === undefined) throw undefinedField(field, true);
+      return encodeValue(element, ignoreUndefined, field);
     });
   }
   if (value instanceof FieldValue) return value;
   if (typeof value === 'object') {
-    if (typeof value.toJSON === 'function' && !(value.constructor === Object)) return toJSONValue(value.toJSON());
+    if (typeof value.toJSON === 'function' && !(value.constructor === Object)) {
+      return encodeValue(value.toJSON(), ignoreUndefined, field);
+    }
     const out = {};
     for (const [key, member] of Object.entries(value)) {
-      if (member === undefined) throw invalidArgument(`field ${key} is undefined`);
-      out[key] = toJSONValue(member);
+      const path = field ? `${field}.${key}` : key;
+      if (member === undefined) {
+        if (ignoreUndefined) continue;
+        throw undefinedField(path);
+      }
+      out[key] = encodeValue(member, ignoreUndefined, path);
     }
     return out;
   }
-  throw invalidArgument(`unsupported value of type ${typeof value}`);
+  if (value === undefined) throw undefinedField(field);
+  throw invalidArgument(`unsupported value of type ${typeof value}${field ? ` in field ${field}` : ''}`);
+}
+
+function undefinedField(field, inArray = false) {
+  const where = field ? ` (found in field ${field}${inArray ? ', in an array' : ''})` : '';
+  const remedy = inArray ? '' : ', or set ignoreUndefinedProperties: true in initializeFirestore to leave such fields out';
+  return invalidArgument(`Unsupported field value: undefined${where}. Remove the field${remedy}`);
 }
 
 /**
  * One write for POST /api/commit: `{op, path, data?, merge?, transforms?}`. `data` is the caller's object;
  * sentinels anywhere in its maps become transforms. For `update`, top-level keys are dotted field paths.
  */
-export function encodeWrite(op, path, data, { merge = false, precondition } = {}) {
+export function encodeWrite(op, path, data, { merge = false, precondition, ignoreUndefined = false } = {}) {
   const write = { op, path };
   if (op !== 'delete') {
     const transforms = [];
     const clean = {};
     for (const [key, value] of Object.entries(data ?? {})) {
-      if (value === undefined) throw invalidArgument(`field ${key} is undefined`);
+      if (value === undefined) {
+        if (ignoreUndefined) continue;
+        throw undefinedField(key);
+      }
       const names = op === 'update' ? splitFieldPath(key) : [key];
-      const stripped = extract(toJSONValue(value), names, transforms, op === 'update');
+      const stripped = extract(encodeValue(value, ignoreUndefined, key), names, transforms, op === 'update');
       if (stripped !== undefined) clean[key] = stripped;
     }
     if (op === 'set' && !merge && transforms.some((t) => t.delete)) {
@@ -288,7 +320,7 @@ function transformed(current, transform, time) {
 
 /** Now as the server writes times: RFC 3339 UTC with microseconds. */
 export function nowText() {
-  return new Date().toISOString().replace(/Z$/, '000Z');
+  return Timestamp.now()._serverText();
 }
 
 /** An automatic document ID in the server's format: 20 base62 characters, 9 from the time, 11 random. */

@@ -10,6 +10,7 @@
 // before another is never sent after it, whichever tab queued either.
 
 import { isTokenRejection, isTransient, KuraError } from './errors.js';
+import { logsErrors } from './credentials.js';
 import { withLock } from './session.js';
 import { applyWrite, autoId, nowText } from './values.js';
 
@@ -120,6 +121,12 @@ export const writeQueue = {
         this._goOffline();
         return false;
       }
+      if (isContention(error)) {
+        // Not applied, and worth sending again: it stays first in the queue and in local views (Firestore never
+        // drops a write for ABORTED). Its caller, if still waiting, goes on waiting.
+        this._retryLater();
+        return false;
+      }
       if (error.serverCode === 'ALREADY_EXISTS' && entry.attempts > 1) {
         // An earlier attempt whose answer was lost had been applied: its receipt (or new document) exists.
         await this._acknowledge(entry, null, 0);
@@ -145,6 +152,14 @@ export const writeQueue = {
     this.retryTimer = setTimeout(() => this.flush(), ceiling / 2 + Math.random() * ceiling / 2);
   },
 
+  /** Sends the queue again after a backoff that grows with each contention in a row (the server is reachable). */
+  _retryLater() {
+    this.contentions = (this.contentions ?? 0) + 1;
+    const ceiling = Math.min(5000, 50 * 2 ** Math.min(this.contentions - 1, 10));
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.flush(), ceiling / 2 + Math.random() * ceiling / 2);
+  },
+
   _releaseWaiters() {
     for (const waiter of this.waiters.values()) waiter.resolve();
     this.waiters.clear();
@@ -160,6 +175,7 @@ export const writeQueue = {
   },
 
   async _acknowledge(entry, result, offset) {
+    this.contentions = 0;
     await this._remove(entry);
     this._tell({ type: 'acknowledged', entry: plainEntry(entry), result, offset });
     this._acknowledged(entry, result, offset);
@@ -208,7 +224,7 @@ export const writeQueue = {
     }
     if (!report) return;
     const event = { error, writes: entry.writes.map(({ localTime, ...w }) => w) };
-    if (!this.errorObservers.size) console.error('a queued write was refused by the server', error);
+    if (!this.errorObservers.size && logsErrors()) console.error('a queued write was refused by the server', error);
     for (const observer of this.errorObservers) observer(event);
   },
 
@@ -300,6 +316,14 @@ export const writeQueue = {
     return added;
   },
 };
+
+/**
+ * Answers that say the write was not applied *this time* (contention, a passing limit): retried with backoff, never
+ * dropped, as KuraClient does. Only permanent refusals (rules, a missing document…) leave the queue.
+ */
+function isContention(error) {
+  return error instanceof KuraError && (error.code === 'aborted' || error.code === 'resource-exhausted');
+}
 
 /** An entry as another tab gets it (structured-cloneable, without this tab's bookkeeping). */
 function plainEntry({ seq, uid, writes, receipt, queuedAt }) {

@@ -108,8 +108,19 @@ struct DocumentRoutes {
         try access.authorize(
             caller, .get, path: path.segments, resource: entry.map { DataAccess.ruleDocument(path, $0.fields) },
             time: WallClock.nowMicros(), rules: access.rules.current.ruleSet, onLoop: false)
-        guard let entry else { throw APIError.notFound("no document at \(path)") }
+        guard let entry else {
+            // `?missing=ok`: a missing document is an answer, not an error (browsers log every 404 in red).
+            guard try missingIsAnswer(request) else { throw APIError.notFound("no document at \(path)") }
+            return .json(JSONValue.object(["path": .string(path.description), "exists": .bool(false)]).jsonBytes)
+        }
         return documentResponse(body: entry.body, version: entry.version)
+    }
+
+    /// Whether `GET /api/docs/{document}?missing=ok` asks for a 200 `{"path","exists":false}` instead of a 404.
+    private func missingIsAnswer(_ request: Request) throws -> Bool {
+        guard let value = request.query("missing") else { return false }
+        guard value == "ok" else { throw APIError.badRequest("'missing' takes only 'ok'") }
+        return true
     }
 
     /// `GET /api/docs/{collection}?limit=&orderBy=field [desc],…&pageToken=`.

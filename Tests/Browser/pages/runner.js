@@ -60,7 +60,7 @@ const t = {
 
 // Every step module is loaded up front, so that steps still run after a test cuts the page's network.
 const modules = {};
-for (const name of ['auth', 'data', 'realtime', 'offline', 'web', 'units', 'types']) {
+for (const name of ['auth', 'data', 'realtime', 'offline', 'web', 'units', 'types', 'names']) {
   modules[name] = await import(`./steps/${name}.js`);
 }
 
