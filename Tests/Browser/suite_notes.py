@@ -5,6 +5,7 @@ search with notebook tokens by the keyboard, rename and delete, and a session re
 every main screen at 390 and 1280 px, in Japanese and English, go to <screenshots>/notes/ (docs/apps.md shows
 them)."""
 
+import base64
 import json
 import os
 import shutil
@@ -55,6 +56,14 @@ def shot(t, name):
         overflow = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
         t.check(f"{name} at {width} px has no horizontal overflow", not overflow, "the page scrolls sideways")
         full_page_screenshot(driver, f"notes/{name}-{width}")
+        # A smaller copy for docs/apps.md (docs/apps/notes-*.png are copied from these).
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        small = driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 0.5 if width > 600 else 0.75}})
+        os.makedirs(os.path.join(directory, "small"), exist_ok=True)
+        with open(os.path.join(directory, "small", f"notes-{name}-{width}.png"), "wb") as f:
+            f.write(base64.b64decode(small["data"]))
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     time.sleep(0.2)
 
@@ -202,6 +211,7 @@ def notes_app(t):
              in driver.find_element(By.ID, "create-error").text)
     t.equal("focus stays in the name field", driver.switch_to.active_element.get_attribute("id"), "new-notebook")
     create_notebook(t, "日本語")
+    wait_for(t, "the notebook 日本語", lambda: "日本語" in notebook_names(t))
     create_notebook(t, "Français")
     wait_for(t, "three notebooks", lambda: len(notebook_names(t)) == 3)
     keys = sorted(d["id"] for d in server_list(kura, f"notes/{uid}/notebookNames"))

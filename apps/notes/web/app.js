@@ -113,6 +113,7 @@ function confirmDialog(title, body, extra = '', ok = t('delete')) {
   document.getElementById('confirm-ok').textContent = ok;
   document.getElementById('confirm-cancel').textContent = t('cancel');
   const opener = document.activeElement;
+  status.textContent = '';
   return new Promise((resolve) => {
     dialog.addEventListener('close', () => {
       resolve(dialog.returnValue === 'ok');
@@ -330,9 +331,11 @@ function buildShell() {
       createError.textContent = '';
       createInput.removeAttribute('aria-invalid');
       createButton.disabled = true;
+      const typed = createInput.value;
       try {
-        const { id, name } = await createNotebook(createInput.value);
-        createInput.value = '';
+        const { id, name } = await createNotebook(typed);
+        // Only what was submitted is cleared: a name typed meanwhile stays.
+        if (createInput.value === typed) createInput.value = '';
         announce(t('created', { name }));
         location.hash = `#/n/${encodeURIComponent(id)}`;
       } catch (error) {
@@ -416,6 +419,7 @@ function refresh() {
   const searching = !!trimSpace(state.text) || state.tokens.length > 0;
   const id = routeNotebook();
   shell.root.classList.toggle('has-notebook', !!id && !searching);
+  shell.root.classList.toggle('searching', searching);
   if (searching) drawResults();
   else if (id) drawNotebook(id);
   else drawHome();
@@ -476,7 +480,7 @@ function setContent(kind, ...nodes) {
 function drawHome() {
   if (!state.notebooks) { setContent('loading', h('div', { class: 'skeleton', 'aria-hidden': 'true' }, h('div'), h('div'))); return; }
   setContent('home', h('div', { class: 'state' }, icon('book'),
-    h('h1', { text: t('homeTitle') }),
+    h('h1', { text: state.notebooks.length ? t('homeTitle') : t('homeTitleEmpty') }),
     h('p', { text: state.notebooks.length ? t('homeLead') : t('homeLeadEmpty') })));
 }
 
@@ -536,12 +540,16 @@ function buildNotebook(notebook) {
       if (problem) { addError.textContent = wordProblemSentence(problem); wordInput.focus(); return; }
       addButton.disabled = true;
       try {
-        const word = trimSpace(wordInput.value);
+        const [typedWord, typedExplanation] = [wordInput.value, explanationInput.value];
+        const word = trimSpace(typedWord);
         await addDoc(col('words'), {
-          notebook: id, word, explanation: trimSpace(explanationInput.value), createdAt: new Date().toISOString(),
+          notebook: id, word, explanation: trimSpace(typedExplanation), createdAt: new Date().toISOString(),
         });
-        wordInput.value = '';
-        explanationInput.value = '';
+        // Only what was submitted is cleared: a word typed meanwhile stays.
+        if (wordInput.value === typedWord && explanationInput.value === typedExplanation) {
+          wordInput.value = '';
+          explanationInput.value = '';
+        }
         announce(t('wordAdded', { word }));
         wordInput.focus();
       } catch (error) {
@@ -878,6 +886,9 @@ onAuthStateChanged(auth, (user) => {
 
 window.addEventListener('hashchange', () => {
   if (state.phase !== 'app') return;
+  const createError = document.getElementById('create-error');
+  if (createError) createError.textContent = '';
+  document.getElementById('new-notebook')?.removeAttribute('aria-invalid');
   const id = routeNotebook();
   if (id && (trimSpace(state.text) || state.tokens.length)) {
     // Opening a notebook from the results ends the search.
