@@ -50,6 +50,8 @@ def shot(t, name):
                              or os.path.join(ROOT, ".build", "browser-screenshots"), "notes")
     os.makedirs(directory, exist_ok=True)
     driver.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": 1, "y": 1})
+    # The passing announcement (a toast) off the picture, so it covers nothing.
+    driver.execute_script("document.getElementById('status').textContent = ''")
     for width in (1280, 390):
         set_viewport(driver, width)
         time.sleep(0.3)

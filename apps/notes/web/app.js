@@ -394,7 +394,8 @@ function buildShell() {
     h('p', { class: 'hint', id: 'search-hint', text: t('searchHint') }),
     h('p', { class: 'offer', id: 'search-offer', 'aria-live': 'polite' }));
   const content = h('section', { class: 'content', id: 'content', 'aria-live': 'off' });
-  const root = h('div', { class: 'layout' }, sidebar, h('div', { class: 'work' }, searchBox, content));
+  // The search first: on phones it is on top; on wider screens the grid puts the notebooks beside it.
+  const root = h('div', { class: 'layout' }, searchBox, sidebar, content);
   return { root, lang, list, tokens, input, content, notebookId: undefined, wordList: null, body: null };
 }
 
