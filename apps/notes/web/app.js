@@ -881,7 +881,9 @@ onAuthStateChanged(auth, (user) => {
   state.phase = 'unverified';
   draw();
   focusHeading();
-  // Verified in another window, or the session revoked there: either shows here within seconds.
+  // Verified in another window, or the session revoked there: either shows here within seconds. A session
+  // restored from before may hold a stale profile, so the first check is at once.
+  checkVerified();
   verifyTimer = setInterval(() => { if (state.phase === 'unverified') checkVerified(); }, 4000);
 });
 
