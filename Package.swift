@@ -18,6 +18,8 @@ let package = Package(
         .executable(name: "kura-quiz", targets: ["kura-quiz"]),
         .library(name: "KuraPlaces", targets: ["KuraPlaces"]),
         .executable(name: "kura-places", targets: ["kura-places"]),
+        .library(name: "KuraNotes", targets: ["KuraNotes"]),
+        .executable(name: "kura-notes", targets: ["kura-notes"]),
     ],
     targets: [
         // One system-library target per C library: module.modulemap + shim.h, nothing else.
@@ -81,6 +83,10 @@ let package = Package(
         // and the nearest-place and name searches on KuraClient's range queries; `kura-places` is its command line.
         .target(name: "KuraPlaces", dependencies: ["KuraClient"]),
         .executableTarget(name: "kura-places", dependencies: ["KuraPlaces", "KuraClient"]),
+        // The notebooks app (apps/notes): one normalization for search and names, name keys, the search, and the
+        // notebook and word operations on KuraClient, for an iOS app as well as `kura-notes`, its command line.
+        .target(name: "KuraNotes", dependencies: ["KuraClient"]),
+        .executableTarget(name: "kura-notes", dependencies: ["KuraNotes", "KuraClient"]),
 
         // The test kit (docs/architecture.md, "Tests"): plain targets under Tests/ that every test target shares.
         // KuraTestSupport: raw HTTP and SSE clients, the KuraHTTP harnesses (live on port 0, and the router with no
@@ -157,6 +163,10 @@ let package = Package(
         .testTarget(
             name: "KuraPlacesTests",
             dependencies: ["KuraPlaces", "KuraClient", "KuraServer", "KuraTestSupport", "KuraServerTestSupport"]),
+        // KuraNotes and `kura-notes` against an in-process server, and apps/notes/cases.json (shared with the web app).
+        .testTarget(
+            name: "KuraNotesTests",
+            dependencies: ["KuraNotes", "KuraClient", "KuraServer", "KuraTestSupport", "KuraServerTestSupport"]),
         // Runs the real `kura` binary as a child process (crash and restart tests).
         .testTarget(name: "KuraEndToEndTests", dependencies: ["KuraCore", "KuraTestSupport"]),
     ],
