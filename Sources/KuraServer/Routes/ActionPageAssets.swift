@@ -22,14 +22,14 @@ enum ActionPageAssets {
         code{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9em;background:#ebe6db;\
         padding:.05em .35em;border-radius:4px;overflow-wrap:anywhere}
         .bar{border-bottom:1px solid var(--line);background:var(--card)}
-        .bar-inner{max-width:44rem;margin:0 auto;padding:.6rem 1rem;display:flex;align-items:center;\
+        .bar-inner{max-width:32rem;margin:0 auto;padding:.6rem 1rem;display:flex;align-items:center;\
         justify-content:space-between;gap:1rem;flex-wrap:wrap}
         .brand{display:inline-flex;align-items:center;gap:.6rem;font-weight:700;font-size:1.05rem}
         .brand img{border-radius:8px}
         .lang{display:inline-block;border:1px solid var(--line);border-radius:999px;padding:.3rem .9rem;\
         text-decoration:none;font-size:.9rem;background:var(--paper)}
         .lang:hover{border-color:var(--ink)}
-        main{width:100%;max-width:44rem;margin:0 auto;padding:2rem 1rem 3rem}
+        main{width:100%;max-width:32rem;margin:0 auto;padding:2rem 1rem 3rem}
         .panel{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);\
         box-shadow:var(--shadow);padding:clamp(1.1rem,.8rem + 2vw,2rem);max-width:30rem;margin:0 auto}
         .badge{display:grid;place-items:center;width:3rem;height:3rem;border-radius:12px;background:var(--ink);\

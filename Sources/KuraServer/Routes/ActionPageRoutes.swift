@@ -281,7 +281,7 @@ struct ActionPageRoutes {
             <h1 id="title">\(title.htmlEscaped)</h1>
             \(content)
             </section></main>
-            <footer class="foot"><p>\(appName.htmlEscaped) · Kura</p></footer>
+            <footer class="foot"><p>\(appName == "Kura" ? "Kura" : "\(appName.htmlEscaped) · Kura")</p></footer>
             </body></html>
             """, status: status)
         for field in Self.securityHeaders { response.headers.add(field.name, field.value) }

@@ -159,7 +159,7 @@ function drawSignedOut(focus) {
   });
   show([
     h('section', { class: 'panel auth', 'aria-labelledby': 'auth-title' },
-      h('h1', { id: 'auth-title', text: t('signInTitle') }),
+      h('h1', { id: 'auth-title', text: t(signUp ? 'signUpTitle' : 'signInTitle') }),
       h('p', { class: 'lead', text: t('signInLead') }),
       h('div', { class: 'tabs', role: 'group', 'aria-label': t('signInTitle') }, tab('signIn', 'signInTab'), tab('signUp', 'signUpTab')),
       form),
@@ -336,7 +336,7 @@ function drawList(focus) {
 function buildListScreen() {
   const field = h('input', { id: 'new-todo', type: 'text', maxlength: 500, autocomplete: 'off', enterkeyhint: 'done',
     placeholder: t('addPlaceholder'), 'aria-describedby': 'add-error', value: draft,
-    oninput: (event) => { draft = event.target.value; } });
+    oninput: (event) => { draft = event.target.value; addError.textContent = ''; } });
   const addError = h('p', { class: 'field-error', id: 'add-error', role: 'alert' });
   const form = h('form', { class: 'add', novalidate: true,
     onsubmit: async (event) => {
