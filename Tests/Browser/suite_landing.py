@@ -45,7 +45,7 @@ def landing(t):
     t.equal("the switch says which language is on",
             driver.find_element(By.CSS_SELECTOR, '[data-lang="ja"]').get_attribute("aria-pressed"), "true")
     names = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".apps .name")]
-    t.equal("their names, in Japanese", names, ["7位を当てろ！", "電卓", "ここはどこ"])
+    t.equal("their names, in Japanese", names, ["7位を当てろ！", "電卓", "ここはどこ", "やることリスト"])
     driver.get(kura.url + "/")
     harness.wait_script(driver, "the saved language", "return document.documentElement.lang === 'ja'")
     t.check("the choice is remembered", True)

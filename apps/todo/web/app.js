@@ -181,7 +181,14 @@ function drawReset(focus) {
         // The action page leads back here once the password is changed.
         const back = new URL(location.href);
         back.hash = '';
-        await sendPasswordResetEmail(auth, email.value.trim(), { url: back.href });
+        try {
+          await sendPasswordResetEmail(auth, email.value.trim(), { url: back.href });
+        } catch (error) {
+          // Served from an origin the server does not list (say, localhost for 127.0.0.1): the mail still goes,
+          // without the way back.
+          if (!/continue-uri/.test(error.code ?? '')) throw error;
+          await sendPasswordResetEmail(auth, email.value.trim());
+        }
         done.textContent = t('resetSent', { email: email.value.trim() });
         done.hidden = false;
       } catch (error) {
