@@ -167,6 +167,27 @@ def walk(t):
         "return document.documentElement.lang"), "en")
     shots(t, "signin")
 
+    # apps/todo/cases.json, which the Swift client's tests run too, through the web app's own logic.js.
+    with open(os.path.join(APP, "cases.json")) as f:
+        cases = json.load(f)
+    failures = driver.execute_async_script("""
+        const [cases, done] = arguments;
+        import('./logic.js').then(({ cleanTitle, countTodos }) => {
+          const failures = [];
+          for (const c of cases.titles) {
+            const got = cleanTitle(c.input.repeat(c.repeat ?? 1));
+            const want = c.error ? { error: c.error } : { title: c.title.repeat(c.titleRepeat ?? 1) };
+            if (JSON.stringify(got) !== JSON.stringify(want)) failures.push([c.input.slice(0, 20), got]);
+          }
+          for (const c of cases.counts) {
+            const got = countTodos(c.done.map((done) => ({ done })));
+            if (got.open !== c.open || got.done !== c.doneCount) failures.push([c.done, got]);
+          }
+          done(failures);
+        }, (error) => done([String(error)]));
+    """, cases)
+    t.equal("logic.js passes apps/todo/cases.json", failures, [])
+
     sentence = auth_form(t, "Sign up", "not-an-email", PASSWORD)
     t.check("an invalid address is a sentence", "does not look like an email address" in sentence, sentence)
     t.check("the rule for passwords is said before submitting",
@@ -242,6 +263,18 @@ def walk(t):
     t.check("a swipe to the left deletes on a touch screen", True)
     driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    # The keyboard alone: Tab from the field reaches Add, then the first to-do's checkbox; Space toggles it.
+    driver.find_element(By.ID, "new-todo").send_keys(Keys.TAB)
+    t.equal("Tab from the field reaches Add", driver.execute_script("return document.activeElement.textContent"),
+            "Add")
+    driver.switch_to.active_element.send_keys(Keys.TAB)
+    focused = driver.switch_to.active_element
+    t.equal("... then the first to-do's checkbox", focused.get_attribute("aria-label"), "Mark “Buy milk” not done")
+    focused.send_keys(Keys.SPACE)
+    wait_script(driver, "Space marking the to-do not done", "return !document.querySelector('.todo.is-done')")
+    t.check("Space toggles a to-do, and focus stays on it after the live update",
+            driver.execute_script("return document.activeElement.classList.contains('check')"))
 
     # Japanese, from the switch.
     driver.find_element(By.ID, "lang-switch").click()
