@@ -4,9 +4,9 @@ import KuraModel
 
 /// Which `continueUrl`s an action mail may carry: the page the action page leads back to once the address is
 /// confirmed or the password changed (Firebase's `ActionCodeSettings.url`). Only http(s) URLs on this server's own
-/// origin (`auth.publicURL`, or the bound address) or on an origin `cors.origins` lists, so that a mail link cannot
-/// be made to send its reader to someone else's site. The action page checks again when it shows the link, since
-/// a link's query can be edited by anyone who holds it.
+/// origin (`auth.publicURL`, or the bound address; on the loopback interface, by any of its names) or on an origin
+/// `cors.origins` lists, so that a mail link cannot be made to send its reader to someone else's site. The action
+/// page checks again when it shows the link, since a link's query can be edited by anyone who holds it.
 struct ContinueURLPolicy: Sendable {
     /// The longest `continueUrl` accepted, in bytes.
     static let maxLength = 2048
@@ -34,7 +34,16 @@ struct ContinueURLPolicy: Sendable {
 
     private var allowedOrigins: Set<String> {
         var origins: Set<String> = []
-        if let own = Self.origin(of: publicURL.value) { origins.insert(own) }
+        if let own = Self.origin(of: publicURL.value) {
+            origins.insert(own)
+            // A server on the loopback interface is reached as localhost, 127.0.0.1 or [::1] alike (development).
+            let loopback = ["localhost", "127.0.0.1", "[::1]"]
+            for host in loopback where own.hasPrefix("http://\(host)") {
+                let port = own.dropFirst("http://\(host)".count)
+                guard port.isEmpty || port.hasPrefix(":") else { continue }
+                for other in loopback { origins.insert("http://\(other)\(port)") }
+            }
+        }
         if case .only(let listed) = corsOrigins {
             for origin in listed { if let normalized = Self.origin(of: origin) { origins.insert(normalized) } }
         }

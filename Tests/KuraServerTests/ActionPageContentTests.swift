@@ -103,8 +103,14 @@ extension ActionPageHeadersTests {
             #expect(
                 try Self.requestReset(kura, "cal@example.com", continueURL: "https://app.example.com/done").status
                     == 200)
+            #expect(
+                try Self.requestReset(kura, "cal@example.com", continueURL: "http://localhost:\(kura.port)/todo/")
+                    .status == 200, "the loopback interface by another name")
             expectError(
                 try Self.requestReset(kura, "cal@example.com", continueURL: "https://evil.example.net/"), 400,
+                "UNAUTHORIZED_DOMAIN")
+            expectError(
+                try Self.requestReset(kura, "cal@example.com", continueURL: "http://localhost:1/todo/"), 400,
                 "UNAUTHORIZED_DOMAIN")
             for malformed in ["javascript:alert(1)", "//evil.example.net/", "https://user@app.example.com/", "x"] {
                 expectError(
