@@ -8,16 +8,15 @@ import KuraModel
 /// `cors.origins` lists, so that a mail link cannot be made to send its reader to someone else's site. The action
 /// page checks again when it shows the link, since a link's query can be edited by anyone who holds it.
 struct ContinueURLPolicy: Sendable {
-    /// The longest `continueUrl` accepted, in bytes.
-    static let maxLength = 2048
-
     let publicURL: PublicURL
     let corsOrigins: CORSPolicy.Origins
+    /// The longest `continueUrl` accepted, in bytes (`auth.maxContinueURLBytes`).
+    let maxLength: Int
 
     /// `raw` when it may be a continue URL; throws 400 `INVALID_CONTINUE_URI` (not an absolute http(s) URL, too
     /// long, userinfo or control characters) or 400 `UNAUTHORIZED_DOMAIN` (another origin).
     func check(_ raw: String) throws -> String {
-        guard let origin = Self.origin(of: raw) else {
+        guard raw.utf8.count <= maxLength, let origin = Self.origin(of: raw) else {
             throw APIError.badRequest(
                 "continueUrl must be an absolute http or https URL", code: .invalidContinueURI)
         }
@@ -53,7 +52,7 @@ struct ContinueURLPolicy: Sendable {
     /// `scheme://host[:port]` of an absolute http(s) URL, lower case and without the scheme's default port; nil
     /// for anything else.
     static func origin(of raw: String) -> String? {
-        guard raw.utf8.count <= maxLength, raw.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\\") })
+        guard raw.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\\") })
         else { return nil }
         let lower = raw.lowercased()
         let scheme: String

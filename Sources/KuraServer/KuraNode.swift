@@ -125,7 +125,9 @@ public final class KuraNode: Sendable {
                 ),
                 ("delete old mails from the outbox", { try outbox.purge() }),
             ])
-        let continueURLs = ContinueURLPolicy(publicURL: publicURL, corsOrigins: configuration.http.cors.origins)
+        let continueURLs = ContinueURLPolicy(
+            publicURL: publicURL, corsOrigins: configuration.http.cors.origins,
+            maxLength: configuration.auth.maxContinueURLBytes)
         let accountMailer = AccountMailer(
             mailer: mailer, publicURL: publicURL, appName: configuration.appName, continueURLs: continueURLs)
         let callers = CallerResolution(

@@ -135,6 +135,18 @@ extension ActionPageHeadersTests {
         }
     }
 
+    @Test("auth.maxContinueURLBytes bounds continueUrl")
+    func continueURLLimit() throws {
+        try withAuthKura(configure: { try $0.set("auth.maxContinueURLBytes", "60") }) { kura in
+            _ = try kura.signUp("lim@example.com")
+            let base = "http://127.0.0.1:\(kura.port)/"
+            let fits = base + String(repeating: "a", count: 60 - base.utf8.count)
+            #expect(try Self.requestReset(kura, "lim@example.com", continueURL: fits).status == 200)
+            expectError(
+                try Self.requestReset(kura, "lim@example.com", continueURL: fits + "a"), 400, "INVALID_CONTINUE_URI")
+        }
+    }
+
     @Test("a plain kura serve shows a styled notice at / in the browser's language, and serves a favicon")
     func homePage() throws {
         try withTestKura { kura in
