@@ -71,7 +71,7 @@ build: deps
 	swift build -c release --scratch-path $(BUILD_DIR)
 
 # The test targets that drive KuraClient against in-process servers: they run in a process of their own (below).
-SDK_SUITES := KuraClientTests|KuraQuizTests|KuraPlacesTests|KuraNotesTests
+SDK_SUITES := KuraClientTests|KuraQuizTests|KuraPlacesTests|KuraNotesTests|KuraTodoTests
 
 ## test: build and run every test suite; exits non-zero if any test fails
 test: deps-test

@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "kura", targets: ["kura"]),
         .library(name: "KuraHTTP", targets: ["KuraHTTP"]),
         .library(name: "KuraClient", targets: ["KuraClient"]),
+        .library(name: "KuraTodo", targets: ["KuraTodo"]),
         .executable(name: "kura-todo", targets: ["kura-todo"]),
         .library(name: "KuraCalc", targets: ["KuraCalc"]),
         .executable(name: "kura-calc", targets: ["kura-calc"]),
@@ -69,7 +70,8 @@ let package = Package(
         // The Swift SDK: Foundation, the shared model (imported `internal`, so apps see only the SDK's names) and the
         // SQLite shim (offline cache) only, so it also builds for Apple platforms.
         .target(name: "KuraClient", dependencies: ["KuraModel", "CSQLite"]),
-        .executableTarget(name: "kura-todo", dependencies: ["KuraClient"]),
+        .target(name: "KuraTodo", dependencies: ["KuraClient"]),
+        .executableTarget(name: "kura-todo", dependencies: ["KuraClient", "KuraTodo"]),
         // The seed calculator (apps/calc): its engine (exact decimals, the keypad's rules), pure Swift so an iOS app can
         // reuse it, and `kura-calc`, the engine in a terminal. The web app's JavaScript engine mirrors it and both run
         // apps/calc/cases.json.
@@ -159,6 +161,10 @@ let package = Package(
         .testTarget(
             name: "KuraQuizTests",
             dependencies: ["KuraQuiz", "KuraClient", "KuraServer", "KuraTestSupport", "KuraServerTestSupport"]),
+        // KuraTodo against apps/todo/cases.json (shared with the web app), its rules table, an in-process server.
+        .testTarget(
+            name: "KuraTodoTests",
+            dependencies: ["KuraTodo", "KuraClient", "KuraServer", "KuraTestSupport", "KuraServerTestSupport"]),
         // The places app's logic (apps/places/cases.json, the sample) and its searches against an in-process server.
         .testTarget(
             name: "KuraPlacesTests",

@@ -53,6 +53,8 @@ public struct AuthConfiguration: Sendable {
     public var requireVerifiedEmail = false
     /// Shortest accepted password, in characters. Default 6 (Firebase's minimum).
     public var minPasswordLength = 6
+    /// The longest `continueUrl` an action mail may carry, in bytes. Default 2048.
+    public var maxContinueURLBytes = 2048
     /// Longest accepted password in UTF-8 bytes: 4 KiB, so a huge body cannot buy a long hash computation.
     public var maxPasswordBytes = 4096
     /// Argon2id (`crypto_pwhash_str_alg`, `crypto_pwhash_ALG_ARGON2ID13`) iterations. Default

@@ -34,6 +34,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let invalidOOBCode = ErrorCode(rawValue: "INVALID_OOB_CODE")
     /// `EXPIRED_OOB_CODE`: an expired action code (400).
     public static let expiredOOBCode = ErrorCode(rawValue: "EXPIRED_OOB_CODE")
+    /// `INVALID_CONTINUE_URI`: an action mail's `continueUrl` that is not an absolute http(s) URL (400).
+    public static let invalidContinueURI = ErrorCode(rawValue: "INVALID_CONTINUE_URI")
+    /// `UNAUTHORIZED_DOMAIN`: an action mail's `continueUrl` on an origin the server does not allow (400).
+    public static let unauthorizedDomain = ErrorCode(rawValue: "UNAUTHORIZED_DOMAIN")
     /// `INVALID_REFRESH_TOKEN`: a bad, used or revoked refresh token (400).
     public static let invalidRefreshToken = ErrorCode(rawValue: "INVALID_REFRESH_TOKEN")
     /// `INVALID_CLAIMS`: custom claims that are not allowed (400).
@@ -100,6 +104,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let documented: [ErrorCode] = [
         .malformedRequest, .invalidArgument, .invalidPath, .invalidQuery, .emailExists, .invalidEmail,
         .weakPassword, .missingPassword, .invalidLoginCredentials, .invalidOOBCode, .expiredOOBCode,
+        .invalidContinueURI, .unauthorizedDomain,
         .invalidRefreshToken, .invalidClaims, .invalidRules, .unauthenticated, .invalidIDToken,
         .tokenExpired, .credentialTooOldLoginAgain, .emailNotVerified, .userDisabled, .permissionDenied,
         .originNotAllowed, .userNotFound, .tooManyAttemptsTryLater, .resourceExhausted, .alreadyExists,

@@ -33,29 +33,57 @@ struct AccountMailer: Sendable {
     let publicURL: PublicURL
     let appName: String
 
-    func verification(to address: String, code: String, request: Request) throws {
-        let link = self.link(mode: "verifyEmail", code: code)
-        try mailer.enqueue(
-            MailTemplates.verification(to: address, link: link, appName: appName, language: language(request)))
+    /// The `continueUrl`s a mail may lead back to.
+    var continueURLs: ContinueURLPolicy
+
+    /// `continueURL` is already checked (`continueURLs.check`).
+    func verification(to address: String, code: String, request: Request, continueURL: String? = nil) throws {
+        let language = language(request)
+        let link = self.link(mode: "verifyEmail", code: code, language: language, continueURL: continueURL)
+        try mailer.enqueue(MailTemplates.verification(to: address, link: link, appName: appName, language: language))
     }
 
-    func passwordReset(to address: String, code: String, request: Request) throws {
-        let link = self.link(mode: "resetPassword", code: code)
-        try mailer.enqueue(
-            MailTemplates.passwordReset(to: address, link: link, appName: appName, language: language(request)))
+    /// `continueURL` is already checked (`continueURLs.check`).
+    func passwordReset(to address: String, code: String, request: Request, continueURL: String? = nil) throws {
+        let language = language(request)
+        let link = self.link(mode: "resetPassword", code: code, language: language, continueURL: continueURL)
+        try mailer.enqueue(MailTemplates.passwordReset(to: address, link: link, appName: appName, language: language))
     }
 
     func emailChange(to address: String, code: String, request: Request) throws {
-        let link = self.link(mode: "verifyEmail", code: code)
-        try mailer.enqueue(
-            MailTemplates.emailChange(to: address, link: link, appName: appName, language: language(request)))
+        let language = language(request)
+        let link = self.link(mode: "verifyEmail", code: code, language: language)
+        try mailer.enqueue(MailTemplates.emailChange(to: address, link: link, appName: appName, language: language))
     }
 
-    /// `<publicURL>/auth/action?mode=…&code=…`; codes are base64url, so they need no escaping.
-    func link(mode: String, code: String) -> String {
+    /// `<publicURL>/auth/action?mode=…&code=…[&lang=…][&continueUrl=…]`: codes are base64url, so they need no
+    /// escaping; `lang` is the mail's language, so the page speaks it too.
+    func link(mode: String, code: String, language: MailLanguage? = nil, continueURL: String? = nil) -> String {
         var base = publicURL.value
         while base.hasSuffix("/") { base.removeLast() }
-        return "\(base)/auth/action?mode=\(mode)&code=\(code)"
+        var link = "\(base)/auth/action?mode=\(mode)&code=\(code)"
+        if let language { link += "&lang=\(language.rawValue)" }
+        if let continueURL { link += "&continueUrl=\(Self.queryEscaped(continueURL))" }
+        return link
+    }
+
+    /// `text` percent-encoded for a query value: everything but RFC 3986's unreserved characters.
+    static func queryEscaped(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                out += "%"
+                out.unicodeScalars.append(hex[Int(byte >> 4)])
+                out.unicodeScalars.append(hex[Int(byte & 15)])
+            }
+        }
+        return out
     }
 
     private func language(_ request: Request) -> MailLanguage {

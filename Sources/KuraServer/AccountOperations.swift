@@ -41,12 +41,14 @@ struct AccountOperations: Sendable {
         return try auth.refresh(refreshToken: refreshToken)
     }
 
-    /// A new verification mail to the signed-in user's address (rate-limited); returns the address.
+    /// A new verification mail to the signed-in user's address (rate-limited); returns the address. Throws
+    /// `INVALID_CONTINUE_URI`, `UNAUTHORIZED_DOMAIN` for a `continueURL` the server does not allow.
     @discardableResult
-    func sendVerification(_ claims: AuthClaims, request: Request) throws -> String {
+    func sendVerification(_ claims: AuthClaims, continueURL: String? = nil, request: Request) throws -> String {
+        let continueURL = try continueURL.map { try mailer.continueURLs.check($0) }
         try auth.checkRateLimit(.verifyEmail, ip: request.remoteAddress, email: claims.email)
         let code = try auth.sendEmailVerification(claims)
-        try mailer.verification(to: claims.email, code: code, request: request)
+        try mailer.verification(to: claims.email, code: code, request: request, continueURL: continueURL)
         return claims.email
     }
 
@@ -71,13 +73,16 @@ struct AccountOperations: Sendable {
     /// A mail asked for by address alone (password reset, or verification for an account that cannot sign in
     /// yet): input and rate limits here, on the loop; the lookup, the code and the mail on the worker pool after
     /// the answer (`AddressMailRequests`), so that neither the answer nor its timing tells which addresses have
-    /// accounts. Throws `INVALID_EMAIL`, `TOO_MANY_ATTEMPTS_TRY_LATER`.
+    /// accounts. Throws `INVALID_EMAIL`, `INVALID_CONTINUE_URI`, `UNAUTHORIZED_DOMAIN`,
+    /// `TOO_MANY_ATTEMPTS_TRY_LATER`.
     func mailByAddress(
-        _ kind: AddressMailRequests.Kind, _ endpoint: AuthEndpoint, email: String, request: Request,
-        environment: RequestEnvironment
+        _ kind: AddressMailRequests.Kind, _ endpoint: AuthEndpoint, email: String, continueURL: String? = nil,
+        request: Request, environment: RequestEnvironment
     ) throws {
         _ = try EmailAddress(email)
+        let continueURL = try continueURL.map { try mailer.continueURLs.check($0) }
         try auth.checkRateLimit(endpoint, ip: request.remoteAddress, email: email)
-        try addressMails.submit(kind, email: email, request: request, environment: environment)
+        try addressMails.submit(
+            kind, email: email, continueURL: continueURL, request: request, environment: environment)
     }
 }

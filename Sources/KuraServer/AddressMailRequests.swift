@@ -51,10 +51,12 @@ public final class AddressMailRequests: Sendable {
     }
 
     /// Hands the request for `email` (already validated) to the worker pool. Throws 503 when its queue is full.
-    func submit(_ kind: Kind, email: String, request: Request, environment: RequestEnvironment) throws {
+    func submit(
+        _ kind: Kind, email: String, continueURL: String? = nil, request: Request, environment: RequestEnvironment
+    ) throws {
         let work: @Sendable () -> Void = { [self] in
             do {
-                try run(kind, email: email, request: request)
+                try run(kind, email: email, continueURL: continueURL, request: request)
             } catch {
                 logger.error("\(kind.rawValue) mail for a requested address failed: \(error)")
             }
@@ -74,15 +76,17 @@ public final class AddressMailRequests: Sendable {
         if !wasHeld { try workers.submit(on: loop, work, completion: { _ in }) }
     }
 
-    private func run(_ kind: Kind, email: String, request: Request) throws {
+    private func run(_ kind: Kind, email: String, continueURL: String?, request: Request) throws {
         switch kind {
         case .passwordReset:
             if let reset = try auth.passwordResetMail(email: email) {
-                try mailer.passwordReset(to: reset.email, code: reset.code, request: request)
+                try mailer.passwordReset(
+                    to: reset.email, code: reset.code, request: request, continueURL: continueURL)
             }
         case .verification:
             if let verification = try auth.verificationMail(email: email) {
-                try mailer.verification(to: verification.email, code: verification.code, request: request)
+                try mailer.verification(
+                    to: verification.email, code: verification.code, request: request, continueURL: continueURL)
             }
         }
     }

@@ -238,6 +238,9 @@ public struct KuraConfiguration: Sendable {
         ) {
             $0.auth.requireVerifiedEmail = try boolean($1, "auth.requireVerifiedEmail")
         },
+        Setting(key: "auth.maxContinueURLBytes", help: "longest continueUrl of an action mail (default 2048)") {
+            $0.auth.maxContinueURLBytes = try integer($1, "auth.maxContinueURLBytes", 1...65_536)
+        },
         Setting(key: "auth.minPasswordLength", help: "shortest password accepted (default 6)") {
             $0.auth.minPasswordLength = try integer($1, "auth.minPasswordLength", 1...4096)
         },

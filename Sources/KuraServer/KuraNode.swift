@@ -125,7 +125,11 @@ public final class KuraNode: Sendable {
                 ),
                 ("delete old mails from the outbox", { try outbox.purge() }),
             ])
-        let accountMailer = AccountMailer(mailer: mailer, publicURL: publicURL, appName: configuration.appName)
+        let continueURLs = ContinueURLPolicy(
+            publicURL: publicURL, corsOrigins: configuration.http.cors.origins,
+            maxLength: configuration.auth.maxContinueURLBytes)
+        let accountMailer = AccountMailer(
+            mailer: mailer, publicURL: publicURL, appName: configuration.appName, continueURLs: continueURLs)
         let callers = CallerResolution(
             adminKey: key, auth: auth, eventLoops: configuration.http.eventLoops,
             callersPerLoop: configuration.loopCaches.callers)
@@ -165,8 +169,10 @@ public final class KuraNode: Sendable {
         }
         OutboxRoutes(mailer: mailer, callers: callers).register(on: router)
         RulesRoutes(rules: rules, callers: callers).register(on: router)
-        ActionPageRoutes(auth: auth, confirmEmail: authRoutes.confirmEmail, appName: configuration.appName)
-            .register(on: router)
+        ActionPageRoutes(
+            auth: auth, confirmEmail: authRoutes.confirmEmail, appName: configuration.appName,
+            continueURLs: continueURLs
+        ).register(on: router)
         DocumentRoutes(store: store, access: access, callers: callers, pages: configuration.pages).register(on: router)
         QueryRoutes(
             store: store, access: access, callers: callers, pages: configuration.pages, indexes: database,

@@ -1,9 +1,10 @@
 import Foundation
 import KuraClient
+import KuraTodo
 
-// kura-todo: the seed to-do app in a terminal, built only on KuraClient. To-dos live at users/{uid}/todos/{id}
-// with `title`, `done` and `createdAt` (the server's time); the default security rules keep each user's to-dos
-// private.
+// kura-todo: the seed to-do app in a terminal, on KuraClient and KuraTodo (the list's logic, shared with an iOS
+// app). To-dos live at users/{uid}/todos/{id} with `title`, `done` and `createdAt` (the server's time), the layout
+// the web app (apps/todo) uses; the default security rules, or apps/todo/todo.rules, keep them private.
 
 let usage = """
     usage: kura-todo [--server URL] [--session FILE] [--cache FILE] COMMAND
@@ -28,14 +29,6 @@ func say(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
 /// A mistake on the command line: usage is printed, exit status 2.
 struct UsageError: Error, CustomStringConvertible {
     let description: String
-}
-
-/// A to-do as stored.
-struct Todo: Codable {
-    @DocumentID var id: String?
-    var title: String
-    var done: Bool
-    @ServerTimestamp var createdAt: Date?
 }
 
 /// The parsed command line.
@@ -76,22 +69,17 @@ struct Invocation {
     }
 }
 
-/// The app: one `Kura` client and the signed-in user's to-do collection.
+/// The app: one `Kura` client and the signed-in user's to-do list.
 struct TodoApp {
     let kura: Kura
+    let list: TodoList
 
     init(_ invocation: Invocation) {
         kura = Kura(
             url: invocation.server,
             settings: .init(
                 persistence: invocation.cache.map { .file($0) } ?? .none, session: .file(invocation.session)))
-    }
-
-    func todos() throws -> CollectionReference {
-        guard let user = kura.auth.currentUser else {
-            throw UsageError(description: "not signed in; run `kura-todo login EMAIL PASSWORD` first")
-        }
-        return kura.collection("users").document(user.uid).collection("todos")
+        list = TodoList(kura: kura)
     }
 
     func run(_ command: String, _ arguments: [String]) async throws {
@@ -109,18 +97,17 @@ struct TodoApp {
             guard let user = kura.auth.currentUser else { throw UsageError(description: "not signed in") }
             say("\(user.email ?? "?") (uid \(user.uid))\(user.isEmailVerified ? ", verified" : "")\n")
         case ("add", 1...):
-            let reference = try await todos().addDocument(
-                from: Todo(title: arguments.joined(separator: " "), done: false))
+            let reference = try await list.add(arguments.joined(separator: " "))
             say("added \(reference.documentID)\n")
         case ("list", 0):
-            say(render(try await todos().order(by: "createdAt").getDocuments()))
+            say(render(try await list.query().getDocuments()))
         case ("done", 1), ("undo", 1):
-            let document = try await find(arguments[0])
-            try await document.updateData(["done": .bool(command == "done")])
+            let document = try await list.find(arguments[0])
+            try await list.setDone(document, command == "done")
             say("\(command == "done" ? "done" : "not done"): \(document.documentID)\n")
         case ("rm", 1):
-            let document = try await find(arguments[0])
-            try await document.delete()
+            let document = try await list.find(arguments[0])
+            try await list.remove(document)
             say("removed \(document.documentID)\n")
         case ("watch", 0):
             try await watch()
@@ -130,25 +117,13 @@ struct TodoApp {
         }
     }
 
-    /// The to-do whose ID is `prefix` or starts with it (exactly one).
-    func find(_ prefix: String) async throws -> DocumentReference {
-        let todos = try todos()
-        let all = try await todos.getDocuments().documents.map(\.documentID)
-        if all.contains(prefix) { return todos.document(prefix) }
-        let matches = all.filter { $0.hasPrefix(prefix) }
-        guard matches.count == 1 else {
-            throw UsageError(description: matches.isEmpty ? "no to-do \(prefix)" : "\(prefix) is ambiguous")
-        }
-        return todos.document(matches[0])
-    }
-
     /// Prints the list, then again after every change, until interrupted.
     func watch() async throws {
         // Clear the screen on a terminal; elsewhere (pipes, tests) print each version of the list after a rule.
         let terminal =
             (ProcessInfo.processInfo.environment["TERM"].map { $0 != "dumb" } ?? false)
             && ProcessInfo.processInfo.environment["KURA_TODO_PLAIN"] == nil
-        for try await snapshot in try todos().order(by: "createdAt").snapshots() {
+        for try await snapshot in try list.snapshots() {
             if terminal { say("\u{1B}[2J\u{1B}[H") }
             let changes = snapshot.documentChanges.map { "\($0.type.rawValue) \($0.document.documentID)" }
             say("--- \(snapshot.count) to-do(s)\(changes.isEmpty ? "" : "; " + changes.joined(separator: ", ")) ---\n")
@@ -176,7 +151,7 @@ struct TodoApp {
 
     func render(_ snapshot: QuerySnapshot) -> String {
         snapshot.documents.map { document in
-            let todo = try? document.data(as: Todo.self)
+            let todo = try? document.data(as: TodoItem.self)
             return "[\(todo?.done == true ? "x" : " ")] \(document.documentID)  \(todo?.title ?? "?")\n"
         }.joined()
     }
@@ -188,6 +163,11 @@ do {
     let app = TodoApp(invocation)
     try await app.run(invocation.command, invocation.arguments)
     try await app.sendQueuedChanges()
+} catch let error as TodoList.Failure {
+    // Like a usage mistake (exit status 2): something on the command line names no to-do, or no one is signed in.
+    let hint = error == .signedOut ? "; run `kura-todo login EMAIL PASSWORD` first" : ""
+    FileHandle.standardError.write(Data("kura-todo: \(error.description)\(hint)\n".utf8))
+    exit(2)
 } catch let error as UsageError {
     FileHandle.standardError.write(Data("kura-todo: \(error.description)\n\n\(usage)\n".utf8))
     exit(2)

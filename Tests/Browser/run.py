@@ -28,6 +28,7 @@ import suite_landing  # noqa: F401  (the landing page make run serves at /: apps
 import suite_cluster  # noqa: F401  (several nodes on PostgreSQL, nginx in front: docs/scaling.md)
 import suite_calc  # noqa: F401  (the calculator app, apps/calc)
 import suite_notes  # noqa: F401  (the notebooks app, apps/notes)
+import suite_todo  # noqa: F401  (the to-do app, apps/todo, and Kura's action pages)
 
 
 def main():

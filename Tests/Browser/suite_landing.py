@@ -23,15 +23,15 @@ def landing(t):
     if status != 200:
         raise CheckFailed(f"apps/rules.sh's rules were refused: {status} {body}")
     t.check("apps/rules.sh's rules hold every app's section",
-            all(f"match /{c}/" in source for c in ("quizzes", "calc", "places", "notes")), source[:400])
+            all(f"match /{c}/" in source for c in ("quizzes", "calc", "places", "notes", "users/{uid}/todos")), source[:400])
 
     driver = t.driver
     driver.get(kura.url + "/?lang=en")
     harness.wait_script(driver, "the landing page", "return document.documentElement.lang === 'en'")
     links = driver.execute_script("return [...document.querySelectorAll('.apps a')].map(a => a.getAttribute('href'))")
-    t.equal("the apps linked from /", sorted(links), ["calc/web/", "notes/web/", "places/web/", "quiz/web/"])
+    t.equal("the apps linked from /", sorted(links), ["calc/web/", "notes/web/", "places/web/", "quiz/web/", "todo/web/"])
     names = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".apps .name")]
-    t.equal("their names, in English", names, ["Guess the 7th place", "Calculator", "Where am I", "Notebooks"])
+    t.equal("their names, in English", names, ["Guess the 7th place", "Calculator", "Where am I", "Notebooks", "To-do"])
     t.check("the page says where held mail goes in development", "printed whole in the terminal" in
             driver.find_element(By.CSS_SELECTOR, ".notes").text, driver.find_element(By.CSS_SELECTOR, ".notes").text)
 
@@ -45,7 +45,7 @@ def landing(t):
     t.equal("the switch says which language is on",
             driver.find_element(By.CSS_SELECTOR, '[data-lang="ja"]').get_attribute("aria-pressed"), "true")
     names = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".apps .name")]
-    t.equal("their names, in Japanese", names, ["7位を当てろ！", "電卓", "ここはどこ", "単語帳"])
+    t.equal("their names, in Japanese", names, ["7位を当てろ！", "電卓", "ここはどこ", "単語帳", "やることリスト"])
     driver.get(kura.url + "/")
     harness.wait_script(driver, "the saved language", "return document.documentElement.lang === 'ja'")
     t.check("the choice is remembered", True)
@@ -65,7 +65,8 @@ def landing(t):
     for href, ready in (("quiz/web/", "document.querySelector('main')"),
                         ("calc/web/", "window.calc && window.calc.ready"),
                         ("places/web/", "document.querySelector('main')"),
-                        ("notes/web/", "window.notesApp && window.notesApp.phase !== 'loading'")):
+                        ("notes/web/", "window.notesApp && window.notesApp.phase !== 'loading'"),
+                        ("todo/web/", "document.querySelector('main')")):
         driver.get(kura.url + "/?lang=en")
         driver.find_element(By.CSS_SELECTOR, f'.apps a[href="{href}"]').click()
         harness.wait_script(driver, href, f"return location.pathname === '/{href}' && !!({ready})")

@@ -48,21 +48,35 @@ import Testing
         }
     }
 
-    @Test("the page needs nothing its policy blocks: no inline style or script, its stylesheet is same-origin")
+    @Test(
+        "the page needs nothing its policy blocks: no inline style or script; stylesheet, script and icon are same-origin"
+    )
     func pageFitsItsPolicy() throws {
         try withAuthKura { kura in
-            let page = try kura.request("GET", "/auth/action?mode=resetPassword&code=x", auth: .none)
+            _ = try kura.signUp("pam@example.com")
+            _ = try kura.request("POST", "/api/auth/password-reset", json: ["email": "pam@example.com"], auth: .none)
+            let page = try kura.open(try kura.heldLink(to: "pam@example.com", mode: "resetPassword"))
             #expect(page.status == 200)
-            #expect(!page.body.contains("<style") && !page.body.contains("<script") && !page.body.contains("style="))
+            #expect(!page.body.contains("<style") && !page.body.contains("style="))
+            #expect(!page.body.contains("<script>") && !page.body.contains("onclick"))
             #expect(page.body.contains(#"<link rel="stylesheet" href="/auth/action.css">"#), "\(page.body)")
+            #expect(page.body.contains(#"<script src="/auth/action.js" defer></script>"#))
             #expect(page.body.contains(#"<form method="post" action="/auth/action">"#))
             let policy = page.header("Content-Security-Policy") ?? ""
-            #expect(policy.contains("style-src 'self'"), "\(policy)")
-            let css = try kura.request("GET", "/auth/action.css", auth: .none)
-            #expect(css.status == 200)
-            #expect(css.header("Content-Type")?.hasPrefix("text/css") == true)
-            #expect(css.header("X-Content-Type-Options") == "nosniff")
-            #expect(css.body.contains("font-family"))
+            for directive in ["style-src 'self'", "script-src 'self'", "img-src 'self'"] {
+                #expect(policy.contains(directive), "\(policy)")
+            }
+            #expect(!policy.contains("unsafe-inline"))
+            for (path, type, content) in [
+                ("/auth/action.css", "text/css", "font-family"), ("/auth/action.js", "text/javascript", "reveal"),
+                ("/auth/favicon.svg", "image/svg+xml", "<svg"),
+            ] {
+                let asset = try kura.request("GET", path, auth: .none)
+                #expect(asset.status == 200, "\(path)")
+                #expect(asset.header("Content-Type")?.hasPrefix(type) == true, "\(path)")
+                #expect(asset.header("X-Content-Type-Options") == "nosniff", "\(path)")
+                #expect(asset.body.contains(content), "\(path)")
+            }
         }
     }
 }

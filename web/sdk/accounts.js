@@ -111,26 +111,38 @@ export async function setPersistence(auth, persistence) {
  * `createUserWithEmailAndPassword` sends nothing when the server already mailed a link at sign-up (its answer says
  * `verificationSent`), so an app that calls this right after sign-up mails one link, not two; later calls send.
  */
-export async function sendEmailVerification(user) {
+export async function sendEmailVerification(user, actionCodeSettings) {
   const auth = user._auth();
   const record = auth._signUpVerification;
   auth._signUpVerification = null;
   const now = globalThis.performance?.now() ?? Date.now();
   if (record && record.uid === user.uid && now - record.at < SIGN_UP_MAIL_WINDOW_MS) return;
   try {
-    await user._auth()._call('POST', '/api/auth/verify-email', { body: {} });
+    await user._auth()._call('POST', '/api/auth/verify-email', { body: continueBody({}, actionCodeSettings) });
   } catch (error) {
     throw authError(error);
   }
 }
 
-/** Mails a password-reset link; succeeds for unknown addresses too (no account enumeration). */
-export async function sendPasswordResetEmail(auth, email) {
+/**
+ * Mails a password-reset link; succeeds for unknown addresses too (no account enumeration). With
+ * `actionCodeSettings.url`, the action page leads back there afterwards (an origin the server allows: its own, or
+ * one `cors.origins` lists; others are refused with `auth/unauthorized-continue-uri`).
+ */
+export async function sendPasswordResetEmail(auth, email, actionCodeSettings) {
   try {
-    await auth.app._transport.send('POST', '/api/auth/password-reset', { body: { email } });
+    await auth.app._transport.send('POST', '/api/auth/password-reset', {
+      body: continueBody({ email }, actionCodeSettings),
+    });
   } catch (error) {
     throw authError(error);
   }
+}
+
+/** `body` with `continueUrl` from Firebase's `ActionCodeSettings` (`{url}`), when given. */
+function continueBody(body, actionCodeSettings) {
+  if (actionCodeSettings?.url) body.continueUrl = String(actionCodeSettings.url);
+  return body;
 }
 
 /** Applies a verification code from a mail link (`mode=verifyEmail`). */

@@ -10,6 +10,8 @@ const AUTH_CODES = {
   INVALID_LOGIN_CREDENTIALS: 'auth/invalid-credential',
   INVALID_OOB_CODE: 'auth/invalid-action-code',
   EXPIRED_OOB_CODE: 'auth/expired-action-code',
+  INVALID_CONTINUE_URI: 'auth/invalid-continue-uri',
+  UNAUTHORIZED_DOMAIN: 'auth/unauthorized-continue-uri',
   INVALID_REFRESH_TOKEN: 'auth/user-token-expired',
   INVALID_ID_TOKEN: 'auth/invalid-user-token',
   TOKEN_EXPIRED: 'auth/user-token-expired',

@@ -139,8 +139,10 @@ export declare function onAuthStateChanged(
   auth: Auth, next: ((user: User | null) => void) | { next: (user: User | null) => void }): Unsubscribe;
 export declare const onIdTokenChanged: typeof onAuthStateChanged;
 export declare function setPersistence(auth: Auth, persistence: Persistence): Promise<void>;
-export declare function sendEmailVerification(user: User): Promise<void>;
-export declare function sendPasswordResetEmail(auth: Auth, email: string): Promise<void>;
+/** Firebase's `ActionCodeSettings`: `url` is where the action page leads back to (an origin the server allows). */
+export interface ActionCodeSettings { url: string; handleCodeInApp?: boolean; }
+export declare function sendEmailVerification(user: User, actionCodeSettings?: ActionCodeSettings | null): Promise<void>;
+export declare function sendPasswordResetEmail(auth: Auth, email: string, actionCodeSettings?: ActionCodeSettings | null): Promise<void>;
 export declare function applyActionCode(auth: Auth, code: string): Promise<void>;
 export declare function confirmPasswordReset(auth: Auth, code: string, newPassword: string): Promise<void>;
 export interface ActionCodeInfo {

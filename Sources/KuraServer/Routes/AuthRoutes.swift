@@ -122,7 +122,13 @@ struct AuthRoutes {
 
     /// `POST /api/auth/verify-email` by a signed-in user: a new verification mail to the account's address.
     private func resendVerification(_ request: Request, _ claims: AuthClaims) throws -> JSONValue {
-        try accounts.sendVerification(claims, request: request)
+        var continueURL: String?
+        if !request.body.isEmpty {
+            let body = try JSONBody(request)
+            try body.allowOnly(["continueUrl"])
+            continueURL = try body.string("continueUrl")
+        }
+        try accounts.sendVerification(claims, continueURL: continueURL, request: request)
         return .object([:])
     }
 
@@ -133,9 +139,10 @@ struct AuthRoutes {
         _ environment: RequestEnvironment
     ) throws -> Response {
         let body = try JSONBody(request)
-        try body.allowOnly(["email"])
+        try body.allowOnly(["email", "continueUrl"])
         try accounts.mailByAddress(
-            kind, endpoint, email: try body.string("email") ?? "", request: request, environment: environment)
+            kind, endpoint, email: try body.string("email") ?? "", continueURL: try body.string("continueUrl"),
+            request: request, environment: environment)
         return .json(JSONValue.object([:]).jsonBytes)
     }
 

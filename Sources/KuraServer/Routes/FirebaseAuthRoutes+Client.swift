@@ -91,14 +91,16 @@ extension FirebaseAuthRoutes {
         }
         switch type {
         case "VERIFY_EMAIL":
-            let email = try accounts.sendVerification(try bodyToken(body), request: call.request)
+            let email = try accounts.sendVerification(
+                try bodyToken(body), continueURL: try body.string("continueUrl"), request: call.request)
             return FirebaseWire.answer(kind, [("email", .string(email))])
         case "PASSWORD_RESET":
             guard let email = try body.string("email"), !email.isEmpty else {
                 throw FirebaseWire.error("MISSING_EMAIL")
             }
             try accounts.mailByAddress(
-                .passwordReset, .passwordReset, email: email, request: call.request, environment: call.environment)
+                .passwordReset, .passwordReset, email: email, continueURL: try body.string("continueUrl"),
+                request: call.request, environment: call.environment)
             return FirebaseWire.answer(kind, [("email", .string(email))])
         case "VERIFY_AND_CHANGE_EMAIL":
             let claims = try bodyToken(body)

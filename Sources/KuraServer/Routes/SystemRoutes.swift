@@ -1,5 +1,6 @@
 import KuraCore
 import KuraHTTP
+import KuraMail
 import KuraModel
 
 /// `GET /api/health` and, when no hosting root serves `/`, the `GET /` landing page.
@@ -10,24 +11,46 @@ enum SystemRoutes {
         router.get("/api/health") { _, _ in health }
 
         guard landingPage else { return }
-        let home = Response.html(homePage)
-        router.get("/") { _, _ in home }
+        let pages = Dictionary(uniqueKeysWithValues: MailLanguage.allCases.map { ($0, Response.html(homePage($0))) })
+        router.get("/") { request, _ in
+            pages[MailLanguage.preferred(acceptLanguage: request.headers["Accept-Language"])]!
+        }
+        let icon = Array(ActionPageAssets.icon.utf8)
+        router.get("/favicon.ico") { _, _ in
+            var response = Response(status: 200, headers: ["Content-Type": "image/svg+xml"], body: icon)
+            response.headers.add("Cache-Control", "public, max-age=3600")
+            return response
+        }
     }
 
-    static let homePage = """
-        <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>Kura \(KuraNode.version)</title>
-        <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}
-        code{background:#f3f3f3;padding:.1rem .3rem;border-radius:3px}</style></head>
-        <body>
-        <h1>Kura \(KuraNode.version) is running</h1>
-        <p>Kura is a self-hosted backend for app developers: accounts, documents, queries and live updates
-        behind one JSON API.</p>
-        <ul>
-        <li>Health: <a href="/api/health"><code>GET /api/health</code></a></li>
-        <li>API reference: <code>docs/api.md</code> in the Kura repository</li>
-        <li>Configuration: <code>docs/configuration.md</code></li>
-        </ul>
-        </body></html>
-        """
+    /// The notice at `/` of a server that hosts nothing there, in the browser's language.
+    static func homePage(_ language: MailLanguage) -> String {
+        let ja = language == .japanese
+        return """
+            <!doctype html>
+            <html lang="\(language.rawValue)"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Kura \(KuraNode.version)</title>
+            <link rel="icon" href="/auth/favicon.svg" type="image/svg+xml">
+            <link rel="stylesheet" href="/auth/action.css"></head>
+            <body>
+            <header class="bar"><div class="bar-inner"><span class="brand"><img src="/auth/favicon.svg" alt="" \
+            width="32" height="32">Kura</span></div></header>
+            <main id="main"><section class="panel" aria-labelledby="title">
+            <div class="badge" aria-hidden="true">✓</div>
+            <h1 id="title">\(ja ? "Kura \(KuraNode.version) が動いています" : "Kura \(KuraNode.version) is running")</h1>
+            <p class="lead">\(ja
+                ? "Kura はアプリ開発者のためのセルフホスト型バックエンドです。アカウント、ドキュメント、クエリ、リアルタイム更新を一つの JSON API で提供します。"
+                : "Kura is a self-hosted backend for app developers: accounts, documents, queries and live updates behind one JSON API.")</p>
+            <ul class="links">
+            <li>\(ja ? "稼働状況" : "Health"): <a href="/api/health"><code>GET /api/health</code></a></li>
+            <li>\(ja ? "API リファレンス" : "API reference"): <code>docs/api.md</code></li>
+            <li>\(ja ? "設定" : "Configuration"): <code>docs/configuration.md</code></li>
+            <li>\(ja ? "自分のアプリを配信するには" : "To host your own app here"): <code>kura serve --public DIR</code></li>
+            </ul>
+            </section></main>
+            <footer class="foot"><p>Kura \(KuraNode.version)</p></footer>
+            </body></html>
+            """
+    }
 }
