@@ -58,6 +58,8 @@ extension KuraError: LocalizedError {
         case .credentialTooOldLoginAgain: .requiresRecentLogin
         case .invalidOOBCode: .invalidActionCode
         case .expiredOOBCode: .expiredActionCode
+        case .invalidContinueURI: .invalidContinueURI
+        case .unauthorizedDomain: .unauthorizedDomain
         case .tokenExpired: .userTokenExpired
         case .invalidIDToken, .invalidRefreshToken: .invalidUserToken
         case .emailNotVerified: .emailNotVerified
@@ -73,6 +75,7 @@ extension KuraError: LocalizedError {
         case .cancelled: .cancelled
         case .malformedRequest, .invalidArgument, .invalidPath, .invalidQuery, .documentTooLarge, .payloadTooLarge,
             .headersTooLarge, .invalidEmail, .weakPassword, .missingPassword, .invalidOOBCode, .expiredOOBCode,
+            .invalidContinueURI, .unauthorizedDomain,
             .invalidClaims, .emailExists, .invalidRules:
             .invalidArgument
         case .requestTimeout: .deadlineExceeded
@@ -113,6 +116,8 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable {
     case weakPassword = 17026
     case expiredActionCode = 17029
     case invalidActionCode = 17030
+    case unauthorizedDomain = 17038
+    case invalidContinueURI = 17044
     /// A call that needs a signed-in user had none.
     case nullUser = 17067
     /// Kura's own: the server requires verified addresses to sign in (`auth.requireVerifiedEmail`).

@@ -55,7 +55,7 @@ public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
         case alreadyExists, failedPrecondition, documentTooLarge, notFound, methodNotAllowed
         case requestTimeout, payloadTooLarge, expectationFailed, headersTooLarge, httpVersionNotSupported
         case invalidRules, originNotAllowed, resourceExhausted, aborted, notImplemented, overflow
-        case insufficientStorage
+        case insufficientStorage, invalidContinueURI, unauthorizedDomain
         case `internal`
         /// The server is overloaded (503), or cannot be reached at all (a network failure).
         case unavailable
@@ -103,6 +103,8 @@ public struct KuraError: Error, Sendable, Equatable, CustomStringConvertible {
             (.notImplemented, ErrorCode.notImplemented.rawValue), (.overflow, ErrorCode.overflow.rawValue),
             (.internal, ErrorCode.`internal`.rawValue), (.unavailable, ErrorCode.unavailable.rawValue),
             (.insufficientStorage, ErrorCode.insufficientStorage.rawValue),
+            (.invalidContinueURI, ErrorCode.invalidContinueURI.rawValue),
+            (.unauthorizedDomain, ErrorCode.unauthorizedDomain.rawValue),
             (.notSignedIn, "NOT_SIGNED_IN"),
             (.invalidResponse, "INVALID_RESPONSE"), (.cancelled, "CANCELLED"),
         ]
