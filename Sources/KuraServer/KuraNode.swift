@@ -137,6 +137,7 @@ public final class KuraNode: Sendable {
         let router = Router<KuraContext>()
         SystemRoutes.register(on: router, landingPage: configuration.hosting.root == nil)
         WebSDKRoutes.register(on: router)
+        ConsoleRoutes.register(on: router)
         if configuration.hosting.root != nil {
             let site: StaticSite
             do {
@@ -204,8 +205,14 @@ public final class KuraNode: Sendable {
             registry: realtime, access: realtimeAccess, callers: callers, pages: configuration.pages,
             queryLimits: configuration.queries
         ).register(on: router)
+        let connections = ConnectionGauge()
+        AdminConsoleRoutes(
+            database: database, store: store, realtime: realtime, connections: connections,
+            configuration: configuration, callers: callers
+        ).register(on: router)
         extraRoutes(router)
         http = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
+        connections.attach(http)
     }
 
     /// Creates the data directory readable by its owner only (it holds password hashes and keys); warns when an

@@ -25,6 +25,7 @@ import suite_places  # noqa: F401  (the places app: apps/places)
 import suite_landing  # noqa: F401  (the landing page make run serves at /: apps/index.html)
 import suite_cluster  # noqa: F401  (several nodes on PostgreSQL, nginx in front: docs/scaling.md)
 import suite_calc  # noqa: F401  (the calculator app, apps/calc)
+import suite_console  # noqa: F401  (the admin console at /_/: web/console)
 
 
 def main():
