@@ -14,7 +14,7 @@ export function h(tag, attributes = {}, ...children) {
     else if (name === 'dataset') Object.assign(node.dataset, value);
     else node.setAttribute(name, value === true ? '' : value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : String(child));
   }
