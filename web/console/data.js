@@ -193,11 +193,11 @@ async function collectionView(path, holder) {
     const list = [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     table.replaceChildren(documentTable(list));
     const last = list[list.length - 1];
-    pager.replaceChildren(
+    pager.replaceChildren(...[
       page > 0 ? h('button', { class: 'button ghost', type: 'button', onclick: () => { page -= 1; open(); } }, '←') : null,
       list.length >= PAGE && last ? h('button', { class: 'button ghost', type: 'button', id: 'docs-next', onclick: () => {
         cursors[page + 1] = last.id; page += 1; open();
-      } }, t('next')) : null);
+      } }, t('next')) : null].filter(Boolean));
   };
   const open = () => {
     stop?.();

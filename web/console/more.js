@@ -93,10 +93,11 @@ async function server() {
   const load = async () => {
     try {
       const s = await get('/api/admin/status');
-      const rows = [['Version', s.version], ['Uptime', duration(s.uptimeSeconds)], ['Engine', s.engine],
-        ['Data size', bytes(s.dataBytes)], ['HTTP connections', s.connections], ['Listen streams', s.listenStreams],
-        ['Listen targets', s.listenTargets], ['Change log', `${s.changeLogPosition} (oldest ${s.changeLogOldest}, kept ${duration(s.changeLogRetentionSeconds)})`],
-        ['Mode', s.developmentMode ? 'development' : 'production']];
+      const rows = [[t('sVersion'), s.version], [t('sUptime'), duration(s.uptimeSeconds)], [t('sEngine'), s.engine],
+        [t('sData'), bytes(s.dataBytes)], [t('sConnections'), s.connections], [t('sStreams'), s.listenStreams],
+        [t('sTargets'), s.listenTargets],
+        [t('sLog'), `${s.changeLogPosition} (${t('oldest')} ${s.changeLogOldest}, ${t('kept')} ${duration(s.changeLogRetentionSeconds)})`],
+        [t('sMode'), s.developmentMode ? 'development' : 'production']];
       facts.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, String(v))]));
     } catch (error) { facts.replaceChildren(h('p', { class: 'error-text', role: 'alert' }, sentence(error))); }
   };

@@ -51,7 +51,7 @@ export async function render() {
   const numbers = () => {
     const count = editor.value.split('\n').length;
     gutter.replaceChildren(...Array.from({ length: count }, (_, i) =>
-      h('span', { class: i + 1 === errorLine ? 'bad' : null, dataset: { line: i + 1 } }, `${i + 1}\n`)));
+      h('span', { class: i + 1 === errorLine ? 'bad' : null, dataset: { line: i + 1 } }, String(i + 1))));
     gutter.scrollTop = editor.scrollTop;
   };
   editor.addEventListener('input', () => { if (errorLine) { errorLine = 0; error.textContent = ''; } numbers(); });

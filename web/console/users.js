@@ -34,9 +34,9 @@ export async function render() {
       const answer = await get(`/api/admin/users?${query}`);
       tokens[page + 1] = answer.nextPageToken ?? null;
       showList(answer.users ?? []);
-      pager.replaceChildren(
+      pager.replaceChildren(...[
         page > 0 ? h('button', { class: 'button ghost', type: 'button', onclick: () => { page = 0; load(); } }, t('first')) : null,
-        answer.nextPageToken ? h('button', { class: 'button ghost', type: 'button', id: 'users-next', onclick: () => { page += 1; load(); } }, t('next')) : null);
+        answer.nextPageToken ? h('button', { class: 'button ghost', type: 'button', id: 'users-next', onclick: () => { page += 1; load(); } }, t('next')) : null].filter(Boolean));
     } catch (error) {
       list.replaceChildren(h('p', { class: 'error-text', role: 'alert' }, sentence(error)));
     }
@@ -50,7 +50,7 @@ export async function render() {
       h('tbody', {}, users.map((user) => h('tr', {},
         h('td', {}, h('button', { class: 'linkish', type: 'button', dataset: { uid: user.uid }, onclick: () => showUser(user) },
           user.email ?? user.uid)),
-        h('td', {}, badge(user.emailVerified, user.emailVerified ? t('verified') : '✗ ' + t('verified')), ' ',
+        h('td', {}, badge(user.emailVerified, user.emailVerified ? t('verified') : t('unverified')), ' ',
           user.disabled ? badge(false, t('disabled')) : null),
         h('td', { class: 'wide mono' }, Object.keys(user.customClaims ?? {}).length ? JSON.stringify(user.customClaims) : '—'),
         h('td', { class: 'wide' }, when(user.createTime)))))));
