@@ -165,7 +165,11 @@ public final class KuraNode: Sendable {
             ).register(on: router)
         }
         OutboxRoutes(mailer: mailer, callers: callers).register(on: router)
-        RulesRoutes(rules: rules, callers: callers).register(on: router)
+        RulesRoutes(
+            rules: rules,
+            history: RulesHistory(dataDirectory: configuration.dataDirectory, keep: configuration.rulesKeepVersions),
+            callers: callers
+        ).register(on: router)
         ActionPageRoutes(auth: auth, confirmEmail: authRoutes.confirmEmail, appName: configuration.appName)
             .register(on: router)
         DocumentRoutes(store: store, access: access, callers: callers, pages: configuration.pages).register(on: router)

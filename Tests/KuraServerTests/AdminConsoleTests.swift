@@ -207,4 +207,52 @@ import Testing
                 "UNAUTHENTICATED")
         }
     }
+
+    @Test("rules published through the API are kept as versions, newest first, with the rules before the first one")
+    func rulesVersions() throws {
+        try withTestKura(configure: { $0.rulesKeepVersions = 3 }) { server in
+            func versions() throws -> [[String: Any]] {
+                let response = try server.request("GET", "/api/admin/rules/versions")
+                try #require(response.status == 200, "\(response)")
+                return response.json["versions"] as? [[String: Any]] ?? []
+            }
+            #expect(try versions().isEmpty)
+            let original = try #require(try server.request("GET", "/api/admin/rules").json["source"] as? String)
+            let sources = (1...3).map { "rules_version = '2';\n// version \($0)\n" }
+            for source in sources {
+                #expect(try server.request("POST", "/api/admin/rules", json: ["source": source]).status == 200)
+            }
+            let kept = try versions()
+            // Three kept: the oldest (the original rules, then version 1) are gone.
+            #expect(kept.count == 3)
+            var texts: [String] = []
+            for version in kept {
+                let id = try #require(version["id"] as? String)
+                #expect(version["publishTime"] is String && (version["bytes"] as? Int ?? 0) > 0)
+                let response = try server.request("GET", "/api/admin/rules/versions/\(id)")
+                texts.append(response.json["source"] as? String ?? "")
+            }
+            #expect(texts == [sources[2], sources[1], sources[0]])
+
+            // A refused source is not a version.
+            expectError(
+                try server.request("POST", "/api/admin/rules", json: ["source": "match {"]), 400, "INVALID_RULES")
+            #expect(try versions().count == 3)
+            expectError(try server.request("GET", "/api/admin/rules/versions/123"), 404, "NOT_FOUND")
+            expectError(try server.request("GET", "/api/admin/rules/versions/x"), 404, "NOT_FOUND")
+            _ = original
+        }
+        try withTestKura { server in
+            let original = try #require(try server.request("GET", "/api/admin/rules").json["source"] as? String)
+            #expect(
+                try server.request("POST", "/api/admin/rules", json: ["source": "rules_version = '2';\n"]).status == 200
+            )
+            let kept = try server.request("GET", "/api/admin/rules/versions").json["versions"] as? [[String: Any]] ?? []
+            #expect(kept.count == 2)
+            let oldest = try #require(kept.last?["id"] as? String)
+            // The rules before the first publication can be put back.
+            #expect(
+                try server.request("GET", "/api/admin/rules/versions/\(oldest)").json["source"] as? String == original)
+        }
+    }
 }

@@ -3,11 +3,12 @@ import KuraHTTP
 import KuraModel
 import KuraRules
 
-/// `/api/admin/rules`: the security rules in force (`GET`), replacing them (`POST`), and running a rules test table
-/// against them or against a draft (`POST /api/admin/rules/test`). For the admin key or users
-/// with the `admin` claim (`CallerPolicy.admin`).
+/// `/api/admin/rules`: the security rules in force (`GET`), replacing them (`POST`), the versions published so far
+/// (`/versions`, for rollback), and running a rules test table against them or a draft (`POST /api/admin/rules/test`).
+/// For the admin key or users with the `admin` claim (`CallerPolicy.admin`).
 struct RulesRoutes {
     let rules: SecurityRules
+    let history: RulesHistory
     let callers: CallerResolution
 
     func register(on router: Router<KuraContext>) {
@@ -27,7 +28,33 @@ struct RulesRoutes {
             "/api/admin/rules",
             callers.resolving(.admin) { request, context in
                 try context.offload {
-                    return Self.sourceResponse(try rules.replace(source: try Self.source(request)).source)
+                    let previous = rules.current.source
+                    let published = try rules.replace(source: try Self.source(request)).source
+                    // The rules are in force whether or not the history could be written.
+                    try? history.record(previous: previous, published: published)
+                    return Self.sourceResponse(published)
+                }
+            })
+        router.get(
+            "/api/admin/rules/versions",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    let versions: [JSONValue] = try history.versions().map { version in
+                        .object(
+                            JSONObject([
+                                ("id", .string(version.id)), ("publishTime", .string(RFC3339.format(version.micros))),
+                                ("bytes", .int(Int64(version.bytes))),
+                            ]))
+                    }
+                    return .json(JSONValue.object(["versions": .array(versions)]).jsonBytes)
+                }
+            })
+        router.get(
+            "/api/admin/rules/versions/:id",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    let id = try request.parameter("id")
+                    return Self.sourceResponse(try history.source(id))
                 }
             })
     }
