@@ -265,6 +265,15 @@ def rules(t):
     _, body, _ = kura.api("GET", "/api/admin/rules")
     t.equal("the new rules are in force", body["source"], fixed)
 
+    # The versions list has the rules before and the ones published; rolling back shows the diff and publishes.
+    harness.wait_script(driver, "two versions", "return document.querySelectorAll('#rules-versions tr').length === 2")
+    driver.find_element(By.CSS_SELECTOR, "#rules-versions [data-version]").click()
+    harness.wait_script(driver, "the rollback's diff", "return document.querySelector('#confirm').open && !!document.querySelector('#rules-diff')")
+    driver.find_element(By.ID, "confirm-ok").click()
+    harness.wait_script(driver, "three versions", "return document.querySelectorAll('#rules-versions tr').length === 3")
+    _, body, _ = kura.api("GET", "/api/admin/rules")
+    t.check("the earlier rules are in force again", "match /posts/{id}" not in body["source"], body["source"][:200])
+
 
 @test("console: indexes, mail and server sections show what the server holds")
 def more(t):

@@ -100,6 +100,7 @@ export async function render() {
     try {
       live = (await call('POST', '/api/admin/rules', { body: { source: editor.value } })).json.source;
       notify(t('published'));
+      loadVersions();
     } catch (e) { showError(e); }
   };
 
@@ -126,6 +127,23 @@ export async function render() {
     }
   };
 
+  const versions = h('div', { id: 'rules-versions' });
+  const loadVersions = async () => {
+    try {
+      const list = (await get('/api/admin/rules/versions')).versions ?? [];
+      versions.replaceChildren(list.length ? h('table', { class: 'table' }, h('tbody', {}, list.map((v, i) => h('tr', {},
+        h('td', {}, new Date(v.publishTime).toLocaleString(), i === 0 ? h('span', { class: 'badge on' }, ` ${t('current')}`) : null),
+        h('td', { class: 'wide hint' }, `${v.bytes} B`),
+        h('td', {}, i === 0 ? null : h('button', { class: 'button ghost small', type: 'button', dataset: { version: v.id }, onclick: async () => {
+          try {
+            editor.value = (await get(`/api/admin/rules/versions/${encodeURIComponent(v.id)}`)).source;
+            editor.dispatchEvent(new Event('input'));
+            await publish();
+          } catch (e) { fail(e); }
+        } }, t('rollback'))))))) : h('p', { class: 'hint' }, t('noVersions')));
+    } catch (e) { versions.replaceChildren(h('p', { class: 'error-text' }, sentence(e))); }
+  };
+
   main.replaceChildren(h('h1', {}, t('rules')),
     h('section', { class: 'panel stack' },
       h('div', { class: 'code-editor' }, gutter, editor), error,
@@ -139,6 +157,8 @@ export async function render() {
     h('section', { class: 'panel stack' }, h('h2', {}, 'Test table'),
       h('p', { class: 'hint' }, 'kura rules test'), table,
       h('div', { class: 'row' }, h('button', { class: 'button', type: 'button', id: 'rules-run', onclick: runTable }, t('run'))),
-      results));
+      results),
+    h('section', { class: 'panel stack' }, h('h2', {}, t('versions')), versions));
   numbers();
+  loadVersions();
 }
