@@ -20,7 +20,8 @@ import Testing
                 let response = try server.request("GET", "/_/" + name, auth: .none)
                 // A file missing here needs its block in Sources/CKuraWebSDK/kura_console.c.
                 #expect(response.status == 200, "web/console/\(name) is not embedded")
-                #expect(response.bodyBytes == expected, "\(name)")
+                let same = response.bodyBytes == expected  // (a byte-array comparison would print both arrays)
+                #expect(same, "web/console/\(name) is served with other bytes than the checkout's")
             }
             let page = try server.request("GET", "/_/", auth: .none)
             #expect(page.status == 200)
@@ -121,6 +122,7 @@ import Testing
             try #require(created.status == 201, "\(created)")
             let user = try #require(created.json["user"] as? [String: Any])
             #expect(user["emailVerified"] as? Bool == false && user["disabled"] as? Bool == false)
+            #expect(user["lastSignInTime"] is NSNull)
             let uid = try #require(user["uid"] as? String)
             expectError(
                 try kura.request(
@@ -143,6 +145,8 @@ import Testing
 
             let session = try Session(try kura.signInResponse("zoe@example.com", "secret-pw"))
             #expect(try kura.request("GET", "/api/auth/me", as: session).status == 200)
+            let signedIn = try kura.request("GET", "/api/admin/users/\(uid)").json["user"] as? [String: Any]
+            #expect(signedIn?["lastSignInTime"] is String)
             let revoked = try kura.request("POST", "/api/admin/users/\(uid)/revoke")
             #expect(revoked.status == 200, "\(revoked)")
             expectError(try kura.request("GET", "/api/auth/me", as: session), 401, "INVALID_ID_TOKEN")

@@ -78,7 +78,8 @@ export async function render() {
         h('dt', {}, t('uid')), h('dd', { class: 'mono' }, user.uid),
         h('dt', {}, t('verified')), h('dd', { id: 'detail-verified' }, user.emailVerified ? t('yes') : t('no')),
         h('dt', {}, t('disabled')), h('dd', { id: 'detail-disabled' }, user.disabled ? t('yes') : t('no')),
-        h('dt', {}, t('created')), h('dd', {}, when(user.createTime))),
+        h('dt', {}, t('created')), h('dd', {}, when(user.createTime)),
+        h('dt', {}, t('lastSignIn')), h('dd', { id: 'detail-last-sign-in' }, when(user.lastSignInTime))),
       h('div', { class: 'row wrap' },
         h('button', { class: 'button', type: 'button', id: 'toggle-disabled', onclick: async () => {
           if (!user.disabled && !(await confirmAction(t('disable'), `${user.email}: ${t('disable')}?`))) return;

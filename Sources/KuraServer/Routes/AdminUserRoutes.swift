@@ -17,8 +17,8 @@ struct AdminUserRoutes {
                 try context.offload {
                     if let email = try request.query("email") {
                         // One address: the account that has it, or none (addresses are unique).
-                        let found = try auth.user(email: email).map { [$0.json] } ?? []
-                        return .json(JSONValue.object(["users": .array(found), "nextPageToken": .null]).jsonBytes)
+                        let found = try auth.user(email: email).map { [$0.adminJSON] } ?? []
+                        return .json(JSONValue.object(["users": .array(found)]).jsonBytes)
                     }
                     let size = try request.query("pageSize").map { text -> Int in
                         // Out of range is refused, not clamped: a caller asking for 0 or 5000 should learn the bounds.
@@ -28,7 +28,9 @@ struct AdminUserRoutes {
                         return n
                     }
                     let page = try auth.listUsers(pageToken: request.query("pageToken"), pageSize: size ?? 100)
-                    return .json(page.json.jsonBytes)
+                    var answer: JSONObject = ["users": .array(page.users.map(\.adminJSON))]
+                    if let next = page.nextPageToken { answer["nextPageToken"] = .string(next) }
+                    return .json(JSONValue.object(answer).jsonBytes)
                 }
             })
         router.post(
@@ -47,7 +49,7 @@ struct AdminUserRoutes {
                         email: email, password: password, displayName: try body.string("displayName"),
                         emailVerified: try body.bool("emailVerified") ?? false, uid: try body.string("uid"),
                         disabled: try body.bool("disabled") ?? false)
-                    return .json(JSONValue.object(["user": user.json]).jsonBytes, status: 201)
+                    return .json(JSONValue.object(["user": user.adminJSON]).jsonBytes, status: 201)
                 }
             })
         router.post(
@@ -63,7 +65,8 @@ struct AdminUserRoutes {
             callers.resolving(.admin) { request, context in
                 try context.offload {
                     return .json(
-                        JSONValue.object(["user": try auth.user(uid: try request.parameter("uid")).json]).jsonBytes)
+                        JSONValue.object(["user": try auth.user(uid: try request.parameter("uid")).adminJSON]).jsonBytes
+                    )
                 }
             })
         router.patch(
@@ -71,7 +74,7 @@ struct AdminUserRoutes {
             callers.resolving(.admin) { request, context in
                 try context.offload {
                     let user = try auth.updateUser(uid: try request.parameter("uid"), try Self.update(request))
-                    return .json(JSONValue.object(["user": user.json]).jsonBytes)
+                    return .json(JSONValue.object(["user": user.adminJSON]).jsonBytes)
                 }
             })
         router.delete(
