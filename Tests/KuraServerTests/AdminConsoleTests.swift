@@ -137,6 +137,28 @@ import Testing
                     "POST", "/api/admin/users", json: ["email": "x@example.com", "password": "secret-pw", "x": 1]),
                 400, "INVALID_ARGUMENT")
 
+            for address in ["zed@example.com", "zoey@example.com", "amy@example.com"] {
+                #expect(
+                    try kura.request("POST", "/api/admin/users", json: ["email": address, "password": "secret-pw"])
+                        .status == 201)
+            }
+            func emails(_ target: String) throws -> (emails: [String], next: String?) {
+                let response = try kura.request("GET", target)
+                let users = response.json["users"] as? [[String: Any]] ?? []
+                return (users.compactMap { $0["email"] as? String }, response.json["nextPageToken"] as? String)
+            }
+            let first = try emails("/api/admin/users?emailPrefix=Zo&pageSize=1")
+            #expect(first.emails == ["Zoe@example.com"])
+            let second = try emails("/api/admin/users?emailPrefix=Zo&pageSize=1&pageToken=\(try #require(first.next))")
+            #expect(second.emails == ["zoey@example.com"] && second.next == nil)
+            #expect(
+                try emails("/api/admin/users?emailPrefix=z").emails == [
+                    "zed@example.com", "Zoe@example.com", "zoey@example.com",
+                ])
+            #expect(try emails("/api/admin/users?emailPrefix=q").emails.isEmpty)
+            expectError(
+                try kura.request("GET", "/api/admin/users?emailPrefix=a&pageToken=\(try #require(first.next))"), 400,
+                "INVALID_ARGUMENT")
             let found = try kura.request("GET", "/api/admin/users?email=zoe%40example.com")
             #expect((found.json["users"] as? [[String: Any]])?.compactMap { $0["uid"] as? String } == [uid])
             let none = try kura.request("GET", "/api/admin/users?email=nobody%40example.com")

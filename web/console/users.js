@@ -23,14 +23,13 @@ export async function render() {
   const list = h('div', { class: 'list', id: 'user-list' });
   const detail = h('div', { class: 'detail', id: 'user-detail' });
   const pager = h('div', { class: 'row' });
-  const search = h('input', { id: 'user-search', type: 'search', placeholder: 'name@example.com', autocomplete: 'off' });
+  const search = h('input', { id: 'user-search', type: 'search', placeholder: 'ann@ / ann@example.com', autocomplete: 'off' });
 
   async function load() {
     list.replaceChildren(h('p', { class: 'lead' }, t('loading')));
     try {
-      const query = email
-        ? `email=${encodeURIComponent(email)}`
-        : `pageSize=${PAGE}${tokens[page] ? `&pageToken=${encodeURIComponent(tokens[page])}` : ''}`;
+      const query = `${email ? `emailPrefix=${encodeURIComponent(email)}&` : ''}pageSize=${PAGE}`
+        + (tokens[page] ? `&pageToken=${encodeURIComponent(tokens[page])}` : '');
       const answer = await get(`/api/admin/users?${query}`);
       tokens[page + 1] = answer.nextPageToken ?? null;
       showList(answer.users ?? []);
@@ -149,7 +148,7 @@ export async function render() {
 
   main.replaceChildren(h('h1', {}, t('users')),
     h('form', { class: 'row wrap', role: 'search', onsubmit: (event) => {
-      event.preventDefault(); email = search.value.trim(); page = 0; load();
+      event.preventDefault(); email = search.value.trim(); page = 0; tokens.length = 1; load();
     } }, h('label', { for: 'user-search', class: 'sr-only' }, t('search')), search,
     h('button', { class: 'button', type: 'submit' }, t('find')),
     h('button', { class: 'button ghost', type: 'button', onclick: () => { search.value = ''; email = ''; page = 0; load(); } }, t('clear'))),

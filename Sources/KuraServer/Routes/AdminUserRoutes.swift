@@ -27,7 +27,11 @@ struct AdminUserRoutes {
                         }
                         return n
                     }
-                    let page = try auth.listUsers(pageToken: request.query("pageToken"), pageSize: size ?? 100)
+                    let page =
+                        try request.query("emailPrefix").map {
+                            try auth.listUsers(
+                                emailPrefix: $0, pageToken: request.query("pageToken"), pageSize: size ?? 100)
+                        } ?? auth.listUsers(pageToken: request.query("pageToken"), pageSize: size ?? 100)
                     var answer: JSONObject = ["users": .array(page.users.map(\.adminJSON))]
                     if let next = page.nextPageToken { answer["nextPageToken"] = .string(next) }
                     return .json(JSONValue.object(answer).jsonBytes)
