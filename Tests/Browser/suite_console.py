@@ -292,6 +292,12 @@ def more(t):
     harness.wait_script(driver, "the held mail", "return document.querySelector('#mail-list').textContent.includes('held@example.com')")
     t.check("a held mail has its link", driver.execute_script(
         "return [...document.querySelectorAll('#mail-list a')].some(a => a.href.includes('/auth/action'))"))
+    rows = driver.execute_script("return document.querySelectorAll('#mail-list tbody tr').length")
+    driver.find_element(By.CSS_SELECTOR, "#mail-list [data-resend]").click()
+    harness.wait_script(driver, "the confirmation", "return document.querySelector('#confirm').open")
+    driver.find_element(By.ID, "confirm-ok").click()
+    harness.wait_script(driver, "the mail queued again",
+                        f"return document.querySelectorAll('#mail-list tbody tr').length === {rows + 1}")
     shots(t, "mail")
     open_section(driver, "#server", "document.querySelector('#server-facts dt')")
     t.check("the server's version and engine", "sqlite" in text_of(driver, "#server-facts"), text_of(driver, "#server-facts"))

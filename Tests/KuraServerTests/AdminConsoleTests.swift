@@ -182,6 +182,36 @@ import Testing
         }
     }
 
+    @Test("a stored mail is queued again as a new outbox entry")
+    func resendMail() throws {
+        try withAuthKura { kura in
+            #expect(
+                try kura.request("POST", "/api/auth/password-reset", json: ["email": "nobody@example.com"]).status
+                    == 200)
+            _ = try kura.signUp("amy@example.com")
+            var mails: [[String: Any]] = []
+            for _ in 0..<100 {
+                mails = try kura.request("GET", "/api/admin/outbox").json["mails"] as? [[String: Any]] ?? []
+                if !mails.isEmpty { break }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            let first = try #require(mails.first)
+            let id = try #require(first["id"] as? String)
+            let resent = try kura.request("POST", "/api/admin/outbox/\(id)/resend")
+            try #require(resent.status == 201, "\(resent)")
+            let copyID = try #require(resent.json["id"] as? String)
+            #expect(copyID != id)
+            let after = try kura.request("GET", "/api/admin/outbox").json["mails"] as? [[String: Any]] ?? []
+            let copy = try #require(after.first { $0["id"] as? String == copyID })
+            #expect(copy["to"] as? String == first["to"] as? String)
+            #expect(copy["subject"] as? String == first["subject"] as? String)
+            #expect(copy["actionLink"] as? String == first["actionLink"] as? String)
+            #expect(copy["status"] as? String == "held" && copy["attempts"] as? Int == 0)
+            expectError(try kura.request("POST", "/api/admin/outbox/nope/resend"), 404, "NOT_FOUND")
+            expectError(try kura.request("POST", "/api/admin/outbox/\(id)/resend", auth: .none), 401, "UNAUTHENTICATED")
+        }
+    }
+
     @Test("a rules test table runs against a draft or the rules in force, and a draft that does not compile says where")
     func rulesTest() throws {
         try withTestKura { server in
