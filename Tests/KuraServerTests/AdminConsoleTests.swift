@@ -34,6 +34,18 @@ import Testing
         }
     }
 
+    @Test("a hosting root cannot shadow the console: /_/ is Kura's whatever the root holds")
+    func hostingRootDoesNotShadow() throws {
+        try withHostingKura { server, fixture in
+            try FileManager.default.createDirectory(atPath: fixture.root + "/_", withIntermediateDirectories: true)
+            try fixture.write("_/index.html", "not the console")
+            try fixture.write("_/other.js", "not the console")
+            let page = try server.request("GET", "/_/", auth: .none)
+            #expect(page.status == 200 && page.body.contains("console.js"))
+            expectError(try server.request("GET", "/_/other.js", auth: .none), 404, "NOT_FOUND")
+        }
+    }
+
     @Test("collections lists the IDs under the root or a document, once each, page by page")
     func collections() throws {
         try withTestKura { server in

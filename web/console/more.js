@@ -54,17 +54,19 @@ async function mail() {
       const mails = answer.mails ?? [];
       list.replaceChildren(mails.length ? h('table', { class: 'table' },
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('to')), h('th', { scope: 'col' }, t('subject')),
-          h('th', { scope: 'col' }, t('status')), h('th', { scope: 'col', class: 'wide' }, t('attempts')), h('th', { scope: 'col' }, t('link')), h('th', {}, ''))),
+          h('th', { scope: 'col' }, t('status')), h('th', { scope: 'col', class: 'wide' }, t('attempts')))),
         h('tbody', {}, mails.map((m) => h('tr', {},
-          h('td', {}, m.to), h('td', {}, m.subject, h('div', { class: 'hint' }, new Date(m.createTime).toLocaleString())),
+          h('td', { class: 'addr' }, m.to),
+          h('td', {}, m.subject, h('div', { class: 'hint' }, new Date(m.createTime).toLocaleString()),
+            h('div', { class: 'row wrap' },
+              m.actionLink ? h('a', { href: m.actionLink, target: '_blank', rel: 'noopener noreferrer' }, t('link')) : null,
+              h('button', { class: 'button ghost small', type: 'button', dataset: { resend: m.id }, onclick: async () => {
+                if (!(await confirmAction(`${t('resend')}: ${m.subject}`, `${m.to}`, t('resend')))) return;
+                try { await call('POST', `/api/admin/outbox/${encodeURIComponent(m.id)}/resend`); notify(`${t('resend')}: ${t('done')}`); load(); } catch (e) { fail(e); }
+              } }, t('resend')))),
           h('td', {}, h('span', { class: `badge ${m.status === 'sent' ? 'on' : m.status === 'failed' ? 'bad' : 'off'}` }, m.status),
             m.lastError ? h('div', { class: 'hint' }, m.lastError) : null),
-          h('td', { class: 'wide' }, String(m.attempts)),
-          h('td', {}, m.actionLink ? h('a', { href: m.actionLink, target: '_blank', rel: 'noopener noreferrer' }, t('open')) : '—'),
-          h('td', {}, h('button', { class: 'button ghost small', type: 'button', dataset: { resend: m.id }, onclick: async () => {
-            if (!(await confirmAction(`${t('resend')}: ${m.subject}`, `${m.to}`, t('resend')))) return;
-            try { await call('POST', `/api/admin/outbox/${encodeURIComponent(m.id)}/resend`); notify(`${t('resend')}: ${t('done')}`); load(); } catch (e) { fail(e); }
-          } }, t('resend'))))))) :
+          h('td', { class: 'wide' }, String(m.attempts)))))) :
         h('p', { class: 'empty' }, t('noMail')));
     } catch (error) { list.replaceChildren(h('p', { class: 'error-text', role: 'alert' }, sentence(error))); }
   };
