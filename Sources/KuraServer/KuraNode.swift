@@ -270,6 +270,9 @@ public final class KuraNode: Sendable {
         try CommandFilePaths.refuseInsideDataDirectory(
             file, dataDirectory: configuration.dataDirectory, role: "backup file")
         try engine.backupDocuments(to: file)
+        // Remembered for `GET /api/admin/status`; the backup stands whether or not this note could be written.
+        try? LastBackup(time: WallClock.nowMicros(), file: (file as NSString).standardizingPath)
+            .write(dataDirectory: configuration.dataDirectory)
         return engine.documentsLocation
     }
 

@@ -122,7 +122,15 @@ import Testing
             #expect(json["listenStreams"] as? Int == 0)
             #expect((json["changeLogPosition"] as? Int).map { $0 >= 1 } == true)
             #expect((json["dataBytes"] as? Int).map { $0 > 0 } == true)
+            #expect(json["lastBackup"] is NSNull)
             expectError(try server.request("GET", "/api/admin/status", auth: .none), 401, "UNAUTHENTICATED")
+
+            // What `kura backup` notes in the data directory shows in the status.
+            try #"{"time":"2026-12-01T03:00:00.000000Z","file":"/backups/kura.db"}"#.write(
+                toFile: server.kura.configuration.dataDirectory + "/backup.last", atomically: true, encoding: .utf8)
+            let after = try server.request("GET", "/api/admin/status").json["lastBackup"] as? [String: Any]
+            #expect(after?["file"] as? String == "/backups/kura.db")
+            #expect(after?["time"] as? String == "2026-12-01T03:00:00.000000Z")
         }
     }
 

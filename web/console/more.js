@@ -103,6 +103,7 @@ async function server() {
         [t('sData'), bytes(s.dataBytes)], [t('sConnections'), s.connections], [t('sStreams'), s.listenStreams],
         [t('sTargets'), s.listenTargets],
         [t('sLog'), `${s.changeLogPosition} (${t('oldest')} ${s.changeLogOldest}, ${t('kept')} ${duration(s.changeLogRetentionSeconds)})`],
+        [t('sBackup'), s.lastBackup ? `${new Date(s.lastBackup.time).toLocaleString()} · ${s.lastBackup.file}` : t('none')],
         [t('sMode'), s.developmentMode ? 'development' : 'production']];
       facts.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, String(v))]));
     } catch (error) { facts.replaceChildren(h('p', { class: 'error-text', role: 'alert' }, sentence(error))); }

@@ -73,6 +73,13 @@ struct AdminConsoleRoutes {
                         ("changeLogRetentionSeconds", .int(configuration.store.changeRetentionSeconds)),
                         ("developmentMode", .bool(configuration.developmentMode)),
                     ])
+                    status["lastBackup"] =
+                        LastBackup.read(dataDirectory: configuration.dataDirectory).map { backup in
+                            .object(
+                                JSONObject([
+                                    ("time", .string(RFC3339.format(backup.time))), ("file", .string(backup.file)),
+                                ]))
+                        } ?? .null
                     status["dataBytes"] =
                         configuration.store.engine == "sqlite"
                         ? .int(Self.directoryBytes(configuration.dataDirectory)) : .null
@@ -112,4 +119,30 @@ final class ConnectionGauge: Sendable {
     func attach(_ http: HTTPServer) { server.withLock { $0 = http } }
 
     var count: Int { server.withLock { $0?.connectionCount ?? 0 } }
+}
+
+/// The last `kura backup` made of this data directory, noted in `<data>/backup.last` (`{"time","file"}`).
+struct LastBackup {
+    /// When it finished, in microseconds since 1970.
+    var time: Int64
+    /// The backup file's path.
+    var file: String
+
+    static func path(_ dataDirectory: String) -> String { dataDirectory + "/backup.last" }
+
+    func write(dataDirectory: String) throws {
+        let text = String(
+            decoding: JSONValue.object(JSONObject([("time", .string(RFC3339.format(time))), ("file", .string(file))]))
+                .jsonBytes, as: UTF8.self)
+        try SecurityRules.writeAtomically(text, to: Self.path(dataDirectory))
+    }
+
+    /// The note, or `nil` when there is none (no backup yet) or it cannot be read.
+    static func read(dataDirectory: String) -> LastBackup? {
+        guard let text = try? String(contentsOfFile: path(dataDirectory), encoding: .utf8),
+            case .object(let object)? = try? JSONValue.parse(text), case .string(let time)? = object["time"],
+            let micros = RFC3339.parse(time), case .string(let file)? = object["file"]
+        else { return nil }
+        return LastBackup(time: micros, file: file)
+    }
 }
