@@ -81,6 +81,7 @@ async function route() {
   const [name, ...rest] = hash.split('/');
   const entry = sections.find(([n]) => n === name) ?? sections[0];
   renderNav(entry[0]);
+  document.getElementById('notice').className = 'notice'; // a notice belongs to the section that made it
   closeSection?.();
   closeSection = null;
   main.replaceChildren(h('p', { class: 'lead' }, t('loading')));

@@ -27,7 +27,7 @@ const strings = {
     link: 'Link', resend: 'Resend', noMail: 'The outbox is empty.', all: 'All', refresh: 'Refresh',
     confirmDelete: 'Delete this for good? This cannot be undone.', done: 'Done.',
     sVersion: 'Version', sUptime: 'Uptime', sEngine: 'Engine', sData: 'Data size', sConnections: 'HTTP connections',
-    sStreams: 'Listen streams', sTargets: 'Listen targets', sLog: 'Change log', sMode: 'Mode', sBackup: 'Last backup', oldest: 'oldest', kept: 'kept',
+    sStreams: 'Listen streams', sTargets: 'Listen targets', sLog: 'Change log', sMode: 'Mode', sBackup: 'Last backup', development: 'development', production: 'production', oldest: 'oldest', kept: 'kept',
     conflict: 'Someone changed this document since you opened it (you read version {0}). Nothing was overwritten: reload to see their change.',
   },
   ja: {
@@ -55,7 +55,7 @@ const strings = {
     link: 'リンク', resend: '再送', noMail: '送信箱は空です。', all: 'すべて', refresh: '更新',
     confirmDelete: '完全に削除しますか？元に戻せません。', done: '完了しました。',
     sVersion: 'バージョン', sUptime: '稼働時間', sEngine: 'エンジン', sData: 'データ量', sConnections: 'HTTP 接続',
-    sStreams: 'リスナー接続', sTargets: 'リスナー対象', sLog: '変更ログ', sMode: 'モード', sBackup: '最後のバックアップ', oldest: '最古', kept: '保持',
+    sStreams: 'リスナー接続', sTargets: 'リスナー対象', sLog: '変更ログ', sMode: 'モード', sBackup: '最後のバックアップ', development: '開発', production: '本番', oldest: '最古', kept: '保持',
     conflict: 'このドキュメントは開いた後に変更されました（読んだのはバージョン {0}）。上書きしていません。再読み込みして変更を確認してください。',
   },
 };

@@ -104,7 +104,7 @@ async function server() {
         [t('sTargets'), s.listenTargets],
         [t('sLog'), `${s.changeLogPosition} (${t('oldest')} ${s.changeLogOldest}, ${t('kept')} ${duration(s.changeLogRetentionSeconds)})`],
         [t('sBackup'), s.lastBackup ? `${new Date(s.lastBackup.time).toLocaleString()} · ${s.lastBackup.file}` : t('none')],
-        [t('sMode'), s.developmentMode ? 'development' : 'production']];
+        [t('sMode'), s.developmentMode ? t('development') : t('production')]];
       facts.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, String(v))]));
     } catch (error) { facts.replaceChildren(h('p', { class: 'error-text', role: 'alert' }, sentence(error))); }
   };
