@@ -122,6 +122,9 @@ public protocol AccountStore: Sendable {
     @discardableResult func deleteAccount(uid: String) throws -> Bool
     /// Up to `limit` accounts ordered by uid, starting after `afterUID`.
     func listAccounts(afterUID: String?, limit: Int) throws -> [AccountRecord]
+    /// Up to `limit` accounts whose email key starts with `prefix` (bytes), ordered by email key (bytes), starting
+    /// after the email key `after`.
+    func listAccounts(emailKeyPrefix prefix: String, after: String?, limit: Int) throws -> [AccountRecord]
 
     /// Stores a new session whose current refresh token hashes to `refreshTokenHash`.
     func insertSession(_ session: SessionRecord, refreshTokenHash: [UInt8]) throws

@@ -42,6 +42,30 @@ extension AuthService {
         try store.account(emailKey: EmailAddress(email).key).map(AuthUser.init)
     }
 
+    /// Accounts whose address starts with `prefix` (compared lower-cased, as addresses are), ordered by address,
+    /// `pageSize` (1–1000) at a time; pass `nextPageToken` back for the next page.
+    public func listUsers(emailPrefix prefix: String, pageToken: String? = nil, pageSize: Int = 100) throws -> UserPage
+    {
+        let size = min(max(pageSize, 1), 1000)
+        let key = prefix.asciiLowercased()
+        var after: String? = nil
+        if let pageToken, !pageToken.isEmpty {
+            guard let bytes = Base64.decode(pageToken, .urlSafe), let last = String(validating: bytes, as: UTF8.self),
+                last.utf8.starts(with: key.utf8)
+            else {
+                throw APIError.badRequest("invalid page token")
+            }
+            after = last
+        }
+        var records = try store.listAccounts(emailKeyPrefix: key, after: after, limit: size + 1)
+        var next: String? = nil
+        if records.count > size {
+            records.removeLast()
+            next = Base64.encode(Array(records.last!.emailKey.utf8), .urlSafe)
+        }
+        return UserPage(users: records.map(AuthUser.init), nextPageToken: next)
+    }
+
     /// Accounts ordered by uid, `pageSize` (1–1000) at a time; pass `nextPageToken` back for the next page.
     public func listUsers(pageToken: String? = nil, pageSize: Int = 100) throws -> UserPage {
         let size = min(max(pageSize, 1), 1000)

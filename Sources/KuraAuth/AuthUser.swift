@@ -34,6 +34,13 @@ public struct AuthUser: Sendable, Equatable {
             "customClaims": .object(customClaims),
         ]
     }
+
+    /// `json` plus what only administrators see: `lastSignInTime` (RFC 3339, `null` before the first sign-in).
+    public var adminJSON: JSONValue {
+        guard case .object(var object) = json else { return json }
+        object["lastSignInTime"] = lastSignInTime.map { .string(RFC3339.format($0)) } ?? .null
+        return .object(object)
+    }
 }
 
 /// What sign-up, sign-in and refresh return.

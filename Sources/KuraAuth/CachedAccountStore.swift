@@ -131,6 +131,9 @@ public final class CachedAccountStore: AccountStore {
     public func listAccounts(afterUID: String?, limit: Int) throws -> [AccountRecord] {
         try base.listAccounts(afterUID: afterUID, limit: limit)
     }
+    public func listAccounts(emailKeyPrefix prefix: String, after: String?, limit: Int) throws -> [AccountRecord] {
+        try base.listAccounts(emailKeyPrefix: prefix, after: after, limit: limit)
+    }
     public func insertSession(_ session: SessionRecord, refreshTokenHash: [UInt8]) throws {
         try base.insertSession(session, refreshTokenHash: refreshTokenHash)
     }

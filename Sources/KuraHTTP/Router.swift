@@ -35,10 +35,12 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
 
     public init() {}
 
-    /// Registers `handler` for `method` on `pattern`.
+    /// Registers `handler` for `method` on `pattern`. A pattern ending in `/` (other than `/` itself) matches only
+    /// with that slash: `/_/` and `/_` are two routes.
     public func on(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
         var node = root
-        let segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        var segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        if pattern.count > 1 && pattern.hasSuffix("/") { segments.append("") }
         for (index, segment) in segments.enumerated() {
             if segment.hasPrefix("*") {
                 precondition(index == segments.count - 1, "a wildcard must be the last segment: \(pattern)")

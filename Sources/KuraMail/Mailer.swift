@@ -89,6 +89,22 @@ public final class Mailer: Sendable {
         return id
     }
 
+    /// Queues the stored mail `id` again as a new outbox entry (the same message, bytes for bytes, to the same
+    /// recipient), `pending` or, without a relay, `held`; returns the new id, or `nil` when there is no mail `id`.
+    /// For an administrator whose relay refused a mail for good, or whose user lost it.
+    public func resend(_ id: MailID) throws -> MailID? {
+        guard let entry = try outbox.entry(id), let message = try outbox.renderedMessage(id) else { return nil }
+        let copy = MailID.random()
+        try outbox.insert(
+            OutboxMail(
+                id: copy, status: isHolding ? .held : .pending, sender: sender.address, recipient: entry.recipient,
+                subject: entry.subject, actionLink: entry.actionLink, message: message,
+                createdAt: WallClock.nowMicros()))
+        logger.info("mail \(id) queued again as \(copy) to=\(entry.recipient)")
+        if !isHolding { worker?.wake() }
+        return copy
+    }
+
     /// Outbox entries, newest first, at most `limit` (capped at 1000), optionally only those with `status`.
     public func list(limit: Int = 100, status: OutboxStatus? = nil) throws -> [OutboxEntry] {
         try outbox.list(limit: limit, status: status)

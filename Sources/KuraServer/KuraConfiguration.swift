@@ -23,6 +23,8 @@ public struct KuraConfiguration: Sendable {
     var queries = QueryLimits()
     /// How often `<data>/kura.rules` is checked for changes, in seconds; 0 turns the polling off.
     public var rulesReloadInterval = 1.0
+    /// Rules versions published through the API that `<data>/rules-history/` keeps for rollback; 0 keeps none.
+    public var rulesKeepVersions = 20
     /// With several nodes on one database: how often each node reads the change log and the shared rules' version
     /// without being notified (the fallback for a lost notification), in seconds.
     public var clusterPollInterval = 0.5
@@ -209,6 +211,12 @@ public struct KuraConfiguration: Sendable {
                     "rules.reloadIntervalSeconds: expected a number of seconds in 0...86400, got '\($1)'")
             }
             $0.rulesReloadInterval = seconds
+        },
+        Setting(
+            key: "rules.keepVersions",
+            help: "rules versions published through the API kept for rollback; 0: none (default 20)"
+        ) {
+            $0.rulesKeepVersions = try integer($1, "rules.keepVersions", 0...1000)
         },
         Setting(
             key: "cluster.pollMilliseconds",

@@ -141,6 +141,7 @@ public final class KuraNode: Sendable {
         let router = Router<KuraContext>()
         SystemRoutes.register(on: router, landingPage: configuration.hosting.root == nil)
         WebSDKRoutes.register(on: router)
+        ConsoleRoutes.register(on: router)
         if configuration.hosting.root != nil {
             let site: StaticSite
             do {
@@ -168,7 +169,11 @@ public final class KuraNode: Sendable {
             ).register(on: router)
         }
         OutboxRoutes(mailer: mailer, callers: callers).register(on: router)
-        RulesRoutes(rules: rules, callers: callers).register(on: router)
+        RulesRoutes(
+            rules: rules,
+            history: RulesHistory(dataDirectory: configuration.dataDirectory, keep: configuration.rulesKeepVersions),
+            callers: callers
+        ).register(on: router)
         ActionPageRoutes(
             auth: auth, confirmEmail: authRoutes.confirmEmail, appName: configuration.appName,
             continueURLs: continueURLs
@@ -210,8 +215,14 @@ public final class KuraNode: Sendable {
             registry: realtime, access: realtimeAccess, callers: callers, pages: configuration.pages,
             queryLimits: configuration.queries
         ).register(on: router)
+        let connections = ConnectionGauge()
+        AdminConsoleRoutes(
+            database: database, store: store, realtime: realtime, connections: connections,
+            configuration: configuration, callers: callers
+        ).register(on: router)
         extraRoutes(router)
         http = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
+        connections.attach(http)
     }
 
     /// Creates the data directory readable by its owner only (it holds password hashes and keys); warns when an
@@ -265,6 +276,9 @@ public final class KuraNode: Sendable {
         try CommandFilePaths.refuseInsideDataDirectory(
             file, dataDirectory: configuration.dataDirectory, role: "backup file")
         try engine.backupDocuments(to: file)
+        // Remembered for `GET /api/admin/status`; the backup stands whether or not this note could be written.
+        try? LastBackup(time: WallClock.nowMicros(), file: (file as NSString).standardizingPath)
+            .write(dataDirectory: configuration.dataDirectory)
         return engine.documentsLocation
     }
 

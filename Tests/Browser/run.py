@@ -29,6 +29,7 @@ import suite_cluster  # noqa: F401  (several nodes on PostgreSQL, nginx in front
 import suite_calc  # noqa: F401  (the calculator app, apps/calc)
 import suite_notes  # noqa: F401  (the notebooks app, apps/notes)
 import suite_todo  # noqa: F401  (the to-do app, apps/todo, and Kura's action pages)
+import suite_console  # noqa: F401  (the admin console at /_/: web/console)
 
 
 def main():

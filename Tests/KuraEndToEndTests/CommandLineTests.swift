@@ -49,6 +49,12 @@ import Testing
         let backup = root + "/copy.db"
         let (status, output) = try Self.kura(["backup", backup, "--data", root + "/data"])
         #expect(status == 0, "\(output)")
+        // The running server's status tells when and where the last backup went.
+        let statusText = try HTTPClient.send(
+            port: port, "GET", "/api/admin/status", headers: [("Authorization", "Bearer \(key)")]
+        ).body
+        let noted = (backup as NSString).standardizingPath
+        #expect(statusText.contains(#""file":"\#(noted)""#), "\(statusText)")
         // The copy opens as a Kura data directory of its own and holds at least the 50 documents written before.
         let restored = root + "/restored"
         try FileManager.default.createDirectory(atPath: restored, withIntermediateDirectories: true)

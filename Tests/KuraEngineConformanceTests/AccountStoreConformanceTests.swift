@@ -91,6 +91,30 @@ import Testing
         #expect(try store.listAccounts(afterUID: "e", limit: 2).isEmpty)
     }
 
+    @Test("listing by email-key prefix pages in byte order and stops at the prefix", arguments: Engine.all)
+    func listingByEmailPrefix(engine: Engine) throws {
+        let database = try engine.makeDatabase()
+        defer { database.drop() }
+        let store = try database.openAccounts()
+        let addresses = [
+            "ann@b.example", "anna@a.example", "an@c.example", "bob@a.example", "Ann-2@a.example", "am@x.example",
+        ]
+        for (i, address) in addresses.enumerated() { try store.insertAccount(Self.account("u\(i)", address)) }
+        let ann = try store.listAccounts(emailKeyPrefix: "ann", after: nil, limit: 10).map(\.emailKey)
+        #expect(ann == ["ann-2@a.example", "ann@b.example", "anna@a.example"])
+        #expect(
+            try store.listAccounts(emailKeyPrefix: "an", after: nil, limit: 2).map(\.emailKey) == [
+                "an@c.example", "ann-2@a.example",
+            ])
+        #expect(
+            try store.listAccounts(emailKeyPrefix: "an", after: "ann-2@a.example", limit: 2).map(\.emailKey) == [
+                "ann@b.example", "anna@a.example",
+            ])
+        #expect(try store.listAccounts(emailKeyPrefix: "an", after: "anna@a.example", limit: 2).isEmpty)
+        #expect(try store.listAccounts(emailKeyPrefix: "zz", after: nil, limit: 2).isEmpty)
+        #expect(try store.listAccounts(emailKeyPrefix: "", after: nil, limit: 10).count == addresses.count)
+    }
+
     @Test("two instances on one database see each other's writes", arguments: Engine.all)
     func instancesShareAccounts(engine: Engine) throws {
         let database = try engine.makeDatabase()

@@ -68,6 +68,19 @@ import Testing
         #expect(found.parameters == parameters)
     }
 
+    @Test("a pattern ending in a slash is its own route: /console/ and /console answer apart")
+    func trailingSlash() throws {
+        let router = Self.router([(.GET, "/console"), (.GET, "/console/"), (.GET, "/console/:file")])
+        #expect(try Self.resolve(router, .GET, "/console")?.pattern == "/console")
+        #expect(try Self.resolve(router, .GET, "/console/")?.pattern == "/console/")
+        #expect(try Self.resolve(router, .GET, "/console/a.js")?.pattern == "/console/:file")
+        let only = Self.router([(.GET, "/shelf/")])
+        guard case .notFound = only.match(.GET, path: "/shelf"[...]) else {
+            Issue.record("/shelf should not match /shelf/")
+            return
+        }
+    }
+
     @Test("unknown paths are not found", arguments: ["/nope", "/api", "/api/docs", "/files", "/files/", "relative"])
     func notFound(path: String) {
         guard case .notFound = Self.table.match(.GET, path: path[...]) else {

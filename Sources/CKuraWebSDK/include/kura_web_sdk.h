@@ -12,4 +12,7 @@ struct kura_web_sdk_file {
 
 /// Every embedded file, ended by an entry whose name is NULL.
 const struct kura_web_sdk_file *kura_web_sdk_files(void);
+
+/// The admin console's files (web/console/), in the same shape.
+const struct kura_web_sdk_file *kura_console_files(void);
 #endif

@@ -25,6 +25,11 @@ public final class PostgresAccountStore: AccountStore {
     /// A page of accounts in uid order: after uid `$1`, at most `$2` (`account(_:_:)` decodes the rows). Byte
     /// order: the column is `COLLATE "C"` (PostgresAccountSchema).
     static let accountPageSQL = "SELECT \(accountColumns) FROM accounts WHERE uid > $1 ORDER BY uid LIMIT $2"
+    /// Email keys from a prefix on, in byte order (`COLLATE "C"`, which the column does not have, so this reads
+    /// the table rather than its index: an administrator's search); the caller stops at the first key without it.
+    static let emailPageSQL =
+        "SELECT \(accountColumns) FROM accounts WHERE email_key COLLATE \"C\" >= $1 AND email_key COLLATE \"C\" > $2 "
+        + "ORDER BY email_key COLLATE \"C\" LIMIT $3"
 
     public func insertAccount(_ account: AccountRecord) throws {
         try mapUniqueEmail {
@@ -61,6 +66,11 @@ public final class PostgresAccountStore: AccountStore {
             // The foreign keys cascade to sessions, their rotated tokens and action codes.
             try connection.query("DELETE FROM accounts WHERE uid = $1", [.text(uid)], prepared: true).affectedRows > 0
         }
+    }
+
+    public func listAccounts(emailKeyPrefix prefix: String, after: String?, limit: Int) throws -> [AccountRecord] {
+        let records = try accounts(Self.emailPageSQL, [.text(prefix), .text(after ?? ""), .int(Int64(max(0, limit)))])
+        return Array(records.prefix { $0.emailKey.utf8.starts(with: prefix.utf8) })
     }
 
     public func listAccounts(afterUID: String?, limit: Int) throws -> [AccountRecord] {

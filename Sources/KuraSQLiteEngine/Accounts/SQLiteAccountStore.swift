@@ -98,6 +98,10 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
     static let insertAccountSQL = "INSERT INTO accounts (\(accountColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     /// A page of accounts in uid order: after uid `?1`, at most `?2` (`account(from:)` decodes the rows).
     static let accountPageSQL = "SELECT \(accountColumns) FROM accounts WHERE uid > ? ORDER BY uid LIMIT ?"
+    /// Email keys from a prefix on, in byte order (the unique index on `email_key` serves it); the caller stops at
+    /// the first key without the prefix.
+    static let emailPageSQL =
+        "SELECT \(accountColumns) FROM accounts WHERE email_key >= ? AND email_key > ? ORDER BY email_key LIMIT ?"
 
     public func insertAccount(_ account: AccountRecord) throws {
         try mapUniqueEmail {
@@ -139,6 +143,13 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
             try db.run("DELETE FROM accounts WHERE uid = ?", [.text(uid)])
             return db.changes > 0
         }
+    }
+
+    public func listAccounts(emailKeyPrefix prefix: String, after: String?, limit: Int) throws -> [AccountRecord] {
+        let records = try read { db in
+            try db.rows(Self.emailPageSQL, [.text(prefix), .text(after ?? ""), .int(Int64(limit))])
+        }.map(Self.account(from:))
+        return Array(records.prefix { $0.emailKey.utf8.starts(with: prefix.utf8) })
     }
 
     public func listAccounts(afterUID: String?, limit: Int) throws -> [AccountRecord] {

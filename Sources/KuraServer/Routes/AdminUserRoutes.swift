@@ -3,7 +3,8 @@ import KuraCore
 import KuraHTTP
 import KuraModel
 
-/// `/api/admin/users`: list, read, update (disable, claims, verified…) and delete accounts. For the admin key or
+/// `/api/admin/users`: list (or find by address), create, read, update (disable, claims, verified…), revoke the
+/// sessions of, and delete accounts. For the admin key or
 /// users with the `admin` claim (`CallerPolicy.admin`).
 struct AdminUserRoutes {
     let auth: AuthService
@@ -14,6 +15,11 @@ struct AdminUserRoutes {
             "/api/admin/users",
             callers.resolving(.admin) { request, context in
                 try context.offload {
+                    if let email = try request.query("email") {
+                        // One address: the account that has it, or none (addresses are unique).
+                        let found = try auth.user(email: email).map { [$0.adminJSON] } ?? []
+                        return .json(JSONValue.object(["users": .array(found)]).jsonBytes)
+                    }
                     let size = try request.query("pageSize").map { text -> Int in
                         // Out of range is refused, not clamped: a caller asking for 0 or 5000 should learn the bounds.
                         guard let n = Int(text), (1...1000).contains(n) else {
@@ -21,8 +27,41 @@ struct AdminUserRoutes {
                         }
                         return n
                     }
-                    let page = try auth.listUsers(pageToken: request.query("pageToken"), pageSize: size ?? 100)
-                    return .json(page.json.jsonBytes)
+                    let page =
+                        try request.query("emailPrefix").map {
+                            try auth.listUsers(
+                                emailPrefix: $0, pageToken: request.query("pageToken"), pageSize: size ?? 100)
+                        } ?? auth.listUsers(pageToken: request.query("pageToken"), pageSize: size ?? 100)
+                    var answer: JSONObject = ["users": .array(page.users.map(\.adminJSON))]
+                    if let next = page.nextPageToken { answer["nextPageToken"] = .string(next) }
+                    return .json(JSONValue.object(answer).jsonBytes)
+                }
+            })
+        router.post(
+            "/api/admin/users",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    let body = try JSONBody(request)
+                    try body.allowOnly(["email", "password", "displayName", "emailVerified", "disabled", "uid"])
+                    guard let email = try body.string("email") else {
+                        throw APIError(.invalidEmail, status: 400, message: "the body needs 'email'")
+                    }
+                    guard let password = try body.string("password") else {
+                        throw APIError(.missingPassword, status: 400, message: "the body needs 'password'")
+                    }
+                    let user = try auth.createUser(
+                        email: email, password: password, displayName: try body.string("displayName"),
+                        emailVerified: try body.bool("emailVerified") ?? false, uid: try body.string("uid"),
+                        disabled: try body.bool("disabled") ?? false)
+                    return .json(JSONValue.object(["user": user.adminJSON]).jsonBytes, status: 201)
+                }
+            })
+        router.post(
+            "/api/admin/users/:uid/revoke",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    try auth.revokeSessions(uid: try request.parameter("uid"))
+                    return .json(Array("{}".utf8))
                 }
             })
         router.get(
@@ -30,7 +69,8 @@ struct AdminUserRoutes {
             callers.resolving(.admin) { request, context in
                 try context.offload {
                     return .json(
-                        JSONValue.object(["user": try auth.user(uid: try request.parameter("uid")).json]).jsonBytes)
+                        JSONValue.object(["user": try auth.user(uid: try request.parameter("uid")).adminJSON]).jsonBytes
+                    )
                 }
             })
         router.patch(
@@ -38,7 +78,7 @@ struct AdminUserRoutes {
             callers.resolving(.admin) { request, context in
                 try context.offload {
                     let user = try auth.updateUser(uid: try request.parameter("uid"), try Self.update(request))
-                    return .json(JSONValue.object(["user": user.json]).jsonBytes)
+                    return .json(JSONValue.object(["user": user.adminJSON]).jsonBytes)
                 }
             })
         router.delete(

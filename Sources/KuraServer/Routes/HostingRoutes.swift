@@ -9,13 +9,13 @@ struct HostingRoutes {
     let site: StaticSite
 
     /// Path prefixes never served from the hosting root, whatever files it holds.
-    static let ownedPrefixes = ["/api/", "/sdk/", "/auth/"]
+    static let ownedPrefixes = ["/api/", "/sdk/", "/auth/", "/_/"]
 
     func register(on router: Router<KuraContext>) {
         let site = self.site
         router.fallback = { request, context in
             let path = request.path
-            if path == "/api" || path == "/sdk" || path == "/auth"
+            if path == "/api" || path == "/sdk" || path == "/auth" || path == "/_"
                 || Self.ownedPrefixes.contains(where: { path.hasPrefix($0) })
             {
                 throw APIError.notFound("no route for \(request.method) \(path)")

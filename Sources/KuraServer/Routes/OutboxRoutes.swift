@@ -3,7 +3,8 @@ import KuraHTTP
 import KuraMail
 import KuraModel
 
-/// `GET /api/admin/outbox?status=&limit=`: the mails Kura has stored, newest first. With no SMTP relay configured
+/// `GET /api/admin/outbox?status=&limit=`: the mails Kura has stored, newest first; `POST
+/// /api/admin/outbox/{id}/resend` queues one again. With no SMTP relay configured
 /// (the embedded default) this is where a developer finds verification and reset links. For the admin key or users
 /// with the `admin` claim (`CallerPolicy.admin`).
 struct OutboxRoutes {
@@ -11,6 +12,17 @@ struct OutboxRoutes {
     let callers: CallerResolution
 
     func register(on router: Router<KuraContext>) {
+        router.post(
+            "/api/admin/outbox/:id/resend",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    let id = try request.parameter("id")
+                    guard let copy = try mailer.resend(MailID(rawValue: id)) else {
+                        throw APIError.notFound("the outbox has no mail \(id)")
+                    }
+                    return .json(JSONValue.object(["id": .string(copy.rawValue)]).jsonBytes, status: 201)
+                }
+            })
         router.get(
             "/api/admin/outbox",
             callers.resolving(.admin) { request, context in

@@ -1,11 +1,14 @@
 import KuraCore
 import KuraHTTP
 import KuraModel
+import KuraRules
 
-/// `/api/admin/rules`: the security rules in force (`GET`) and replacing them (`POST`). For the admin key or users
-/// with the `admin` claim (`CallerPolicy.admin`).
+/// `/api/admin/rules`: the security rules in force (`GET`), replacing them (`POST`), the versions published so far
+/// (`/versions`, for rollback), and running a rules test table against them or a draft (`POST /api/admin/rules/test`).
+/// For the admin key or users with the `admin` claim (`CallerPolicy.admin`).
 struct RulesRoutes {
     let rules: SecurityRules
+    let history: RulesHistory
     let callers: CallerResolution
 
     func register(on router: Router<KuraContext>) {
@@ -17,12 +20,83 @@ struct RulesRoutes {
                 }
             })
         router.post(
+            "/api/admin/rules/test",
+            callers.resolving(.admin) { request, context in
+                try context.offload { try Self.test(request, rules: rules) }
+            })
+        router.post(
             "/api/admin/rules",
             callers.resolving(.admin) { request, context in
                 try context.offload {
-                    return Self.sourceResponse(try rules.replace(source: try Self.source(request)).source)
+                    let previous = rules.current.source
+                    let published = try rules.replace(source: try Self.source(request)).source
+                    // The rules are in force whether or not the history could be written.
+                    try? history.record(previous: previous, published: published)
+                    return Self.sourceResponse(published)
                 }
             })
+        router.get(
+            "/api/admin/rules/versions",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    let versions: [JSONValue] = try history.versions().map { version in
+                        .object(
+                            JSONObject([
+                                ("id", .string(version.id)), ("publishTime", .string(RFC3339.format(version.micros))),
+                                ("bytes", .int(Int64(version.bytes))),
+                            ]))
+                    }
+                    return .json(JSONValue.object(["versions": .array(versions)]).jsonBytes)
+                }
+            })
+        router.get(
+            "/api/admin/rules/versions/:id",
+            callers.resolving(.admin) { request, context in
+                try context.offload {
+                    let id = try request.parameter("id")
+                    return Self.sourceResponse(try history.source(id))
+                }
+            })
+    }
+
+    /// `{"source"?, "table"}`: the table (`kura rules test`'s JSON, docs/rules.md) run against `source`, or against
+    /// the rules in force when there is none. Changes nothing.
+    static func test(_ request: Request, rules: SecurityRules) throws -> Response {
+        let body = try JSONBody(request)
+        try body.allowOnly(["source", "table"])
+        let ruleSet: RuleSet
+        if let source = try body.string("source") {
+            do {
+                ruleSet = try RuleSet.compile(source: source, fileName: SecurityRules.fileName)
+            } catch {
+                throw APIError.invalidRules(error.description)
+            }
+        } else {
+            ruleSet = rules.current.ruleSet
+        }
+        guard let tableValue = body["table"] else {
+            throw APIError.badRequest("the body needs 'table' (a rules test table, as `kura rules test` reads)")
+        }
+        let table: RulesTestTable
+        do {
+            table = try RulesTestTable.decode(json: String(decoding: tableValue.jsonBytes, as: UTF8.self))
+        } catch {
+            throw APIError.badRequest("the test table is not valid: \(error.message)")
+        }
+        let results = table.run(ruleSet)
+        let failed = results.filter { !$0.passed }.count
+        let cases: [JSONValue] = results.map { result in
+            var object = JSONObject([
+                ("name", .string(result.name)), ("passed", .bool(result.passed)),
+                ("decision", .string(result.decision.isAllowed ? "allow" : "deny")),
+            ])
+            if case .deny(let reason) = result.decision { object["reason"] = .string(reason) }
+            return .object(object)
+        }
+        return .json(
+            JSONValue.object([
+                "results": .array(cases), "passed": .int(Int64(results.count - failed)), "failed": .int(Int64(failed)),
+            ]).jsonBytes)
     }
 
     /// The new rules: the body as UTF-8 text, or `{"source": "…"}` when the body is `application/json`.
