@@ -309,10 +309,10 @@ final class HTTPLoop: @unchecked Sendable {
 
     /// Appends one access-log line; lines are buffered per loop and written by the timer (or when the buffer fills).
     private func log(_ exchange: Exchange, status: Int) {
-        if let metrics {
-            let elapsed = exchange.startedNanos == 0 ? 0 : MonotonicClock.nanoseconds() &- exchange.startedNanos
-            metrics.record(route: exchange.route, method: exchange.method, status: status, nanos: elapsed)
-        }
+        guard metrics != nil || logAccess else { return }
+        // One clock read serves both the metrics and the log line.
+        let elapsed = exchange.startedNanos == 0 ? 0 : MonotonicClock.nanoseconds() &- exchange.startedNanos
+        metrics?.record(route: exchange.route, method: exchange.method, status: status, nanos: elapsed)
         guard logAccess else { return }
         let micros = WallClock.nowMicros()
         let second = micros / 1_000_000
@@ -336,7 +336,6 @@ final class HTTPLoop: @unchecked Sendable {
         accessLog.append(0x20)
         appendDecimal(status, to: &accessLog)
         accessLog.append(0x20)
-        let elapsed = exchange.startedNanos == 0 ? 0 : MonotonicClock.nanoseconds() &- exchange.startedNanos
         appendDecimal(Int(elapsed / 1_000_000), to: &accessLog)
         accessLog.append(UInt8(ascii: "."))
         let fraction = Int(elapsed / 1000 % 1000)

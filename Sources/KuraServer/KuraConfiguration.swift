@@ -454,7 +454,7 @@ public struct KuraConfiguration: Sendable {
             $0.metrics.enabled = try boolean($1, "metrics.enabled")
             $0.http.metrics = $0.metrics.enabled
         },
-        Setting(key: "metrics.token", help: "bearer token GET /metrics accepts besides the admin key (default none)") {
+        Setting(key: "metrics.token", help: "bearer token GET /metrics accepts besides administrators (default none)") {
             $0.metrics.token = try MetricsConfiguration.checkedToken($1, "metrics.token")
         },
         Setting(key: "metrics.tokenFile", help: "file whose first line is the metrics token") {

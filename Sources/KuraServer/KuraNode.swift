@@ -215,7 +215,7 @@ public final class KuraNode: Sendable {
             queryLimits: configuration.queries
         ).register(on: router)
         if let metrics {
-            MetricsRoutes(metrics: metrics, adminKey: key, token: configuration.metrics.token).register(on: router)
+            MetricsRoutes(metrics: metrics, callers: callers, token: configuration.metrics.token).register(on: router)
         }
         extraRoutes(router)
         var httpConfiguration = configuration.http

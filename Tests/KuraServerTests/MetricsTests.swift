@@ -101,9 +101,9 @@ import Testing
         }
     }
 
-    @Test("the guard: no token 401, a wrong one 403, the admin key and the metrics token pass")
+    @Test("the guard: the metrics token and administrators pass; others get the admin endpoints' refusals")
     func guardRefusals() throws {
-        try withTestKura(configure: Self.configure) { server in
+        try withAuthKura(configure: Self.configure) { server in
             let none = try server.request("GET", "/metrics", auth: .none)
             #expect(none.status == 401)
             #expect(none.errorCode == "UNAUTHENTICATED")
@@ -111,8 +111,14 @@ import Testing
             #expect(basic.status == 401)
             #expect(basic.errorCode == "UNAUTHENTICATED")
             let wrong = try server.request("GET", "/metrics", auth: .header("Bearer scrape-token-0123456780"))
-            #expect(wrong.status == 403)
-            #expect(wrong.errorCode == "PERMISSION_DENIED")
+            #expect(wrong.status == 401)
+            #expect(wrong.errorCode == "INVALID_ID_TOKEN")
+            let user = try server.signUp("bob@example.com")
+            let asUser = try server.request("GET", "/metrics", auth: user.bearer)
+            #expect(asUser.status == 403)
+            #expect(asUser.errorCode == "PERMISSION_DENIED")
+            let admin = try server.signUpAdmin("root@example.com")
+            #expect(try server.request("GET", "/metrics", auth: admin.bearer).status == 200)
             #expect(try server.request("GET", "/metrics").status == 200)
             #expect(try server.request("GET", "/metrics", auth: .header("Bearer \(Self.token)")).status == 200)
         }

@@ -2,7 +2,7 @@
 public struct MetricsConfiguration: Sendable {
     /// Requests are counted and `/metrics` answers (`metrics.enabled`); off, `/metrics` is an unknown path.
     public var enabled = true
-    /// A bearer token `/metrics` accepts besides the admin key, so a scraper needs no admin rights
+    /// A bearer token `/metrics` accepts besides administrators, so a scraper needs no admin rights
     /// (`metrics.token`, `metrics.tokenFile`).
     public var token: String?
     /// This node's name, the `kura_node` label of every sample (`metrics.node`); default `<hostname>:<port>`.

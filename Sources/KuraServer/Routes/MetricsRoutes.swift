@@ -2,39 +2,33 @@ import KuraCore
 import KuraHTTP
 import KuraModel
 
-/// `GET /metrics`: the Prometheus text exposition of `NodeMetrics`, for the admin key or the metrics token
-/// (`metrics.token`); registered only when `metrics.enabled` is on.
+/// `GET /metrics`: the Prometheus text exposition of `NodeMetrics`, for the metrics token (`metrics.token`) or any
+/// administrator (the admin key, a user with the `admin` claim: `CallerPolicy.admin`, so every other input is
+/// answered as on the other admin endpoints). Registered only when `metrics.enabled` is on.
 struct MetricsRoutes {
     let metrics: NodeMetrics
-    let adminKey: AdminKey
+    let callers: CallerResolution
     /// `metrics.token`.
     let token: String?
 
     func register(on router: Router<KuraContext>) {
-        let routes = self
-        router.get("/metrics") { request, context in
-            try routes.authorize(request)
-            let metrics = routes.metrics
-            return context.environment.offload {
+        let metrics = self.metrics
+        let token = self.token
+        let exposition: Router<KuraContext>.Handler = { _, context in
+            context.environment.offload {
                 Response(
                     status: 200, headers: ["Content-Type": MetricsText.contentType],
                     body: Array(metrics.render().utf8))
             }
         }
-    }
-
-    /// 401 `UNAUTHENTICATED` without `Authorization: Bearer …`; 403 `PERMISSION_DENIED` for a token that is
-    /// neither the admin key nor the metrics token.
-    func authorize(_ request: Request) throws {
-        guard request.headers["Authorization"] != nil else {
-            throw APIError.unauthenticated("/metrics needs 'Authorization: Bearer <metrics token or admin key>'")
+        let asAdmin = callers.resolving(.admin, exposition)
+        router.get("/metrics") { request, context in
+            // The scraper's token first: it is no ID token, and must not be verified as one.
+            if let token, let presented = request.bearerToken, Self.constantTimeEqual(presented, token) {
+                return try exposition(request, context)
+            }
+            return try asAdmin(request, context)
         }
-        guard let presented = request.bearerToken, !presented.isEmpty else {
-            throw APIError.unauthenticated("use 'Authorization: Bearer <metrics token or admin key>'")
-        }
-        if adminKey.matches(presented) { return }
-        if let token, Self.constantTimeEqual(presented, token) { return }
-        throw APIError.permissionDenied("the token is neither the metrics token nor the admin key")
     }
 
     /// Compares without stopping at the first difference, so timing does not tell how much of a guess was right.
