@@ -285,3 +285,23 @@ struct Exposition {
         return matching.count == 1 ? matching[0].value : nil
     }
 }
+
+extension ClusterNodeTests {
+    @Test("/metrics on PostgreSQL: each node labels its samples with its own kura_node; the size is the database's")
+    func metricsPerNode() throws {
+        try Self.withTwoNodes { a, b, _ in
+            try a.put("todos/a", ["n": 1])
+            let first = try Exposition(parsing: try a.request("GET", "/metrics").body)
+            let second = try Exposition(parsing: try b.request("GET", "/metrics").body)
+            let nodeA = try #require(first.samples("kura_build_info").first?.labels["kura_node"])
+            let nodeB = try #require(second.samples("kura_build_info").first?.labels["kura_node"])
+            #expect(nodeA != nodeB)
+            #expect(first.samples("kura_build_info").first?.labels["engine"] == "postgres")
+            #expect((first.value("kura_store_size_bytes") ?? 0) > 0)
+            // Both read the one database's change log.
+            #expect(first.value("kura_change_log_sequence") == second.value("kura_change_log_sequence"))
+            #expect((first.value("kura_store_commit_duration_seconds_count") ?? 0) >= 1)
+            #expect(second.value("kura_store_commit_duration_seconds_count") == 0)
+        }
+    }
+}
