@@ -1,5 +1,6 @@
 import KuraCore
 import KuraModel
+import Synchronization
 
 /// Endpoint classes for rate limiting; the raw value prefixes the limiter keys.
 public enum AuthEndpoint: String, Sendable {
@@ -25,6 +26,8 @@ public final class AuthService: Sendable {
     /// Warnings for the operator.
     let log: @Sendable (String) -> Void
     let cache: TokenCache
+    /// Sign-ins and rate-limit refusals since the process started (for `/metrics`).
+    public let outcomes = AuthOutcomes()
     let revocations = RevocationObservers()
     let changeObservers = AuthChangeObservers()
 
@@ -58,9 +61,14 @@ public final class AuthService: Sendable {
     /// Charges one attempt at `endpoint` to the client address and (when given and valid) the account's address;
     /// throws 429 `TOO_MANY_ATTEMPTS_TRY_LATER` with `Retry-After`. Call before the operation.
     public func checkRateLimit(_ endpoint: AuthEndpoint, ip: String?, email: String?) throws {
-        if let ip { try ipLimiter.check("\(endpoint.rawValue):ip:\(ip)") }
-        if let email, let address = try? EmailAddress(email) {
-            try accountLimiter.check("\(endpoint.rawValue):email:\(address.key)")
+        do {
+            if let ip { try ipLimiter.check("\(endpoint.rawValue):ip:\(ip)") }
+            if let email, let address = try? EmailAddress(email) {
+                try accountLimiter.check("\(endpoint.rawValue):email:\(address.key)")
+            }
+        } catch {
+            outcomes.rateLimited.add(1, ordering: .relaxed)
+            throw error
         }
     }
 
@@ -72,12 +80,16 @@ public final class AuthService: Sendable {
     /// `recordFailedSignIn`.
     public func checkSignInThrottle(ip: String?, email: String) throws {
         let ipKey = ip.map { "\(AuthEndpoint.signIn.rawValue):ip:\($0)" }
-        if let ipKey, let wait = ipLimiter.retryAfter(ipKey) { throw APIError.tooManyAttempts(seconds: wait) }
+        if let ipKey, let wait = ipLimiter.retryAfter(ipKey) {
+            outcomes.rateLimited.add(1, ordering: .relaxed)
+            throw APIError.tooManyAttempts(seconds: wait)
+        }
         guard let accountKey = signInAccountKey(email), let wait = accountLimiter.retryAfter(accountKey) else {
             return
         }
         // The account is being guessed at; only an address with a clean record may try.
         if let ipKey, !ipLimiter.isCharged(ipKey) { return }
+        outcomes.rateLimited.add(1, ordering: .relaxed)
         throw APIError.tooManyAttempts(seconds: wait)
     }
 
@@ -123,6 +135,17 @@ public final class AuthService: Sendable {
     /// after the same argon2id work. Also `MISSING_PASSWORD`, `INVALID_EMAIL`, `USER_DISABLED`,
     /// `EMAIL_NOT_VERIFIED` (when `requireVerifiedEmail`).
     public func signIn(email: String, password: String) throws -> AuthResult {
+        do {
+            let result = try signInUncounted(email: email, password: password)
+            outcomes.signIns.add(1, ordering: .relaxed)
+            return result
+        } catch {
+            outcomes.signInFailures.add(1, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    private func signInUncounted(email: String, password: String) throws -> AuthResult {
         guard !password.isEmpty else { throw APIError.missingPassword }
         let address = try EmailAddress(email)
         guard password.utf8.count <= configuration.maxPasswordBytes else { throw APIError.invalidLoginCredentials }
@@ -265,4 +288,16 @@ public final class AuthService: Sendable {
         revocations.announce(revocation)
         changeObservers.announce(.revoked(revocation))
     }
+}
+
+/// What became of sign-in attempts and rate-limited requests in this process since it started.
+public final class AuthOutcomes: Sendable {
+    /// Sign-ins with email and password that started a session.
+    public let signIns = Atomic<UInt64>(0)
+    /// Sign-ins refused (wrong or missing credentials, disabled or unverified account).
+    public let signInFailures = Atomic<UInt64>(0)
+    /// Requests refused with 429 `TOO_MANY_ATTEMPTS_TRY_LATER` (sign-in throttle and the other auth endpoints).
+    public let rateLimited = Atomic<UInt64>(0)
+
+    public init() {}
 }

@@ -218,7 +218,7 @@ final class Connection: @unchecked Sendable {
     /// an unsafe one runs alone, after everything before it is answered and before anything after it starts
     /// (RFC 9112 §9.3.2), so a pipelined GET never overtakes the PUT sent before it.
     private func runWaiting() {
-        while phase != .closed, let (item, exchange) = waiting.first {
+        while phase != .closed, case (let item, var exchange)? = waiting.first {
             var safe = true
             if case .request(let request) = item {
                 safe = request.method == .GET || request.method == .HEAD || request.method == .OPTIONS
@@ -231,9 +231,17 @@ final class Connection: @unchecked Sendable {
             switch item {
             case .request(let request):
                 // CORS preflights are the engine's (CORSPolicy), whatever the responder routes.
-                let response =
-                    loop.config.cors.preflightResponse(to: request)
-                    ?? loop.responder.respond(to: request, environment: loop.environment)
+                let response: Response
+                if let preflight = loop.config.cors.preflightResponse(to: request) {
+                    response = preflight
+                    exchange.route = RouteMatch.preflight
+                } else if let matched = loop.environment.matchedRoute {
+                    matched.value = RouteMatch.unmatched
+                    response = loop.responder.respond(to: request, environment: loop.environment)
+                    exchange.route = matched.value
+                } else {
+                    response = loop.responder.respond(to: request, environment: loop.environment)
+                }
                 deliver(response, for: exchange)
             case .answer(let response):
                 deliver(response, for: exchange)

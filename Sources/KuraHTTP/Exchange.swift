@@ -12,6 +12,9 @@ struct Exchange: Sendable {
     /// The client's address (`Request.remoteAddress`), for the access log; empty for answers the engine made
     /// before a request was parsed.
     var client = ""
+    /// What answered it, for the request metrics: a route index or a `RouteMatch` kind. Answers the engine makes
+    /// before routing keep `rejected`.
+    var route: Int32 = RouteMatch.rejected
 
     var isHead: Bool { method == .HEAD }
 

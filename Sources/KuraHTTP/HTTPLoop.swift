@@ -38,7 +38,14 @@ final class HTTPLoop: @unchecked Sendable {
     /// `cors.origins` is `*`: every response gets the same CORS headers, and no request's `Origin` is read.
     let corsAllowsAnyOrigin: Bool
 
-    init(eventLoop: EventLoop, server: HTTPServer, responder: any HTTPResponder, workers: WorkerPool, logger: Logger) {
+    /// This loop's request counts and latencies; `nil` when the metrics are off.
+    let metrics: RequestMetrics?
+
+    init(
+        eventLoop: EventLoop, server: HTTPServer, responder: any HTTPResponder, workers: WorkerPool, logger: Logger,
+        metrics: RequestMetrics?
+    ) {
+        self.metrics = metrics
         self.eventLoop = eventLoop
         self.connections = LoopBound([], eventLoop: eventLoop)
         self.server = server
@@ -48,7 +55,8 @@ final class HTTPLoop: @unchecked Sendable {
         self.logAccess = logger.isEnabled(.info)
         self.corsAllowsAnyOrigin = server.configuration.cors.origins == .any
         self.environment = RequestEnvironment(
-            eventLoop: eventLoop, workers: workers, logger: logger, verboseErrors: server.configuration.verboseErrors)
+            eventLoop: eventLoop, workers: workers, logger: logger, verboseErrors: server.configuration.verboseErrors,
+            matchedRoute: metrics == nil ? nil : MatchedRoute())
         self.requestIDPrefix = server.instanceID + "-" + String(eventLoop.index) + "-"
     }
 
@@ -301,6 +309,10 @@ final class HTTPLoop: @unchecked Sendable {
 
     /// Appends one access-log line; lines are buffered per loop and written by the timer (or when the buffer fills).
     private func log(_ exchange: Exchange, status: Int) {
+        guard metrics != nil || logAccess else { return }
+        // One clock read serves both the metrics and the log line.
+        let elapsed = exchange.startedNanos == 0 ? 0 : MonotonicClock.nanoseconds() &- exchange.startedNanos
+        metrics?.record(route: exchange.route, method: exchange.method, status: status, nanos: elapsed)
         guard logAccess else { return }
         let micros = WallClock.nowMicros()
         let second = micros / 1_000_000
@@ -324,7 +336,6 @@ final class HTTPLoop: @unchecked Sendable {
         accessLog.append(0x20)
         appendDecimal(status, to: &accessLog)
         accessLog.append(0x20)
-        let elapsed = exchange.startedNanos == 0 ? 0 : MonotonicClock.nanoseconds() &- exchange.startedNanos
         appendDecimal(Int(elapsed / 1_000_000), to: &accessLog)
         accessLog.append(UInt8(ascii: "."))
         let fraction = Int(elapsed / 1000 % 1000)

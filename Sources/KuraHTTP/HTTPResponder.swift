@@ -5,6 +5,14 @@ import KuraModel
 public protocol HTTPResponder: Sendable {
     /// Answers `request`. Never throws: errors are already turned into responses (see `ErrorResponses`).
     func respond(to request: Request, environment: RequestEnvironment) -> Response
+
+    /// The registered routes, in order: the labels of the request metrics. A responder that notes its matches in
+    /// `RequestEnvironment.matchedRoute` notes indexes into this list.
+    var routeTemplates: [(method: HTTPMethod, pattern: String)] { get }
+}
+
+extension HTTPResponder {
+    public var routeTemplates: [(method: HTTPMethod, pattern: String)] { [] }
 }
 
 /// Per-request facilities the engine hands to the application.
@@ -15,12 +23,18 @@ public struct RequestEnvironment: Sendable {
     public let logger: Logger
     /// Unexpected errors show their details in the answer (`HTTPServerConfiguration.verboseErrors`).
     public let verboseErrors: Bool
+    /// Where the router notes which route it matched, for the request metrics; `nil` when they are off.
+    public let matchedRoute: MatchedRoute?
 
-    public init(eventLoop: EventLoop, workers: WorkerPool, logger: Logger, verboseErrors: Bool = false) {
+    public init(
+        eventLoop: EventLoop, workers: WorkerPool, logger: Logger, verboseErrors: Bool = false,
+        matchedRoute: MatchedRoute? = nil
+    ) {
         self.eventLoop = eventLoop
         self.workers = workers
         self.logger = logger
         self.verboseErrors = verboseErrors
+        self.matchedRoute = matchedRoute
     }
 }
 

@@ -37,6 +37,21 @@ public final class HTTPServer: @unchecked Sendable {
         self.responder = responder
         self.logger = logger
         self.workers = WorkerPool(threads: configuration.workerThreads, maxQueued: configuration.workerQueueLimit)
+        let routes = responder.routeTemplates
+        routeLabels = routes.map { ($0.method.description, $0.pattern) }
+        loopMetrics =
+            configuration.metrics
+            ? (0..<max(1, configuration.eventLoops)).map { _ in RequestMetrics(routeCount: routes.count) } : []
+    }
+
+    /// Each loop's request counts (none when `configuration.metrics` is off).
+    private let loopMetrics: [RequestMetrics]
+    private let routeLabels: [(method: String, route: String)]
+
+    /// Requests answered so far by route and status code, with their latency histograms, over every loop; only
+    /// routes that have answered. Empty when `configuration.metrics` is off. Any thread.
+    public func requestMetrics() -> [RouteRequestSample] {
+        RequestMetrics.samples(loopMetrics, labels: routeLabels)
     }
 
     /// Binds every loop's listener and starts the loop threads.
@@ -54,7 +69,7 @@ public final class HTTPServer: @unchecked Sendable {
             for index in 0..<count {
                 let loop = HTTPLoop(
                     eventLoop: EventLoop(index: index), server: self, responder: responder, workers: workers,
-                    logger: logger)
+                    logger: logger, metrics: loopMetrics.isEmpty ? nil : loopMetrics[index])
                 let family = address.family
                 try address.withSockaddr { try loop.listen(on: $0, family: family) }
                 if index == 0 {

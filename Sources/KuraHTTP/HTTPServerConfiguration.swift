@@ -32,6 +32,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var cors = CORSPolicy()
     /// Reverse proxies whose forwarding header names the client (`http.trustedProxies`); none by default.
     public var trustedProxies = TrustedProxies()
+    /// Counts requests by route and status code with latency histograms, per event loop (`metrics.enabled`).
+    public var metrics = true
 
     public init() {}
 }

@@ -33,6 +33,8 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
     /// Every registered route, in registration order: what a test enumerates to check each endpoint.
     public private(set) var routes: [(method: HTTPMethod, pattern: String)] = []
 
+    public var routeTemplates: [(method: HTTPMethod, pattern: String)] { routes }
+
     public init() {}
 
     /// Registers `handler` for `method` on `pattern`. A pattern ending in `/` (other than `/` itself) matches only
@@ -71,6 +73,7 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         }
         precondition(node.handlers[method] == nil, "\(method) \(pattern) registered twice")
         node.handlers[method] = handler
+        node.routeIDs[method] = Int32(routes.count)
         routes.append((method, pattern))
     }
 
@@ -89,7 +92,8 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
 
     /// The outcome of matching a method and path.
     public enum Match {
-        case found(Handler, parameters: [String: String])
+        /// `route` is the route's index in `routes`.
+        case found(Handler, parameters: [String: String], route: Int32)
         case methodNotAllowed(allow: [String])
         case notFound
         /// A captured parameter cannot be decoded; the message says why (400 `INVALID_PATH`).
@@ -103,6 +107,7 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         let first = path == "/" ? nil : path.index(after: path.startIndex)
         var captured: [(String, Substring)] = []
         guard let node = find(root, in: path, from: first, &captured) else { return .notFound }
+        let registered = node.handlers[method] != nil ? method : .GET
         guard let handler = node.handlers[method] ?? (method == .HEAD ? node.handlers[.GET] : nil) else {
             var allow = node.handlers.keys.map(\.description)
             if node.handlers[.GET] != nil && node.handlers[.HEAD] == nil { allow.append("HEAD") }
@@ -120,7 +125,7 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
             }
             parameters[name] = value
         }
-        return .found(handler, parameters: parameters)
+        return .found(handler, parameters: parameters, route: node.routeIDs[registered] ?? RouteMatch.unmatched)
     }
 
     /// Refuses a query string the handlers would read differently from the client: a name or value that does not
@@ -191,7 +196,8 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
     public func respond(to request: Request, environment: RequestEnvironment) -> Response {
         do {
             switch match(request.method, path: request.path) {
-            case .found(let handler, let parameters):
+            case .found(let handler, let parameters, let route):
+                environment.matchedRoute?.value = route
                 if let query = request.queryString { try Self.validate(query: query) }
                 var request = request
                 request.parameters = parameters
@@ -199,7 +205,10 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
             case .methodNotAllowed(let allow):
                 throw APIError.methodNotAllowed("\(request.method) is not allowed on \(request.path)", allow: allow)
             case .notFound:
-                if let fallback { return try fallback(request, Context(environment: environment)) }
+                if let fallback {
+                    environment.matchedRoute?.value = RouteMatch.fallback
+                    return try fallback(request, Context(environment: environment))
+                }
                 throw APIError.notFound("no route for \(request.method) \(request.path)")
             case .badPath(let message):
                 throw APIError.invalidPath(message)
@@ -221,5 +230,7 @@ public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Se
         var parameter: (name: String, node: Node)?
         var wildcard: (name: String, node: Node)?
         var handlers: [HTTPMethod: Handler] = [:]
+        /// Each handler's index in `routes`.
+        var routeIDs: [HTTPMethod: Int32] = [:]
     }
 }

@@ -19,6 +19,8 @@ public final class Mailer: Sendable {
     private let logger: Logger
     private let sender: MailAddress
     private let worker: DeliveryWorker?
+    /// What this process's mailer has done since it started (for `/metrics`).
+    public let counts = MailCounts()
 
     /// The mailer on `outbox` (the SQLite engine opens one in the data directory: `Mailer(directory:)` in
     /// KuraSQLiteEngine). When an SMTP relay is configured and `startWorker` is `true`, starts the delivery worker,
@@ -44,7 +46,7 @@ public final class Mailer: Sendable {
                 outbox: outbox, transport: SMTPTransport(configuration: smtp), lease: Self.claimLease(smtp),
                 retry: RetryPolicy(base: configuration.retryBase, max: configuration.retryMax),
                 maxAttempts: max(1, configuration.maxAttempts), pollInterval: configuration.pollInterval,
-                logger: logger)
+                logger: logger, counts: counts)
             worker?.start()
         } else {
             worker = nil
@@ -79,10 +81,12 @@ public final class Mailer: Sendable {
             logger.info(
                 "mail \(id) held (no SMTP relay configured) to=\(message.to) subject=\(message.subject)"
                     + " link=\(message.actionLink ?? "-")")
+            counts.held.add(1, ordering: .relaxed)
             configuration.printHeld?(
                 "--- mail \(id) (held: no SMTP relay) ---\nTo: \(message.to)\nSubject: \(message.subject)\n\n"
                     + message.text + "\n--- end of mail \(id) ---\n")
         } else {
+            counts.queued.add(1, ordering: .relaxed)
             logger.debug("mail \(id) queued to=\(message.to)")
             worker?.wake()
         }
@@ -151,11 +155,13 @@ final class DeliveryWorker: Sendable {
     private let logger: Logger
     private let thread = ServiceThread(name: "kura-mail")
     private let cancel = CancellationFlag()
+    private let counts: MailCounts
 
     init(
         outbox: any OutboxStore, transport: SMTPTransport, lease: Duration, retry: RetryPolicy, maxAttempts: Int,
-        pollInterval: Duration, logger: Logger
+        pollInterval: Duration, logger: Logger, counts: MailCounts
     ) {
+        self.counts = counts
         self.outbox = outbox
         self.transport = transport
         self.lease = lease.milliseconds * 1000
@@ -204,6 +210,7 @@ final class DeliveryWorker: Sendable {
         // The at-least-once window: the relay has the mail; a crash before this commit sends it again.
         do {
             try outbox.markSent(mail, now: WallClock.nowMicros())
+            counts.sent.add(1, ordering: .relaxed)
             logger.info("mail \(mail.id) sent to=\(mail.recipient) attempts=\(mail.attempts)")
         } catch {
             logger.error(
@@ -226,9 +233,27 @@ final class DeliveryWorker: Sendable {
             logger.error("mail \(mail.id): recording a failed attempt: \(error)")
         }
         if giveUp {
+            counts.failed.add(1, ordering: .relaxed)
             logger.error("mail \(mail.id) failed for good after \(mail.attempts) attempts: \(error)")
         } else {
+            counts.retried.add(1, ordering: .relaxed)
             logger.warn("mail \(mail.id) attempt \(mail.attempts) failed, retry in \(delay.milliseconds) ms: \(error)")
         }
     }
+}
+
+/// Mails by what became of them in this process since it started: counters only go up.
+public final class MailCounts: Sendable {
+    /// Stored as pending for the relay.
+    public let queued = Atomic<UInt64>(0)
+    /// Stored as held (no relay configured).
+    public let held = Atomic<UInt64>(0)
+    /// Accepted by the relay.
+    public let sent = Atomic<UInt64>(0)
+    /// Attempts that failed and will be retried.
+    public let retried = Atomic<UInt64>(0)
+    /// Given up on (a permanent refusal, or the last attempt failed).
+    public let failed = Atomic<UInt64>(0)
+
+    public init() {}
 }

@@ -79,6 +79,11 @@ public final class PostgresDatabase: Sendable {
         return try pool.withConnection { !(try Self.migrator.appliedVersions($0).isEmpty) }
     }
 
+    /// The bytes the database takes on disk (`pg_database_size`).
+    public func sizeBytes() throws -> Int64 {
+        try pool.withConnection { try $0.query("SELECT pg_database_size(current_database())").int(0, 0) ?? 0 }
+    }
+
     /// `url` with any password removed, for messages and logs.
     public static func redacted(_ url: String) -> String {
         var text = url

@@ -43,6 +43,8 @@ public struct KuraConfiguration: Sendable {
     public var hosting = HostingConfiguration()
     /// Other backends' wire protocols Kura also speaks (`compat.*`): Firebase Auth's REST API.
     public var compat = CompatConfiguration()
+    /// `GET /metrics` (`metrics.*`): on or off, the scrape token, this node's name.
+    public var metrics = MetricsConfiguration()
     /// `kura serve --dev` (`applyDevelopmentMode()`): allows what only a developer's machine should, such as the
     /// Firebase Auth emulator's "delete every account".
     public var developmentMode = false
@@ -475,6 +477,20 @@ public struct KuraConfiguration: Sendable {
         },
         Setting(key: "realtime.maxReplayChanges", help: "changes replayed on resume before reset (default 10000)") {
             $0.realtime.maxReplayChanges = try integer($1, "realtime.maxReplayChanges", 1...10_000_000)
+        },
+        Setting(key: "metrics.enabled", help: "count requests and serve GET /metrics (default true)") {
+            $0.metrics.enabled = try boolean($1, "metrics.enabled")
+            $0.http.metrics = $0.metrics.enabled
+        },
+        Setting(key: "metrics.token", help: "bearer token GET /metrics accepts besides administrators (default none)") {
+            $0.metrics.token = try MetricsConfiguration.checkedToken($1, "metrics.token")
+        },
+        Setting(key: "metrics.tokenFile", help: "file whose first line is the metrics token") {
+            $0.metrics.token = try MetricsConfiguration.checkedToken(
+                secret(fromFile: $1, "metrics.tokenFile"), "metrics.tokenFile")
+        },
+        Setting(key: "metrics.node", help: "this node's name in the kura_node label (default HOSTNAME:PORT)") {
+            $0.metrics.node = $1.trimmingSpaces()
         },
     ]
 

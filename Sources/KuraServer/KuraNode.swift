@@ -46,6 +46,8 @@ public final class KuraNode: Sendable {
     private let rulesWatcher: Maintenance?
     /// What this node tells the other nodes on its engine and hears from them (Cluster/ClusterLink.swift).
     let cluster: ClusterLink
+    /// What `GET /metrics` reports; `nil` when `metrics.enabled` is off.
+    let metrics: NodeMetrics?
 
     /// Prepares the data directory and routes; `extraRoutes` lets tests add their own.
     public init(
@@ -90,8 +92,16 @@ public final class KuraNode: Sendable {
             dataDirectory: configuration.dataDirectory, store: database, logger: logger)
         // Every commit pokes the realtime change feed as soon as it is durable.
         let commits = ChangeSignal()
+        let metrics =
+            configuration.metrics.enabled
+            ? NodeMetrics(node: configuration.metrics.node, engineName: configuration.store.engine) : nil
+        self.metrics = metrics
+        let timedDatabase: any DocumentStore =
+            metrics.map {
+                CommitTimingStore(base: database, latency: $0.commitLatency, failures: $0.commitFailures)
+            } ?? database
         store = CachedDocumentStore(
-            base: ChangeNotifyingStore(base: database, signal: commits),
+            base: ChangeNotifyingStore(base: timedDatabase, signal: commits),
             cache: DocumentCache(capacityBytes: configuration.store.cacheBytes))
         let rules = try SecurityRules(
             dataDirectory: configuration.dataDirectory, newDataDirectory: newDataDirectory, logger: logger,
@@ -220,9 +230,19 @@ public final class KuraNode: Sendable {
             database: database, store: store, realtime: realtime, connections: connections,
             configuration: configuration, callers: callers
         ).register(on: router)
+        if let metrics {
+            MetricsRoutes(metrics: metrics, callers: callers, token: configuration.metrics.token).register(on: router)
+        }
         extraRoutes(router)
-        http = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
+        var httpConfiguration = configuration.http
+        httpConfiguration.metrics = configuration.metrics.enabled
+        http = HTTPServer(configuration: httpConfiguration, responder: router, logger: logger)
         connections.attach(http)
+        metrics?.attach(
+            http,
+            NodeMetrics.Sources(
+                store: store, realtime: realtime, auth: auth, mailer: mailer, storeSize: { try engine.storeSizeBytes() }
+            ))
     }
 
     /// Creates the data directory readable by its owner only (it holds password hashes and keys); warns when an

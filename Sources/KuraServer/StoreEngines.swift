@@ -17,6 +17,8 @@ protocol NodeEngine: StoreEngine {
     /// What this node tells the other nodes on the engine and hears from them, and the state they share (rules,
     /// admin key); a local channel when the node is alone (Cluster/StoreEngines+Cluster.swift).
     func openCluster(log: @escaping @Sendable (String) -> Void) throws -> any ClusterChannel
+    /// The bytes the engine's databases take on disk (`kura_store_size_bytes`).
+    func storeSizeBytes() throws -> Int64
 }
 
 /// The storage engines `store.engine` can name. A new engine is one more entry here (and its target in
@@ -50,6 +52,8 @@ extension SQLiteEngine: NodeEngine {
     func openSigningKeys() throws -> any SigningKeyStore { SigningKeyFile(directory: dataDirectory) }
     /// `<data>/mail.db`.
     func openOutbox() throws -> any OutboxStore { try SQLiteOutboxStore(directory: dataDirectory) }
+    /// The database files in the data directory, with their `-wal` and `-shm` files.
+    func storeSizeBytes() throws -> Int64 { ProcessStats.databaseBytes(in: dataDirectory) }
 }
 
 extension PostgresEngine: NodeEngine {
@@ -59,4 +63,8 @@ extension PostgresEngine: NodeEngine {
     func openSigningKeys() throws -> any SigningKeyStore { try PostgresSigningKeyStore(database: database) }
     /// The `outbox` table of `store.url`.
     func openOutbox() throws -> any OutboxStore { try PostgresOutboxStore(database: database) }
+    /// `pg_database_size` of the database `store.url` names (every node shares it).
+    func storeSizeBytes() throws -> Int64 {
+        try database.sizeBytes()
+    }
 }

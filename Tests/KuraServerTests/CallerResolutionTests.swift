@@ -77,7 +77,7 @@ struct CallerResolutionTests {
         "GET /api/admin/users": .admin, "GET /api/admin/users/:uid": .admin, "PATCH /api/admin/users/:uid": .admin,
         "DELETE /api/admin/users/:uid": .admin, "GET /api/admin/outbox": .admin, "GET /api/admin/rules": .admin,
         "POST /api/admin/rules": .admin, "GET /api/admin/indexes": .admin, "POST /api/admin/indexes": .admin,
-        "DELETE /api/admin/indexes/:id": .admin,
+        "DELETE /api/admin/indexes/:id": .admin, "GET /metrics": .admin,
     ].merging(firebaseAreas) { kura, _ in kura }
 
     /// The kinds of `Authorization` input.
