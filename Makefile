@@ -41,7 +41,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run apps-data build test test-browser bench bench-places format clean deps deps-test deps-bench deps-places
+.PHONY: run apps-data build test test-browser fuzz bench bench-places format clean deps deps-test deps-bench deps-places
 
 ## run: build a release binary and serve on the embedded default, http://127.0.0.1:8090 with ./kura_data: the seed
 ## apps (apps/) with their landing page at /, in development mode (held mails printed here, rate limits off). A new
@@ -73,7 +73,7 @@ build: deps
 # The test targets that drive KuraClient against in-process servers: they run in a process of their own (below).
 SDK_SUITES := KuraClientTests|KuraQuizTests|KuraPlacesTests
 
-## test: build and run every test suite; exits non-zero if any test fails
+## test: build and run every test suite and a short run of each fuzzer; exits non-zero if any test fails
 test: deps-test
 	swift build --build-tests --scratch-path $(BUILD_DIR)
 	# libuv's pool size set up front, so no test server calls setenv while other threads read the environment.
@@ -82,12 +82,15 @@ test: deps-test
 	# own: many server tests block a thread of Swift's cooperative pool (one per core) on sockets, which starved
 	# the SDK's async tests past their timeouts on a 2-core CI.
 	# Then kura.js in headless Chromium against the debug binary the test build made (Tests/Browser/run.py).
+	# Last, each libFuzzer harness for 20 s with a fixed seed from its corpus (fuzz/check.sh; the harnesses are built
+	# by swiftc under .build/fuzz and rebuilt only when their sources change; docs/reliability.md, "Fuzzing").
 	status=0; \
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --skip '$(SDK_SUITES)' || status=1; \
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --filter '$(SDK_SUITES)' || status=1; \
 	sdk/swift/check.sh || status=1; \
 	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura \
 	    --screenshots $(BUILD_DIR)/browser-screenshots || status=1; \
+	fuzz/check.sh || status=1; \
 	exit $$status
 
 ## test-browser: only the kura.js suite (headless Chromium against a debug kura; docs/web-sdk.md, "Tests")
@@ -97,6 +100,10 @@ test-browser: deps-test
 	swift build --product kura-quiz --scratch-path $(BUILD_DIR)
 	swift build --product kura-places --scratch-path $(BUILD_DIR)
 	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura --screenshots $(BUILD_DIR)/browser-screenshots
+
+## fuzz: the short fuzzing step of `make test` alone; `fuzz/run.sh NAME MINUTES` runs one harness for longer
+fuzz: deps-test
+	fuzz/check.sh
 
 ## bench: kura against nginx on the health endpoint (see docs/performance.md)
 bench: deps-bench

@@ -26,12 +26,10 @@ up_to_date() { [ -f "$OUT/$1.stamp" ] && [ "$(cat "$OUT/$1.stamp")" = "$2" ]; }
 build_cre2() {
     local k
     k=$(key Sources/CRE2/CRE2.cpp Sources/CRE2/include/CRE2.h)
-    cat >"$OUT/cre2/module.modulemap" <<EOF
-module CRE2 {
-    header "$PWD/Sources/CRE2/include/CRE2.h"
-    export *
-}
-EOF
+    local map
+    map=$(printf 'module CRE2 {\n    header "%s"\n    export *\n}\n' "$PWD/Sources/CRE2/include/CRE2.h")
+    # Written only when it changes: another build.sh may be compiling with it.
+    [ "$(cat "$OUT/cre2/module.modulemap" 2>/dev/null)" = "$map" ] || echo "$map" >"$OUT/cre2/module.modulemap"
     up_to_date CRE2 "$k" && return
     echo "fuzz/build.sh: CRE2" >&2
     clang++ -O2 -std=c++17 -fPIC -I Sources/CRE2/include -c Sources/CRE2/CRE2.cpp -o "$OUT/cre2/CRE2.o"
@@ -45,7 +43,7 @@ lib() {
     shift
     local deps=() k
     for d in "$@"; do deps+=("$OUT/$d.stamp"); done
-    k=$(key Sources/"$name"/*.swift "${deps[@]}" "${SWIFTFLAGS[@]}" "${SAN[@]}" fuzz/build.sh)
+    k=$(key Sources/"$name"/*.swift "${deps[@]}" "${SWIFTFLAGS[@]}" "${SAN[@]}")
     up_to_date "$name" "$k" && return
     echo "fuzz/build.sh: $name" >&2
     # -enable-testing: a harness may `@testable import` the internals it checks (the rules lexer, for one).
@@ -67,7 +65,7 @@ harness() {
         links+=("-l$l")
     done
     for s in $system; do links+=("-l$s"); done
-    k=$(key "$file" fuzz/FuzzSupport.swift "$@" "${deps[@]}" "${SWIFTFLAGS[@]}" "${SAN[@]}" "${links[@]}" fuzz/build.sh)
+    k=$(key "$file" fuzz/FuzzSupport.swift "$@" "${deps[@]}" "${SWIFTFLAGS[@]}" "${SAN[@]}" "${links[@]}")
     up_to_date "bin-$name" "$k" && [ -x "$OUT/bin/$name-fuzz" ] && return
     echo "fuzz/build.sh: $name-fuzz" >&2
     swiftc "${SWIFTFLAGS[@]}" "${SAN[@]}" -module-name "Fuzz_${name//-/_}" -L "$OUT" "${links[@]}" \
