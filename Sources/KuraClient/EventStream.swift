@@ -66,7 +66,9 @@ struct ServerSentEventParser {
         switch field {
         case "event": event = value
         case "data": data.append(value)
-        case "id" where !value.contains("\0"): id = value
+        // By bytes: `contains("\0")` compares Characters, and a NUL followed by a combining mark is one Character
+        // that is not "\0", so such an id got through (the WHATWG rules ignore any id holding U+0000).
+        case "id" where !value.utf8.contains(0): id = value
         default: break
         }
         return nil
