@@ -12,12 +12,26 @@ public func httpFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> I
     let (control, stream) = splitInput(data, size)
     let whole = run(stream, pieces: [0..<stream.count])
     let cut = run(stream, pieces: pieces(of: stream.count, control: control))
-    require(whole == cut, "a split stream parsed differently:\nwhole: \(whole)\nsplit: \(cut)")
+    require(same(whole, cut), "a split stream parsed differently:\nwhole: \(whole)\nsplit: \(cut)")
     if stream.count <= 2048 {
         let single = run(stream, pieces: (0..<stream.count).map { $0..<($0 + 1) })
-        require(whole == single, "a stream fed byte by byte parsed differently:\nwhole: \(whole)\nbytes: \(single)")
+        require(
+            same(whole, single), "a stream fed byte by byte parsed differently:\nwhole: \(whole)\nbytes: \(single)")
     }
     return 0
+}
+
+/// Equal events; or both ending in an error after the same events where one of the errors is a size limit (431,
+/// 413). A request both over a limit and malformed may get either answer: http-parser reports the bytes of a header
+/// value only once the value ends or the read does, so a syntax error inside a long value is seen before its bytes
+/// are counted when the request arrives whole, after them when it arrives a byte at a time.
+private func same(_ a: [String], _ b: [String]) -> Bool {
+    if a == b { return true }
+    guard a.count == b.count, a.dropLast() == b.dropLast(), let x = a.last, let y = b.last,
+        x.hasPrefix("failed"), y.hasPrefix("failed")
+    else { return false }
+    let limits = ["failed 431", "failed 413"]
+    return limits.contains(where: x.hasPrefix) || limits.contains(where: y.hasPrefix)
 }
 
 /// Small limits, so that the fuzzer reaches 431 and 413.

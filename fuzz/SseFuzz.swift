@@ -2,6 +2,8 @@
 // the KuraClient sources so it reaches the internal type. The input is (control, stream) as in FuzzSupport.swift.
 // Properties: the stream fed whole, cut at fuzzer-chosen points and one byte at a time gives the same messages;
 // writing those messages out as an event stream and parsing that again gives them back.
+import Foundation
+internal import KuraModel
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func sseFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -19,7 +21,30 @@ public func sseFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> In
     let written = expected.flatMap(serialize)
     let reread = again.feed(written)
     require(reread == expected, "written out and read again:\n\(expected)\n\(reread)")
+    record(stream, expected)
     return 0
+}
+
+/// With KURA_FUZZ_RECORD=FILE, each stream (base64) and the messages it gave are appended to FILE as a JSON line,
+/// for fuzz/sse-diff.mjs to compare with kura.js's parser.
+nonisolated(unsafe) private let recordFile: UnsafeMutablePointer<FILE>? = getenv("KURA_FUZZ_RECORD").flatMap {
+    fopen($0, "a")
+}
+
+private func record(_ stream: [UInt8], _ messages: [ServerSentEvent]) {
+    guard let recordFile else { return }
+    let line: JSONValue = .object([
+        "stream": .string(Data(stream).base64EncodedString()),
+        "messages": .array(
+            messages.map {
+                .object([
+                    "event": $0.event.map(JSONValue.string) ?? .null, "data": .string($0.data),
+                    "id": $0.id.map(JSONValue.string) ?? .null,
+                ])
+            }),
+    ])
+    fputs(line.jsonString + "\n", recordFile)
+    fflush(recordFile)
 }
 
 /// One message as an event stream block (what Kura's server writes: `event:`, `id:`, one `data:` per line).

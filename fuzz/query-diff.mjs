@@ -1,7 +1,7 @@
 // The server's query matcher (KuraModel's QueryMatcher, through fuzz/QueryFuzz.swift) against kura.js's local
 // evaluation (web/sdk/query.js, matchesQuery) on the same queries and documents.
 // Usage: node fuzz/query-diff.mjs RECORDS.jsonl — each line is {"query": body, "documents": [{path, data}],
-// "matches": [bool]} as the query harness writes them when KURA_FUZZ_RECORD names a file (fuzz/query-diff.sh).
+// "matches": [bool]} as the query harness writes them when KURA_FUZZ_RECORD names a file (fuzz/diff.sh).
 // Records kura.js cannot represent are skipped and counted: integers beyond ±2^53 (JavaScript numbers) and the
 // createTime/updateTime fields (the harness's documents have no timestamps kura.js would read).
 import { readFileSync } from 'node:fs';
