@@ -75,7 +75,6 @@ private func record(_ query: JSONValue, _ documents: [Document], _ matches: [Boo
         "matches": .array(matches.map { .bool($0) }),
     ])
     fputs(line.jsonString + "\n", recordFile)
-    fflush(recordFile)
 }
 
 private func checkRefusal(_ error: any Error) {

@@ -44,7 +44,6 @@ private func record(_ stream: [UInt8], _ messages: [ServerSentEvent]) {
             }),
     ])
     fputs(line.jsonString + "\n", recordFile)
-    fflush(recordFile)
 }
 
 /// One message as an event stream block (what Kura's server writes: `event:`, `id:`, one `data:` per line).
