@@ -25,4 +25,16 @@ import Testing
                 ServerSentEvent(event: "message", data: "y", id: nil),
             ])
     }
+
+    @Test("one leading byte order mark is ignored, also when it arrives a byte at a time; a second one is text")
+    func byteOrderMark() {
+        // Found by fuzz/diff.sh: kura.js (TextDecoder) dropped the mark, the Swift SDK read "\u{FEFF}data" as a field.
+        let stream: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("data: x\n\n".utf8)
+        var whole = ServerSentEventParser()
+        #expect(whole.feed(stream) == [ServerSentEvent(event: "message", data: "x", id: nil)])
+        var split = ServerSentEventParser()
+        #expect(stream.flatMap { split.feed([$0]) } == [ServerSentEvent(event: "message", data: "x", id: nil)])
+        var twice = ServerSentEventParser()
+        #expect(twice.feed([0xEF, 0xBB, 0xBF] + stream).isEmpty)
+    }
 }
