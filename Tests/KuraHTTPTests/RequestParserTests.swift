@@ -113,6 +113,22 @@ private func failure(_ outcome: RequestParser.Outcome) -> APIError? {
         #expect(probe.requests.count == 1)
     }
 
+    @Test("a header block under the limit is accepted however the reads cut its field names")
+    func headerLimitIndependentOfReads() {
+        // Found by fuzz/HttpFuzz.swift: each piece of a field name counted the line's 4 unseen bytes again, so a
+        // long name arriving a byte per read made an acceptable header block 431.
+        let raw =
+            "GET / HTTP/1.1\r\nHost: x\r\nX-\(String(repeating: "n", count: 300)): \(String(repeating: "v", count: 500))"
+            + "\r\n\r\n"
+        let whole = ParserProbe(maxHeaderBytes: 1024)
+        #expect(whole.feed(raw) == .consumed)
+        let split = ParserProbe(maxHeaderBytes: 1024)
+        var outcome = RequestParser.Outcome.consumed
+        for byte in raw.utf8 where outcome == .consumed { outcome = split.parser.feed([byte]) }
+        #expect(outcome == .consumed)
+        #expect(split.requests.count == 1)
+    }
+
     @Test("a declared Content-Length over the limit fails with 413 as soon as the headers end")
     func contentLengthLimit() throws {
         let probe = ParserProbe(maxBodyBytes: 1024)
@@ -237,6 +253,9 @@ private func failure(_ outcome: RequestParser.Outcome) -> APIError? {
                 "obs-fold hiding Transfer-Encoding",
                 "GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\r\n chunked\r\n\r\n"
             ),
+            // Found by fuzz/HttpFuzz.swift: the fold check looked back only two bytes into the previous read, so a
+            // fold of two or more blanks fed a byte at a time passed.
+            ("obs-fold after several blanks", "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n   b\r\n\r\n"),
             ("bare LF", "GET / HTTP/1.1\nHost: x\n\n"),
             ("bare LF between headers", "GET / HTTP/1.1\r\nHost: x\nX-A: 1\r\n\r\n"),
         ])

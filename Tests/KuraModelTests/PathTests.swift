@@ -66,4 +66,19 @@ import Testing
             #expect(try FieldPath(path.description) == path)
         }
     }
+
+    @Test("a query field's description parses back to it, a data field named like a metadata field included")
+    func queryFieldDescriptions() throws {
+        // Found by fuzz/QueryFuzz.swift: the data field `id` was described as `id`, which names the document ID.
+        for text in [
+            "id", "__name__", "createTime", "updateTime", "`id`", "`createTime`", "`updateTime`", "`__name__`",
+            "a.id", "`a.b`.c",
+        ] {
+            let field = try QueryField(text)
+            let again = try QueryField(field.description)
+            #expect(again == field, "\(text)")
+        }
+        #expect(try QueryField("`id`").description == "`id`")
+        #expect(try QueryField("__name__").description == "id")
+    }
 }

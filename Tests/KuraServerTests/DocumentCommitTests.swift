@@ -40,6 +40,8 @@ import Testing
             (#"{"op":"delete","path":"c/missing","precondition":{"exists":true}}"#, 412, "FAILED_PRECONDITION"),
             (#"{"op":"create","path":"c/a","data":{}}"#, 409, "ALREADY_EXISTS"),
             (#"{"op":"update","path":"c/missing","data":{"x":1}}"#, 404, "NOT_FOUND"),
+            // Found by fuzz/CommitFuzz.swift: two spellings of one field path in one update.
+            (#"{"op":"update","path":"c/a","data":{"x.y":1,"`x`.y":2}}"#, 400, "INVALID_ARGUMENT"),
             (#"{"op":"set","path":"c/big","data":{"s":"BIG"}}"#, 413, "DOCUMENT_TOO_LARGE"),
             (
                 #"{"op":"update","path":"c/a","data":{},"transforms":[{"field":"n","increment":"1"}]}"#, 400,

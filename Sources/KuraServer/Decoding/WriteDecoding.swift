@@ -26,9 +26,17 @@ enum WriteDecoding {
             transforms: try (body.array("transforms") ?? []).map(transform))
     }
 
-    /// `{"a.b": 1}` → the field path `a.b` set to 1.
+    /// `{"a.b": 1}` → the field path `a.b` set to 1. Two keys that spell one field path (`a.b` and `` `a`.b ``) are
+    /// refused: which value would win is not something a client should have to guess.
     static func fieldUpdates(_ data: JSONObject) throws -> [(FieldPath, JSONValue)] {
-        try data.map { (try FieldPath($0.key), $0.value) }
+        var seen = Set<FieldPath>()
+        return try data.map { member in
+            let path = try FieldPath(member.key)
+            guard seen.insert(path).inserted else {
+                throw APIError.badRequest("the update names the field '\(path)' twice")
+            }
+            return (path, member.value)
+        }
     }
 
     static func precondition(_ object: JSONObject?) throws -> Precondition? {
