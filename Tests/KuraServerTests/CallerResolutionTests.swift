@@ -77,7 +77,13 @@ struct CallerResolutionTests {
         "GET /api/admin/users": .admin, "GET /api/admin/users/:uid": .admin, "PATCH /api/admin/users/:uid": .admin,
         "DELETE /api/admin/users/:uid": .admin, "GET /api/admin/outbox": .admin, "GET /api/admin/rules": .admin,
         "POST /api/admin/rules": .admin, "GET /api/admin/indexes": .admin, "POST /api/admin/indexes": .admin,
-        "DELETE /api/admin/indexes/:id": .admin, "GET /metrics": .admin,
+        "DELETE /api/admin/indexes/:id": .admin, "GET /metrics": .admin, "POST /api/query/aggregate": .data,
+        "GET /_": .open, "GET /_/": .open, "GET /_/:file": .open, "GET /auth/action.js": .open,
+        "GET /auth/favicon.svg": .open, "GET /favicon.ico": .open, "GET /api/admin/collections": .admin,
+        "GET /api/admin/rules/versions": .admin, "GET /api/admin/rules/versions/:id": .admin,
+        "GET /api/admin/status": .admin, "POST /api/admin/outbox/:id/resend": .admin,
+        "POST /api/admin/rules/test": .admin, "POST /api/admin/users": .admin,
+        "POST /api/admin/users/:uid/revoke": .admin,
     ].merging(firebaseAreas) { kura, _ in kura }
 
     /// The kinds of `Authorization` input.

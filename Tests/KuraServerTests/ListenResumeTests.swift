@@ -196,7 +196,10 @@ import Testing
             let early = try server.kura.store.latestSequence()
             try server.put("items/b", ["n": 2])
             let old = try server.kura.store.latestSequence()
-            let engine = try #require((server.kura.store.base as? ChangeNotifyingStore)?.base as? SQLiteDocumentStore)
+            // The engine under the node's decorators (change notification, commit timing…).
+            var layer: any DocumentStore = server.kura.store.base
+            while let decorator = layer as? any DocumentStoreDecorator { layer = decorator.base }
+            let engine = try #require(layer as? SQLiteDocumentStore)
             try engine.pruneChangeLog(olderThan: WallClock.nowMicros() + 1_000_000)
             try server.put("items/c", ["n": 3])
             try server.put("items/c", ["n": 4])

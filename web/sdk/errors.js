@@ -49,6 +49,8 @@ const DATA_CODES = {
   TOO_MANY_ATTEMPTS_TRY_LATER: 'resource-exhausted',
   UNAVAILABLE: 'unavailable',
   INSUFFICIENT_STORAGE: 'resource-exhausted',
+  INVALID_CONTINUE_URI: 'invalid-argument',
+  UNAUTHORIZED_DOMAIN: 'invalid-argument',
   REQUEST_TIMEOUT: 'deadline-exceeded',
   INTERNAL: 'internal',
   CANCELLED: 'cancelled',
