@@ -94,13 +94,30 @@ public final class TestKura: @unchecked Sendable {
     /// Starts serving (again) on the same port with the same data.
     public func start() throws {
         let configuration = lock.withLock { self.configuration }
-        let node = try KuraNode(configuration: configuration, logger: logger)
+        let node = try Self.node(configuration, logger)
         try node.start()
         let router = mode == .router ? RouterHarness(server: node.http) : nil
         lock.withLock {
             self.node = node
             self.router = router
             self.configuration.http.port = node.port
+        }
+    }
+
+    /// A node for `configuration`. A restart in this process can find the data directory's lock still held by this
+    /// very process for a moment: a child that another test spawns copies every descriptor between its fork and
+    /// its exec, the lock file's too (closed at exec, as it is close-on-exec). Such a refusal is tried again for a
+    /// few seconds (up to 10); any other is thrown at once.
+    static func node(_ configuration: KuraConfiguration, _ logger: Logger) throws -> KuraNode {
+        let ownLock = "is in use by process \(getpid());"
+        var attempt = 0
+        while true {
+            do {
+                return try KuraNode(configuration: configuration, logger: logger)
+            } catch let error as ConfigurationError where error.message.contains(ownLock) && attempt < 200 {
+                attempt += 1
+                usleep(50_000)
+            }
         }
     }
 
