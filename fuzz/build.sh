@@ -7,6 +7,7 @@
 # (fuzz/NAMEFuzz.swift) is linked against the libraries it needs. Every artifact is keyed by a hash of its sources,
 # its flags and the artifacts it depends on (.build/fuzz/*.stamp), so a second build with nothing changed does nothing.
 set -euo pipefail
+shopt -s globstar # Sources/NAME/**/*.swift: a module's files in its folders too
 cd "$(dirname "$0")/.."
 command -v swiftc >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
 OUT=.build/fuzz
@@ -43,13 +44,13 @@ lib() {
     shift
     local deps=() k
     for d in "$@"; do deps+=("$OUT/$d.stamp"); done
-    k=$(key Sources/"$name"/*.swift "${deps[@]}" "${SWIFTFLAGS[@]}" "${SAN[@]}")
+    k=$(key Sources/"$name"/**/*.swift "${deps[@]}" "${SWIFTFLAGS[@]}" "${SAN[@]}")
     up_to_date "$name" "$k" && return
     echo "fuzz/build.sh: $name" >&2
     # -enable-testing: a harness may `@testable import` the internals it checks (the rules lexer, for one).
     swiftc "${SWIFTFLAGS[@]}" "${SAN[@]}" -enable-testing -module-name "$name" \
         -emit-module -emit-module-path "$OUT/$name.swiftmodule" -emit-library -static -o "$OUT/lib$name.a" \
-        Sources/"$name"/*.swift
+        Sources/"$name"/**/*.swift
     echo "$k" >"$OUT/$name.stamp"
 }
 
@@ -100,6 +101,6 @@ if want rules || want rules-eval; then
 fi
 # The SDK's SSE parser is internal: the harness is compiled into the KuraClient module itself.
 if want sse; then
-    harness sse "KuraModel" "sqlite3" Sources/KuraClient/*.swift
+    harness sse "KuraModel" "sqlite3" Sources/KuraClient/**/*.swift
 fi
 exit 0

@@ -117,6 +117,29 @@ import Testing
         }
     }
 
+    @Test func actionCodeSettingsURLBecomesTheLinksContinueURL() async throws {
+        try await withServer { server in
+            let (kura, _) = try await signedInClient(server)
+            let user = try #require(kura.auth.currentUser)
+            let email = try #require(user.email)
+            let settings = ActionCodeSettings()
+            settings.url = server.url.appendingPathComponent("after-reset")
+            try await kura.auth.sendPasswordReset(withEmail: email, actionCodeSettings: settings)
+            let link = try #require(try await server.actionLink(to: email, mode: "resetPassword"))
+            let continueURL = URLComponents(string: link)?.queryItems?.first { $0.name == "continueUrl" }?.value
+            #expect(continueURL == settings.url?.absoluteString)
+
+            settings.url = URL(string: "ftp://example.com/x")
+            let invalid = await #expect(throws: KuraError.self) {
+                try await kura.auth.sendPasswordReset(withEmail: email, actionCodeSettings: settings)
+            }
+            #expect(invalid?.code == .invalidContinueURI)
+            settings.url = URL(string: "https://elsewhere.example/welcome")
+            let foreign = await #expect(throws: KuraError.self) { try await user.sendEmailVerification(with: settings) }
+            #expect(foreign?.code == .unauthorizedDomain)
+        }
+    }
+
     @Test func updatePasswordAndDeleteAccount() async throws {
         try await withServer { server in
             let (kura, _) = try await signedInClient(server)

@@ -101,12 +101,19 @@ extension TestKura {
     /// The action code of the newest held mail to `address` with link mode `mode` (`verifyEmail`,
     /// `resetPassword`), waiting up to 5 s for it: mails asked for by address are written after the answer.
     func actionCode(to address: String, mode: String) async throws -> String? {
+        try await actionLink(to: address, mode: mode).flatMap {
+            URLComponents(string: $0)?.queryItems?.first { $0.name == "code" }?.value
+        }
+    }
+
+    /// The link of the newest queued mail to `address` whose link has `mode` (waits up to 5 s for it).
+    func actionLink(to address: String, mode: String) async throws -> String? {
         for _ in 0..<50 {
             let (_, body) = try await admin("GET", "/api/admin/outbox")
             let mails = (body as? [String: Any])?["mails"] as? [[String: Any]] ?? []
             for mail in mails where mail["to"] as? String == address {
                 guard let link = mail["actionLink"] as? String, link.contains("mode=\(mode)") else { continue }
-                return URLComponents(string: link)?.queryItems?.first { $0.name == "code" }?.value
+                return link
             }
             try await Task.sleep(for: .milliseconds(100))
         }

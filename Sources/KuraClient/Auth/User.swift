@@ -49,8 +49,10 @@ public struct User: Sendable, Equatable, CustomStringConvertible {
     /// Mails a verification link to the user's address (`POST /api/auth/verify-email`). The first call within
     /// 10 minutes after `createUser` sends nothing when the server already mailed a link at sign-up (its
     /// `auth.sendVerificationOnSignUp`, on by default), so a Firebase app that calls this right after
-    /// `createUser` mails one link, not two; later calls always send.
-    public func sendEmailVerification() async throws {
+    /// `createUser` mails one link, not two; later calls always send. `actionCodeSettings.url` is where the link's
+    /// page leads back to once the address is confirmed; a call with one always sends (the sign-up mail's link
+    /// does not lead back anywhere).
+    public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings? = nil) async throws {
         try await authCall {
             try checkCurrent()
             let mailedAtSignUp = auth.signUpVerification.withLock { record -> Bool in
@@ -58,8 +60,10 @@ public struct User: Sendable, Equatable, CustomStringConvertible {
                 guard let record, record.uid == uid else { return false }
                 return ProcessInfo.processInfo.systemUptime - record.at < 600
             }
-            if mailedAtSignUp { return }
-            _ = try await call(APIRequest("POST", "/api/auth/verify-email", body: [:]))
+            if mailedAtSignUp && actionCodeSettings?.url == nil { return }
+            var body: [String: KuraValue] = [:]
+            if let url = actionCodeSettings?.continueURL { body["continueUrl"] = .string(url) }
+            _ = try await call(APIRequest("POST", "/api/auth/verify-email", body: .map(body)))
         }
     }
 

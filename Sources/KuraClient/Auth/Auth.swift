@@ -79,10 +79,13 @@ public final class Auth: Sendable {
 
     /// Mails another verification link to `email`, for an account that cannot sign in before verifying
     /// (`POST /api/auth/verify-email` by address). Succeeds for unknown and already verified addresses too.
-    public func sendEmailVerification(toEmail email: String) async throws {
+    public func sendEmailVerification(toEmail email: String, actionCodeSettings: ActionCodeSettings? = nil)
+        async throws
+    {
         try await authCall {
-            _ = try await transport.send(
-                APIRequest("POST", "/api/auth/verify-email", body: ["email": .string(email)]), token: nil)
+            var body: [String: KuraValue] = ["email": .string(email)]
+            if let url = actionCodeSettings?.continueURL { body["continueUrl"] = .string(url) }
+            _ = try await transport.send(APIRequest("POST", "/api/auth/verify-email", body: .map(body)), token: nil)
         }
     }
 
@@ -129,11 +132,15 @@ public final class Auth: Sendable {
     }
 
     /// Mails a password-reset link (`POST /api/auth/password-reset`). Succeeds for unknown addresses too: the
-    /// server does not reveal which addresses have accounts.
-    public func sendPasswordReset(withEmail email: String) async throws {
+    /// server does not reveal which addresses have accounts. `actionCodeSettings.url` is where the link's page leads
+    /// back to once the password is changed (`.invalidContinueURI`, `.unauthorizedDomain` when the server refuses it).
+    public func sendPasswordReset(withEmail email: String, actionCodeSettings: ActionCodeSettings? = nil)
+        async throws
+    {
         try await authCall {
-            _ = try await transport.send(
-                APIRequest("POST", "/api/auth/password-reset", body: ["email": .string(email)]), token: nil)
+            var body: [String: KuraValue] = ["email": .string(email)]
+            if let url = actionCodeSettings?.continueURL { body["continueUrl"] = .string(url) }
+            _ = try await transport.send(APIRequest("POST", "/api/auth/password-reset", body: .map(body)), token: nil)
         }
     }
 

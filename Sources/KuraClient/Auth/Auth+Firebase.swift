@@ -25,6 +25,15 @@ extension Auth {
         runThenCall(on: callbackQueue, errorOnly(completion)) { try await self.sendPasswordReset(withEmail: email) }
     }
 
+    /// `sendPasswordReset(withEmail:actionCodeSettings:)` with a completion handler.
+    public func sendPasswordReset(
+        withEmail email: String, actionCodeSettings: ActionCodeSettings, completion: ((Error?) -> Void)?
+    ) {
+        runThenCall(on: callbackQueue, errorOnly(completion)) {
+            try await self.sendPasswordReset(withEmail: email, actionCodeSettings: actionCodeSettings)
+        }
+    }
+
     // MARK: Action codes (the `code` of a verification or password-reset link)
 
     /// Confirms an email address with the code of a verification link (`POST /api/auth/verify-email/confirm`;
@@ -168,6 +177,13 @@ extension User {
     /// `sendEmailVerification()` with a completion handler.
     public func sendEmailVerification(completion: ((Error?) -> Void)?) {
         runThenCall(on: auth.callbackQueue, errorOnly(completion)) { try await self.sendEmailVerification() }
+    }
+
+    /// `sendEmailVerification(with:)` with a completion handler.
+    public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings, completion: ((Error?) -> Void)?) {
+        runThenCall(on: auth.callbackQueue, errorOnly(completion)) {
+            try await self.sendEmailVerification(with: actionCodeSettings)
+        }
     }
 
     /// `updatePassword(to:)` with a completion handler.
