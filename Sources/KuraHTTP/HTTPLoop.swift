@@ -72,13 +72,15 @@ final class HTTPLoop: @unchecked Sendable {
         listener = handle
         var fd: uv_os_fd_t = -1
         try check(uv_fileno(asHandle(handle), &fd), "uv_fileno")
-        guard kura_set_reuseport(fd) == 0 else { throw HTTPServerError.bind("SO_REUSEPORT: errno \(errno)") }
-        try check(uv_tcp_bind(handle, address, 0), "bind")
+        guard kura_set_reuseport(fd) == 0 else {
+            throw HTTPServerError.system(call: "setsockopt(SO_REUSEPORT)", code: -errno)
+        }
+        try check(uv_tcp_bind(handle, address, 0), "uv_tcp_bind")
         try check(
             uv_listen(asStream(handle), config.backlog) { server, status in
                 guard status == 0, let server, let data = server.pointee.data else { return }
                 Unmanaged<HTTPLoop>.fromOpaque(data).takeUnretainedValue().accept(from: server)
-            }, "listen")
+            }, "uv_listen")
     }
 
     /// The port the listener is bound to.
@@ -384,22 +386,32 @@ func appendDecimal(_ value: Int, to out: inout [UInt8]) {
     }
 }
 
-/// Errors starting the server.
-public enum HTTPServerError: Error, CustomStringConvertible {
-    case bind(String)
+/// Errors starting the server, each saying what failed: a libuv call's failure carries the call and libuv's own
+/// error name (`EADDRNOTAVAIL`, `EACCES`, …), not a blanket "cannot bind".
+public enum HTTPServerError: Error, CustomStringConvertible, Equatable {
+    /// `start()` was called on a server that is running or has run.
+    case alreadyStarted
+    /// The configured port is not in 0…65535.
+    case portOutOfRange(Int)
     /// Another process listens on the port (or holds its claim): "port N is already in use".
     case portInUse(Int)
     case invalidHost(String)
+    /// A system or libuv call failed while setting up a listener: the call, and the (negative) error code.
+    case system(call: String, code: Int32)
 
     public var description: String {
         switch self {
-        case .bind(let message): "cannot listen: \(message)"
+        case .alreadyStarted: "cannot start: the server was already started"
+        case .portOutOfRange(let port): "cannot listen: port \(port) is out of range (0–65535)"
         case .portInUse(let port): "cannot listen: port \(port) is already in use (by another process)"
         case .invalidHost(let host): "cannot listen on '\(host)': use an IP address or localhost"
+        case .system(let call, let code):
+            "cannot listen: \(call) failed: \(String(cString: uv_strerror(code))) (\(String(cString: uv_err_name(code))))"
         }
     }
 }
 
-func check(_ rc: Int32, _ what: String) throws {
-    guard rc == 0 else { throw HTTPServerError.bind("\(what): \(String(cString: uv_strerror(rc)))") }
+/// Throws `HTTPServerError.system` for a libuv call's negative return code.
+func check(_ rc: Int32, _ call: String) throws {
+    guard rc == 0 else { throw HTTPServerError.system(call: call, code: rc) }
 }

@@ -57,7 +57,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Binds every loop's listener and starts the loop threads.
     public func start() throws {
         try state.withLock { state in
-            guard state == .idle else { throw HTTPServerError.bind("server already started") }
+            guard state == .idle else { throw HTTPServerError.alreadyStarted }
             state = .running
         }
         signal(SIGPIPE, SIG_IGN)
@@ -247,7 +247,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private static func resolve(host: String, port: Int) throws -> Address {
-        guard (0...65535).contains(port) else { throw HTTPServerError.bind("port \(port) is out of range") }
+        guard (0...65535).contains(port) else { throw HTTPServerError.portOutOfRange(port) }
         let literal = host == "localhost" ? "127.0.0.1" : host
         var address = Address(family: AF_INET)
         let ok4 = withUnsafeMutablePointer(to: &address.storage) {
