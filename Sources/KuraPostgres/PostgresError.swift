@@ -38,7 +38,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Answerabl
 
     /// PostgreSQL's `disk_full` (53100) is answered 507 `INSUFFICIENT_STORAGE`; anything else is a 500.
     public var answer: APIError? {
-        sqlState == "53100"
+        sqlState == SQLState.diskFull
             ? .insufficientStorage("the database server's disk is full: nothing was written; reads go on") : nil
     }
 
@@ -51,17 +51,30 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Answerabl
     }
 
     /// `40001`: a serializable transaction lost a conflict; running it again may succeed.
-    public var isSerializationFailure: Bool { sqlState == "40001" }
+    public var isSerializationFailure: Bool { sqlState == SQLState.serializationFailure }
     /// `40P01`: the transaction was chosen as a deadlock victim; running it again may succeed.
-    public var isDeadlock: Bool { sqlState == "40P01" }
+    public var isDeadlock: Bool { sqlState == SQLState.deadlockDetected }
     /// `42501`: the role lacks a privilege the statement needs (at start-up: it may not create tables).
-    public var isInsufficientPrivilege: Bool { sqlState == "42501" }
+    public var isInsufficientPrivilege: Bool { sqlState == SQLState.insufficientPrivilege }
     /// `23505`: a unique constraint refused the row.
-    public var isUniqueViolation: Bool { sqlState == "23505" }
+    public var isUniqueViolation: Bool { sqlState == SQLState.uniqueViolation }
     /// True when the connection itself is gone (class `08`, `57P01` admin shutdown, or libpq lost the socket):
     /// reconnecting, not retrying the statement on this connection, is the remedy.
     public var isConnectionFailure: Bool {
-        kind == .connection || kind == .connectionLost || sqlState?.hasPrefix("08") == true
-            || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
+        kind == .connection || kind == .connectionLost || sqlState?.hasPrefix(SQLState.connectionExceptionClass) == true
+            || SQLState.serverGoingAway.contains(sqlState ?? "")
+    }
+
+    /// The SQLSTATEs Kura acts on (PostgreSQL's Appendix A, "Error Codes"), named once.
+    public enum SQLState {
+        public static let uniqueViolation = "23505"
+        public static let serializationFailure = "40001"
+        public static let deadlockDetected = "40P01"
+        public static let insufficientPrivilege = "42501"
+        public static let diskFull = "53100"
+        /// Class 08, "connection exception": every code that starts with it.
+        public static let connectionExceptionClass = "08"
+        /// `admin_shutdown`, `crash_shutdown`, `cannot_connect_now`: the server is stopping or starting.
+        public static let serverGoingAway: Set<String> = ["57P01", "57P02", "57P03"]
     }
 }

@@ -15,6 +15,11 @@ public struct SQLiteError: Error, CustomStringConvertible, AnswerableError {
     /// `SQLITE_FULL`, with or without an extended code.
     public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 
+    /// `SQLITE_CONSTRAINT_UNIQUE`: an insert met a row with the same unique key (connections open with extended
+    /// result codes on, so the constraint's kind is in the code; the C macro is an expression Swift does not import).
+    public var isUniqueViolation: Bool { code == Self.constraintUnique }
+    static let constraintUnique: Int32 = SQLITE_CONSTRAINT | (8 << 8)
+
     public var answer: APIError? {
         isDiskFull ? .insufficientStorage("the disk is full: nothing was written; reads go on (free some space)") : nil
     }

@@ -27,7 +27,7 @@ extension SQLiteAccountStore: AccountTransfer {
                     try db.run(SQLiteAccountStore.insertAccountSQL, SQLiteAccountStore.bindings(account))
                 }
             }
-        } catch let error as SQLiteError where error.code == 2067 {  // SQLITE_CONSTRAINT_UNIQUE: email_key
+        } catch let error as SQLiteError where error.isUniqueViolation {  // email_key
             throw APIError.emailExists
         }
     }

@@ -161,7 +161,7 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
     private func mapUniqueEmail<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as SQLiteError where error.code == 2067 {  // SQLITE_CONSTRAINT_UNIQUE
+        } catch let error as SQLiteError where error.isUniqueViolation {
             throw APIError.emailExists
         }
     }

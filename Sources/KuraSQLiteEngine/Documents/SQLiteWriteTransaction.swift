@@ -110,7 +110,7 @@ final class SQLiteWriteTransaction: CommitTransaction {
                 "INSERT INTO docs(cid, id, data, ctime, utime, version) VALUES(?, ?, ?, ?, ?, 1)",
                 [.int(cid), .text(id), .blob(data), .int(time), .int(time)])
             return true
-        } catch let error as SQLiteError where error.code == Self.uniqueConstraintFailed {
+        } catch let error as SQLiteError where error.isUniqueViolation {
             return false
         }
     }
@@ -128,9 +128,6 @@ final class SQLiteWriteTransaction: CommitTransaction {
             ])
         return true
     }
-
-    /// `SQLITE_CONSTRAINT_UNIQUE` (extended result codes are on).
-    private static let uniqueConstraintFailed: Int32 = 2067
 
     /// Replaces an existing document's data and brings its index entries from `oldFields` to `newEntries`.
     func updateDocument(
