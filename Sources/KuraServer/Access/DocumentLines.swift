@@ -13,15 +13,23 @@ final class DocumentLines: Sendable {
     /// The documents whose line is held, each with the commits waiting for it in arrival order.
     private let lines = Mutex<[DocumentPath: [@Sendable () -> Void]]>([:])
 
-    /// Takes the lines of `paths` and then calls `held(waited)`: at once on this thread (`waited` false) when every
-    /// line was free, else on the thread that gives the last of them back (`waited` true; hand work off from there).
-    func enter(_ paths: [DocumentPath], _ held: @escaping @Sendable (_ waited: Bool) -> Void) {
-        take(Self.ordered(paths)[...], waited: false, held)
+    /// The lines one commit holds: its documents, each once, in path order (the order they are taken and given
+    /// back in, worked out once when the commit enters).
+    struct Held: Sendable {
+        fileprivate let paths: [DocumentPath]
     }
 
-    /// Gives the lines of `paths` back, each to the next commit waiting for it.
-    func leave(_ paths: [DocumentPath]) {
-        for path in Self.ordered(paths) {
+    /// Takes the lines of `paths` and then calls `held(lines, waited)`: at once on this thread (`waited` false)
+    /// when every line was free, else on the thread that gives the last of them back (`waited` true; hand work off
+    /// from there). `lines` goes back to `leave` once the commit is answered.
+    func enter(_ paths: [DocumentPath], _ held: @escaping @Sendable (_ lines: Held, _ waited: Bool) -> Void) {
+        let lines = Held(paths: Array(Set(paths)).sorted())
+        take(lines.paths[...], waited: false) { waited in held(lines, waited) }
+    }
+
+    /// Gives the lines back, each to the next commit waiting for it.
+    func leave(_ held: Held) {
+        for path in held.paths {
             let next = lines.withLock { lines -> (@Sendable () -> Void)? in
                 guard var waiting = lines[path], !waiting.isEmpty else {
                     lines[path] = nil
@@ -56,9 +64,5 @@ final class DocumentLines: Sendable {
             guard free else { return }
         }
         held(waited)
-    }
-
-    private static func ordered(_ paths: [DocumentPath]) -> [DocumentPath] {
-        Array(Set(paths)).sorted()
     }
 }

@@ -99,7 +99,7 @@ private final class CommitAttempt: Sendable {
         self.promise = promise
     }
 
-    func runOnWorkerPool(attempt: Int = 1, holding: [DocumentPath]? = nil) {
+    func runOnWorkerPool(attempt: Int = 1, holding: DocumentLines.Held? = nil) {
         do {
             try environment.workers.submit(
                 on: environment.eventLoop, { self.run(onLoop: false, attempt: attempt, holding: holding) }
@@ -109,7 +109,7 @@ private final class CommitAttempt: Sendable {
         }
     }
 
-    func run(onLoop: Bool, attempt: Int = 1, holding: [DocumentPath]? = nil) {
+    func run(onLoop: Bool, attempt: Int = 1, holding: DocumentLines.Held? = nil) {
         let prepared: DurableCommit.Plan
         do {
             prepared = try plan(onLoop)
@@ -121,17 +121,16 @@ private final class CommitAttempt: Sendable {
         guard holding == nil, prepared.retryOnFailedPrecondition, let lines else {
             return commit(prepared, attempt: attempt, holding: holding)
         }
-        let paths = prepared.writes.map(\.path)
-        lines.enter(paths) { [self] waited in
+        lines.enter(prepared.writes.map(\.path)) { [self] held, waited in
             if waited {
-                runOnWorkerPool(attempt: attempt, holding: paths)
+                runOnWorkerPool(attempt: attempt, holding: held)
             } else {
-                commit(prepared, attempt: attempt, holding: paths)
+                commit(prepared, attempt: attempt, holding: held)
             }
         }
     }
 
-    private func commit(_ prepared: DurableCommit.Plan, attempt: Int, holding: [DocumentPath]?) {
+    private func commit(_ prepared: DurableCommit.Plan, attempt: Int, holding: DocumentLines.Held?) {
         store.commit(prepared.writes) { [self] result in
             // On the store's completion queue: hand off at once, later batches' completions wait for us.
             switch result {
@@ -153,7 +152,7 @@ private final class CommitAttempt: Sendable {
         }
     }
 
-    private func fail(_ error: any Error, holding: [DocumentPath]?) {
+    private func fail(_ error: any Error, holding: DocumentLines.Held?) {
         if let holding { lines?.leave(holding) }
         promise.fail(error)
     }
