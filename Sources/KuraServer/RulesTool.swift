@@ -8,7 +8,11 @@ public enum RulesTool {
     public static func test(tablePath: String, rulesPath: String?) throws -> (report: String, passed: Bool) {
         let tableText = try String(contentsOfFile: tablePath, encoding: .utf8)
         let table = try RulesTestTable.decode(json: tableText)
-        let directory = (tablePath as NSString).deletingLastPathComponent
+        // A table named without a directory ("cases.json") lies in the current one: its rules file is "./x.rules",
+        // not "/x.rules".
+        let directory =
+            (tablePath as NSString).deletingLastPathComponent.isEmpty
+            ? "." : (tablePath as NSString).deletingLastPathComponent
         let path = rulesPath ?? table.rulesFile.map { ($0 as NSString).isAbsolutePath ? $0 : directory + "/" + $0 }
         let rules: RuleSet
         if let path {

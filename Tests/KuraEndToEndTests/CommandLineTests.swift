@@ -9,12 +9,13 @@ import Testing
 /// The `kura` commands other than `serve`, run as a user runs them, next to a live server.
 @Suite struct CommandLineTests {
     /// Runs `kura ARGUMENTS`, with `environment` over this process's; returns the exit status and what it printed.
-    static func kura(_ arguments: [String], environment: [String: String] = [:]) throws -> (
-        status: Int32, output: String
-    ) {
+    static func kura(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil) throws
+        -> (status: Int32, output: String)
+    {
         let process = Process()
         process.executableURL = KuraBinary.url
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
@@ -141,6 +142,17 @@ import Testing
         let refused = try Self.kura(["rules", "test", wrong, "--rules", broken])
         #expect(refused.status != 0)
         #expect(refused.output.contains("broken.rules:3:"), "\(refused.output)")
+
+        // A table named without a directory finds its relative rules file beside it, in the current directory.
+        try FileManager.default.copyItem(atPath: examples + "/default.rules", toPath: root + "/mine.rules")
+        try """
+        {"rules": "mine.rules", "cases": [
+          {"name": "alice reads alice", "auth": {"uid": "alice"}, "method": "get", "path": "/users/alice",
+           "expect": "allow"}]}
+        """.write(toFile: root + "/local.json", atomically: true, encoding: .utf8)
+        let local = try Self.kura(["rules", "test", "local.json"], in: root)
+        #expect(local.status == 0, "\(local.output)")
+        #expect(local.output.contains("1 passed, 0 failed"), "\(local.output)")
     }
 
     @Test("kura admin rotate-keys: the new key signs after a restart, tokens signed before still verify")
