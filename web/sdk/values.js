@@ -38,9 +38,15 @@ export class FieldPath {
     return other instanceof FieldPath && other._text() === this._text();
   }
   _text() {
+    // A data field named like a metadata field (`new FieldPath('id')`, as in Firebase, is the field "id", not the
+    // document ID) goes quoted, which the server reads as a data field.
+    if (this._names.length === 1 && METADATA_NAMES.includes(this._names[0])) return '`' + this._names[0] + '`';
     return joinFieldPath(this._names);
   }
 }
+
+/** The field names the server reads as document metadata unless quoted with backticks. */
+const METADATA_NAMES = ['id', '__name__', 'createTime', 'updateTime'];
 
 /** The document ID as a field for `where` and `orderBy` (Kura's `id` metadata field). */
 export function documentId() {
@@ -240,7 +246,7 @@ export const valuesEqual = (a, b) => compareValues(a, b) === 0;
 
 /** The value at a dotted field path of a stored document (`id`, `createTime`, `updateTime` are metadata). */
 export function documentValue(document, field) {
-  if (field === 'id') return document.id;
+  if (field === 'id' || field === '__name__') return document.id;
   if (field === 'createTime' || field === 'updateTime') return document[field];
   let value = document.data;
   for (const name of splitFieldPath(field)) {

@@ -6,7 +6,7 @@ const ROWS = [
   ['b', { rank: 2, color: 'blue', tags: ['y'], size: 20 }],
   ['c', { rank: 3, color: 'red', tags: ['x', 'y'], size: 30.5 }],
   ['d', { rank: 4, color: 'green', tags: [], size: 40 }],
-  ['e', { rank: 5, color: 'blue', tags: ['z'], note: 'no size' }],
+  ['e', { rank: 5, color: 'blue', tags: ['z'], note: 'no size', id: 'b' }],
 ];
 
 function items(t) {
@@ -33,6 +33,8 @@ function cases(kura) {
       ['e', 'd', 'b']],
     ['inequalities on two fields', [where('rank', '>', 1), where('size', '<', 40)], ['b', 'c']],
     ['inequality after an orderBy on another field', [where('rank', '>', 1), orderBy('color')], ['b', 'e', 'd', 'c']],
+    ['a data field named id (new FieldPath("id"), as in Firebase)', [where(new kura.FieldPath('id'), '==', 'b')], ['e']],
+    ['the document ID (documentId())', [where(kura.documentId(), '==', 'b')], ['b']],
   ];
 }
 
