@@ -21,6 +21,24 @@ import Testing
 
     static let quiet = Logger(level: .error, fd: open("/dev/null", O_WRONLY))
 
+    /// Runs `body` with a relay that misbehaves as `faults` says (smtp_sink.py on a free port), an outbox on a
+    /// fresh database of `engine`, and a Mailer delivering that outbox to the relay; tears all of it down after.
+    static func withFaultyRelay(
+        _ engine: Engine, faults: [String], _ body: (SMTPSink, any OutboxStore, Mailer) throws -> Void
+    ) throws {
+        let database = try engine.makeDatabase()
+        defer { database.drop() }
+        let directory = try TemporaryDirectory("mail-faults")
+        defer { directory.remove() }
+        let port = try TestEnvironment.freePort()
+        let sink = try SMTPSink(port: port, directory: directory.file("sink"), faults: faults)
+        defer { sink.stop() }
+        let outbox = try database.openOutbox()
+        let mailer = try Mailer(outbox: outbox, configuration: configuration(port: port), logger: quiet)
+        defer { mailer.shutdown() }
+        try body(sink, outbox, mailer)
+    }
+
     static func message(_ index: Int) -> MailMessage {
         MailMessage(to: "user\(index)@example.com", subject: "mail \(index)", text: "text", html: "<p>html</p>")
     }
@@ -40,77 +58,50 @@ import Testing
         "refusals (4xx), a relay that never answers and dropped connections: the mail is delivered, once",
         arguments: Engine.all)
     func transientFaults(engine: Engine) throws {
-        let database = try engine.makeDatabase()
-        defer { database.drop() }
-        let directory = try TemporaryDirectory("mail-faults")
-        defer { directory.remove() }
-        let port = try TestEnvironment.freePort()
         let faults = ["451", "timeout", "drop", "421", "drop"]
-        let sink = try SMTPSink(port: port, directory: directory.file("sink"), faults: faults)
-        defer { sink.stop() }
-        let outbox = try database.openOutbox()
-        let mailer = try Mailer(outbox: outbox, configuration: Self.configuration(port: port), logger: Self.quiet)
-        defer { mailer.shutdown() }
-
-        let id = try mailer.enqueue(Self.message(1))
-        let sent = try Self.waitFor(outbox, id, .sent)
-        #expect(sent?.attempts == faults.count + 1)
-        #expect(sink.faultsUsed == faults.count)
-        let received = try sink.received()
-        #expect(received.count == 1)
-        #expect(received.first?["subject"]?.stringValue == "mail 1")
+        try Self.withFaultyRelay(engine, faults: faults) { sink, outbox, mailer in
+            let id = try mailer.enqueue(Self.message(1))
+            let sent = try Self.waitFor(outbox, id, .sent)
+            #expect(sent?.attempts == faults.count + 1)
+            #expect(sink.faultsUsed == faults.count)
+            let received = try sink.received()
+            #expect(received.count == 1)
+            #expect(received.first?["subject"]?.stringValue == "mail 1")
+        }
     }
 
     @Test(
         "4xx then 5xx: the mail is marked failed with the relay's answer; the next one goes through",
         arguments: Engine.all)
     func permanentRefusal(engine: Engine) throws {
-        let database = try engine.makeDatabase()
-        defer { database.drop() }
-        let directory = try TemporaryDirectory("mail-faults")
-        defer { directory.remove() }
-        let port = try TestEnvironment.freePort()
-        let sink = try SMTPSink(port: port, directory: directory.file("sink"), faults: ["451", "550"])
-        defer { sink.stop() }
-        let outbox = try database.openOutbox()
-        let mailer = try Mailer(outbox: outbox, configuration: Self.configuration(port: port), logger: Self.quiet)
-        defer { mailer.shutdown() }
+        try Self.withFaultyRelay(engine, faults: ["451", "550"]) { sink, outbox, mailer in
+            let refused = try mailer.enqueue(Self.message(1))
+            let failed = try Self.waitFor(outbox, refused, .failed)
+            #expect(failed?.attempts == 2)
+            #expect(failed?.lastError?.contains("550") == true, "\(String(describing: failed))")
+            #expect(failed?.nextAttemptAt == nil)
+            #expect(try mailer.list(status: .failed).map(\.id) == [refused])
 
-        let refused = try mailer.enqueue(Self.message(1))
-        let failed = try Self.waitFor(outbox, refused, .failed)
-        #expect(failed?.attempts == 2)
-        #expect(failed?.lastError?.contains("550") == true, "\(String(describing: failed))")
-        #expect(failed?.nextAttemptAt == nil)
-        #expect(try mailer.list(status: .failed).map(\.id) == [refused])
-
-        let next = try mailer.enqueue(Self.message(2))
-        try Self.waitFor(outbox, next, .sent)
-        #expect(try sink.received().compactMap { $0["subject"]?.stringValue } == ["mail 2"])
-        #expect(try outbox.entry(refused)?.status == .failed)
+            let next = try mailer.enqueue(Self.message(2))
+            try Self.waitFor(outbox, next, .sent)
+            #expect(try sink.received().compactMap { $0["subject"]?.stringValue } == ["mail 2"])
+            #expect(try outbox.entry(refused)?.status == .failed)
+        }
     }
 
     @Test(
         "a relay that kept the message but lost the connection before its 250 gets it again (at least once)",
         arguments: Engine.all)
     func duplicateAfterLostAnswer(engine: Engine) throws {
-        let database = try engine.makeDatabase()
-        defer { database.drop() }
-        let directory = try TemporaryDirectory("mail-faults")
-        defer { directory.remove() }
-        let port = try TestEnvironment.freePort()
-        let sink = try SMTPSink(port: port, directory: directory.file("sink"), faults: ["drop-after-accept"])
-        defer { sink.stop() }
-        let outbox = try database.openOutbox()
-        let mailer = try Mailer(outbox: outbox, configuration: Self.configuration(port: port), logger: Self.quiet)
-        defer { mailer.shutdown() }
-
-        let id = try mailer.enqueue(Self.message(1))
-        let sent = try Self.waitFor(outbox, id, .sent)
-        #expect(sent?.attempts == 2)
-        let received = try sink.received()
-        #expect(received.count == 2)
-        // The same message both times: a relay or mail client can drop the copy by its Message-ID.
-        #expect(Set(received.compactMap { $0["messageID"]?.stringValue }).count == 1)
+        try Self.withFaultyRelay(engine, faults: ["drop-after-accept"]) { sink, outbox, mailer in
+            let id = try mailer.enqueue(Self.message(1))
+            let sent = try Self.waitFor(outbox, id, .sent)
+            #expect(sent?.attempts == 2)
+            let received = try sink.received()
+            #expect(received.count == 2)
+            // The same message both times: a relay or mail client can drop the copy by its Message-ID.
+            #expect(Set(received.compactMap { $0["messageID"]?.stringValue }).count == 1)
+        }
     }
 
     @Test(
