@@ -79,6 +79,7 @@ test: deps-test
 	swift build --build-tests --scratch-path $(BUILD_DIR)
 	# libuv's pool size set up front, so no test server calls setenv while other threads read the environment.
 	# sdk/swift/check.sh: the Swift SDK's portability checks and its own manifest built alone (docs/swift-sdk.md).
+	# Tests/Support/check_imports.py: every module a target imports is declared in Package.swift.
 	# The SDK's tests (and the places app's, which also call a server through the SDK) run in a process of their
 	# own: many server tests block a thread of Swift's cooperative pool (one per core) on sockets, which starved
 	# the SDK's async tests past their timeouts on a 2-core CI.
@@ -90,6 +91,7 @@ test: deps-test
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --skip '$(SDK_SUITES)' || status=1; \
 	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --filter '$(SDK_SUITES)' || status=1; \
 	sdk/swift/check.sh || status=1; \
+	python3 Tests/Support/check_imports.py || status=1; \
 	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura \
 	    --screenshots $(BUILD_DIR)/browser-screenshots || status=1; \
 	fuzz/check.sh || status=1; \

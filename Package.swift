@@ -42,7 +42,7 @@ let package = Package(
         // their matching, error codes): pure Swift, no C library, so it builds wherever the SDK does.
         .target(name: "KuraModel"),
         .target(name: "KuraCore", dependencies: ["KuraModel", "CSodium"]),
-        .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser"]),
+        .target(name: "KuraHTTP", dependencies: ["KuraCore", "CLibUV", "CHTTPParser", "KuraModel"]),
         .target(name: "KuraSQLite", dependencies: ["CSQLite", "KuraCore"]),
         // libpq wrapper, schema migrator and change-log ordering for the PostgreSQL engine (docs/scaling.md).
         .target(name: "KuraPostgres", dependencies: ["CPostgres", "KuraCore"]),
@@ -57,16 +57,16 @@ let package = Package(
         .target(
             name: "KuraPostgresEngine",
             dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraAuth", "KuraMail", "KuraPostgres"]),
-        .target(name: "KuraRules", dependencies: ["KuraCore", "CRE2"]),
-        .target(name: "KuraRealtime", dependencies: ["KuraCore", "KuraHTTP", "KuraStore"]),
-        .target(name: "KuraHosting", dependencies: ["KuraCore", "KuraHTTP", "CZlib"]),
+        .target(name: "KuraRules", dependencies: ["KuraCore", "CRE2", "KuraModel"]),
+        .target(name: "KuraRealtime", dependencies: ["KuraCore", "KuraHTTP", "KuraStore", "KuraModel"]),
+        .target(name: "KuraHosting", dependencies: ["KuraCore", "KuraHTTP", "CZlib", "KuraModel"]),
         .target(
             name: "KuraServer",
             dependencies: [
-                "KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules", "KuraRealtime",
-                "KuraHosting", "CKuraWebSDK", "KuraSQLiteEngine", "KuraPostgresEngine",
+                "KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules", "KuraRealtime", "KuraHosting",
+                "CKuraWebSDK", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraModel",
             ]),
-        .executableTarget(name: "kura", dependencies: ["KuraServer"]),
+        .executableTarget(name: "kura", dependencies: ["KuraServer", "KuraCore", "KuraHTTP", "KuraModel"]),
         // The Swift SDK: Foundation, the shared model (imported `internal`, so apps see only the SDK's names) and the
         // SQLite shim (offline cache) only, so it also builds for Apple platforms.
         .target(name: "KuraClient", dependencies: ["KuraModel", "CSQLite"]),
@@ -99,7 +99,7 @@ let package = Package(
             path: "Tests/KuraTestSupport"),
         .target(
             name: "KuraServerTestSupport",
-            dependencies: ["KuraTestSupport", "KuraModel", "KuraServer", "KuraStore", "KuraAuth"],
+            dependencies: ["KuraTestSupport", "KuraModel", "KuraServer", "KuraStore", "KuraAuth", "KuraCore"],
             path: "Tests/KuraServerTestSupport"),
 
         // Helpers of the document-store tests (paths, expected errors), shared by every engine's tests.
@@ -110,17 +110,21 @@ let package = Package(
         .testTarget(name: "KuraModelTests", dependencies: ["KuraModel"]),
         .testTarget(name: "KuraCoreTests", dependencies: ["KuraModel", "KuraCore", "KuraTestSupport"]),
         .testTarget(name: "KuraSQLiteTests", dependencies: ["KuraSQLite", "CSQLite", "KuraTestSupport"]),
-        .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP", "KuraTestSupport"]),
+        .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP", "KuraTestSupport", "KuraCore", "KuraModel"]),
         // The document-store conformance suite, run against every engine (StoreEngines.swift).
         .testTarget(
             name: "KuraStoreTests",
             dependencies: [
                 "KuraStore", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraTestSupport", "KuraStoreTestSupport",
+                "KuraCore", "KuraModel",
             ]),
         // What only the SQLite engine has: its writer, schema, query plans, backup.
         .testTarget(
             name: "KuraSQLiteEngineTests",
-            dependencies: ["KuraSQLiteEngine", "KuraStore", "KuraSQLite", "KuraTestSupport", "KuraStoreTestSupport"]),
+            dependencies: [
+                "KuraSQLiteEngine", "KuraStore", "KuraSQLite", "KuraTestSupport", "KuraStoreTestSupport", "KuraCore",
+                "KuraModel",
+            ]),
         // Starts its own PostgreSQL 15 (Tests/Support/postgres_server.sh) unless KURA_TEST_POSTGRES_URL is set.
         .testTarget(name: "KuraPostgresTests", dependencies: ["KuraPostgres", "KuraTestSupport"]),
         // What only the PostgreSQL engine has (its schema, batching, notifications, several nodes on one database).
@@ -128,32 +132,39 @@ let package = Package(
             name: "KuraPostgresEngineTests",
             dependencies: [
                 "KuraPostgresEngine", "KuraPostgres", "KuraStore", "KuraTestSupport", "KuraStoreTestSupport",
+                "KuraCore", "KuraModel",
             ]),
-        .testTarget(name: "KuraAuthTests", dependencies: ["KuraAuth", "KuraSQLiteEngine", "KuraTestSupport"]),
-        .testTarget(name: "KuraMailTests", dependencies: ["KuraMail", "KuraSQLiteEngine", "KuraTestSupport"]),
+        .testTarget(
+            name: "KuraAuthTests",
+            dependencies: ["KuraAuth", "KuraSQLiteEngine", "KuraTestSupport", "CSodium", "KuraCore", "KuraModel"]),
+        .testTarget(
+            name: "KuraMailTests",
+            dependencies: ["KuraMail", "KuraSQLiteEngine", "KuraTestSupport", "KuraCore", "KuraModel"]),
         // One suite per store seam (accounts and sessions, signing keys, mail outbox), run against every engine.
         .testTarget(
             name: "KuraEngineConformanceTests",
             dependencies: [
                 "KuraAuth", "KuraMail", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraSQLite", "KuraCore",
-                "KuraTestSupport",
+                "KuraTestSupport", "KuraModel", "KuraPostgres",
             ]),
-        .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules", "KuraTestSupport"]),
+        .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules", "KuraTestSupport", "KuraCore", "KuraModel"]),
         .testTarget(
             name: "KuraRealtimeTests",
-            dependencies: ["KuraRealtime", "KuraStore", "KuraSQLiteEngine", "KuraTestSupport"]
+            dependencies: ["KuraRealtime", "KuraStore", "KuraSQLiteEngine", "KuraTestSupport", "KuraCore", "KuraModel"]
         ),
         .testTarget(
             name: "KuraServerTests",
             dependencies: [
                 "KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime", "KuraHosting", "KuraSQLiteEngine",
-                "KuraTestSupport", "KuraServerTestSupport",
+                "KuraTestSupport", "KuraServerTestSupport", "KuraAuth", "KuraCore", "KuraMail", "KuraModel",
+                "KuraPostgres", "KuraPostgresEngine",
             ]),
         // The SDK and `kura-todo` against an in-process server.
         .testTarget(
             name: "KuraClientTests",
             dependencies: [
                 "KuraClient", "KuraModel", "KuraServer", "KuraAuth", "KuraTestSupport", "KuraServerTestSupport",
+                "KuraCore", "KuraHTTP", "KuraRealtime", "KuraStore",
             ]),
         // The calculator engine against apps/calc/cases.json (shared with the web app's browser test) and its own cases.
         .testTarget(name: "KuraCalcTests", dependencies: ["KuraCalc"]),

@@ -1,6 +1,5 @@
 import Foundation
 import KuraPostgres
-import KuraTestSupport
 import Testing
 
 #if canImport(Glibc)

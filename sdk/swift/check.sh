@@ -7,16 +7,17 @@
 #     any server module; Sources/KuraModel imports Glibc only under `#if canImport(Glibc)` beside a Darwin branch;
 #  4. an app that writes `import KuraClient` sees only the SDK's names: the model's (`JSONValue`…) do not compile.
 set -euo pipefail
+shopt -s globstar # the SDK's files lie in folders by concern
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 sources="$root/Sources/KuraClient"
 status=0
 
-if grep -nE '^\s*import\s+(Glibc|Musl|SwiftGlibc|Android)\b' "$sources"/*.swift; then
+if grep -nE '^\s*import\s+(Glibc|Musl|SwiftGlibc|Android)\b' "$sources"/**/*.swift; then
     echo "check.sh: the SDK imports a Linux-only module (above); use Foundation" >&2
     status=1
 fi
-for file in "$sources"/*.swift; do
+for file in "$sources"/**/*.swift; do
     # Every `import FoundationNetworking` must sit right under `#if canImport(FoundationNetworking)`.
     if awk '/^[[:space:]]*import FoundationNetworking/ { if (previous !~ /#if canImport\(FoundationNetworking\)/) bad = 1 }
             { previous = $0 } END { exit bad ? 0 : 1 }' "$file"; then
@@ -26,11 +27,11 @@ for file in "$sources"/*.swift; do
 done
 
 model="$root/Sources/KuraModel"
-if grep -nE '^\s*import\s+(Musl|SwiftGlibc|Android|Foundation|FoundationNetworking)\b' "$model"/*.swift; then
+if grep -nE '^\s*import\s+(Musl|SwiftGlibc|Android|Foundation|FoundationNetworking)\b' "$model"/**/*.swift; then
     echo "check.sh: KuraModel imports a platform module (above); it is pure Swift" >&2
     status=1
 fi
-for file in "$model"/*.swift; do
+for file in "$model"/**/*.swift; do
     # `import Glibc` only right under `#if canImport(Glibc)`, and then a Darwin branch in the same file.
     if awk '/^[[:space:]]*import Glibc/ { if (previous !~ /#if canImport\(Glibc\)/) bad = 1 }
             { previous = $0 } END { exit bad ? 0 : 1 }' "$file" \
@@ -76,7 +77,7 @@ done < <(sed -n 's|.*// expect: ||p' "$here/check-unavailable.swift")
 # KuraClient imports the model `internal` in every file: a plain `import` is public in Swift 6, so a public SDK
 # declaration could expose a model type to apps. (Whether the import is internal is what this checks; the snippet
 # below catches `@_exported` re-exports, which would show the model even with no public declaration naming it.)
-plain=$(grep -lE '^[[:space:]]*(@_exported |public |package )?import KuraModel' "$root"/Sources/KuraClient/*.swift || true)
+plain=$(grep -lE '^[[:space:]]*(@_exported |public |package )?import KuraModel' "$root"/Sources/KuraClient/**/*.swift || true)
 if [ -n "$plain" ]; then
     echo "check.sh: these SDK files import KuraModel without 'internal' (write 'internal import KuraModel'):" >&2
     echo "$plain" >&2
