@@ -1,5 +1,4 @@
 import CSodium
-import Dispatch
 import KuraCore
 import KuraModel
 import Synchronization
@@ -101,19 +100,19 @@ final class VerificationLog: Sendable {
     private struct State {
         var count = 0
         var lastParameters = ""
-        var gate: DispatchSemaphore? = nil
+        var gate: Wakeup? = nil
     }
     private let state = Mutex(State())
 
     func record(parameters: Substring) {
-        let gate = state.withLock { state -> DispatchSemaphore? in
+        let gate = state.withLock { state -> Wakeup? in
             state.count += 1
             state.lastParameters = String(parameters)
             return state.gate
         }
         if let gate {
             gate.wait()
-            gate.signal()  // let the next held verification through too, once released
+            gate.raise()  // let the next held verification through too, once released
         }
     }
 
@@ -123,14 +122,14 @@ final class VerificationLog: Sendable {
     var lastParameters: String { state.withLock { $0.lastParameters } }
 
     /// Verifications that start from now on wait until `release()`.
-    func hold() { state.withLock { $0.gate = DispatchSemaphore(value: 0) } }
+    func hold() { state.withLock { $0.gate = Wakeup() } }
 
     /// Lets held verifications (and later ones) run.
     func release() {
-        let gate = state.withLock { state -> DispatchSemaphore? in
+        let gate = state.withLock { state -> Wakeup? in
             defer { state.gate = nil }
             return state.gate
         }
-        gate?.signal()
+        gate?.raise()
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import KuraCore
 import Synchronization
 
@@ -78,17 +77,19 @@ public final class DirectResponder: Sendable {
 
     /// One response handed from the loop to the waiting caller.
     private final class Answer: @unchecked Sendable {
+        // `@unchecked`: `response` is written once, before `ready` is raised, and read only after `ready` was
+        // seen raised (the Wakeup's lock orders the two).
         private var response: Response?
-        private let ready = DispatchSemaphore(value: 0)
+        private let ready = Wakeup()
 
         func set(_ response: Response) {
             self.response = response
-            ready.signal()
+            ready.raise()
         }
 
         func wait(timeout: Duration) -> Response? {
             let nanos = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-            guard ready.wait(timeout: .now() + .nanoseconds(Int(nanos))) == .success else { return nil }
+            guard ready.wait(timeoutNanoseconds: UInt64(max(0, nanos))) else { return nil }
             return response
         }
     }

@@ -157,7 +157,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// say; a blocked SIGTERM would wait forever). Delivered there, libuv forwards them to the loop.
     public func installSignalHandlers() {
         guard let first = loops.first else { return }
-        let installed = Atomic<Bool>(false)
+        let installed = Wakeup()
         first.eventLoop.execute { [self] in
             for signum in [SIGINT, SIGTERM] {
                 let handle = allocateHandle(uv_signal_t.self)
@@ -172,10 +172,10 @@ public final class HTTPServer: @unchecked Sendable {
                 uv_unref(asHandle(handle))
                 signalHandles.append(handle)
             }
-            installed.store(true, ordering: .releasing)
+            installed.raise()
         }
         // A pending signal delivered before libuv's handler exists would take the default action (exit).
-        while !installed.load(ordering: .acquiring) { usleep(200) }
+        installed.wait()
         var signals = Self.terminationSignals
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }

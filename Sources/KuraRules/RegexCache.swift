@@ -1,5 +1,6 @@
 import CRE2
 import Foundation
+import Synchronization
 
 /// A regular expression compiled once, matched against whole strings (as Firestore's `matches` does).
 ///
@@ -41,26 +42,24 @@ final class CompiledRegex: @unchecked Sendable {
 /// cached too, so a bad pattern read from document data is not recompiled on every request. Keyed by the pattern's
 /// UTF-8 bytes, which is what RE2 compiles: `String`'s `==` would let a canonically equivalent pattern (NFC `é`
 /// for NFD `é`) pick up a regex that matches other bytes.
-final class RegexCache: @unchecked Sendable {
+final class RegexCache: Sendable {
     static let shared = RegexCache()
     private static let capacity = 256
-    private let lock = NSLock()
-    private var entries: [[UInt8]: CompiledRegex?] = [:]
+    private let entries = Mutex<[[UInt8]: CompiledRegex?]>([:])
 
     func regex(_ pattern: String) throws(RuleEvaluationError) -> CompiledRegex {
         let key = Array(pattern.utf8)
-        lock.lock()
-        let cached = entries[key]
-        lock.unlock()
         let compiled: CompiledRegex?
-        if let cached {
+        if let cached = entries.withLock({ $0[key] }) {
             compiled = cached
         } else {
+            // Compiled outside the lock: RE2 takes its time, and two threads compiling one pattern at once is
+            // harmless (the second result replaces the first).
             compiled = CompiledRegex(pattern)
-            lock.lock()
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = .some(compiled)
-            lock.unlock()
+            entries.withLock { entries in
+                if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+                entries[key] = .some(compiled)
+            }
         }
         guard let compiled else { throw RuleEvaluationError("invalid regular expression") }
         return compiled

@@ -1,5 +1,6 @@
 import Foundation
 import KuraModel
+import Synchronization
 
 extension ScanPolicy {
     /// The policy for `query` under an engine's `maxScanRows` (`nil`: never refuse) and `autoCreateIndexes`: none
@@ -40,13 +41,12 @@ extension ScanPolicy {
 }
 
 /// Suggested index definitions already reported, so each is logged once.
-package final class SuggestionLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: Set<String> = []
+package final class SuggestionLog: Sendable {
+    private let seen = Mutex<Set<String>>([])
 
     /// An empty log.
     package init() {}
 
     /// `true` the first time `key` is seen.
-    package func first(_ key: String) -> Bool { lock.withLock { seen.insert(key).inserted } }
+    package func first(_ key: String) -> Bool { seen.withLock { $0.insert(key).inserted } }
 }

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import KuraCore
 import KuraSQLite
 
 /// Copies the write-ahead log into the database file on a thread and connection of its own, so the writer never
@@ -20,6 +21,8 @@ import KuraSQLite
 /// snapshot can still keep the WAL from starting over (it needs the pages); queries take milliseconds, so that
 /// lasts as long as the longest read.
 final class SQLiteCheckpointer: @unchecked Sendable {
+    // `@unchecked`: every mutable field below is read and written with `condition` held; `connection` is used by
+    // the checkpointer thread only.
     /// What the checkpointer has done, for the log and tests.
     struct Statistics: Sendable, Equatable {
         /// PASSIVE checkpoints run.
@@ -44,7 +47,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     let maxWALPages: Int
     private let connection: SQLiteConnection
     private let log: (@Sendable (String) -> Void)?
-    private let condition = NSCondition()
+    private let condition = MonotonicCondition()
     private var statistics = Statistics()
     private var requested = false
     private var stopped = false
@@ -52,7 +55,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var passesFinished = 0
     /// The WAL size at which the next commit wakes the checkpointer.
     private var nextCheckpointAt: Int
-    private var thread: Thread?
+    private let thread = ServiceThread(name: "kura-store-checkpointer")
 
     /// Opens a connection of its own to the database at `path` and starts the checkpointer thread.
     init(
@@ -68,10 +71,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         try connection.execute("PRAGMA synchronous = FULL")
         // Never wait: a checkpoint that finds the database busy simply copies less and runs again later.
         sqlite3_busy_timeout(connection.raw, 0)
-        let thread = Thread { [unowned self] in self.run() }
-        thread.name = "kura-store-checkpointer"
-        self.thread = thread
-        thread.start()
+        thread.start { [unowned self] in self.run() }
     }
 
     /// Replaces `writer`'s auto-checkpoint with this checkpointer. The checkpointer must outlive every commit on
@@ -151,7 +151,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         stopped = true
         condition.broadcast()
         condition.unlock()
-        while thread?.isFinished == false { usleep(1000) }
+        thread.join()
     }
 
     private func run() {
@@ -161,7 +161,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             condition.lock()
             if retry && !requested && !stopped {
                 // A reader kept part of the WAL: try again shortly, as readers finish within milliseconds.
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.005))
+                condition.wait(untilNanoseconds: MonotonicClock.nanoseconds() + 5_000_000)
             }
             while !requested && !retry && !stopped { condition.wait() }
             if stopped {
@@ -172,11 +172,11 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             passesStarted += 1
             condition.unlock()
 
-            let began = DispatchTime.now().uptimeNanoseconds
+            let began = MonotonicClock.nanoseconds()
             var walFrames: Int32 = 0
             var copied: Int32 = 0
             let rc = sqlite3_wal_checkpoint_v2(connection.raw, nil, SQLITE_CHECKPOINT_PASSIVE, &walFrames, &copied)
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+            let seconds = Double(MonotonicClock.nanoseconds() - began) / 1e9
             let partial = rc == SQLITE_OK && copied < walFrames
             // Retried for up to ~1 s; after that the next commit's wake-up tries again.
             retries = partial || (rc & 0xff) == SQLITE_BUSY ? retries + 1 : 0
