@@ -41,7 +41,7 @@ function minutes(seconds) {
 /** The one-sentence summary of `traffic` (the caption; read by screen readers with the figure). */
 export function summarize(traffic) {
   const sum = traffic.summary;
-  const window = minutes(sum.seconds);
+  const window = sum.seconds < 90 ? t('secondsSpan', Math.round(sum.seconds)) : t('minutesSpan', minutes(sum.seconds));
   return t('trafficCaption', window, rate(sum.requestsPerSecond), ms(sum.p50Ms), ms(sum.p95Ms), ms(sum.p99Ms),
     sum.requests, sum.errors);
 }
@@ -65,7 +65,8 @@ function draw(box, traffic) {
   for (const fraction of [0, 0.5, 1]) {
     const y = pad.top + plotH - fraction * plotH;
     svg.append(s('line', { class: 'grid', x1: pad.left, x2: width - pad.right, y1: y, y2: y }));
-    svg.append(s('text', { class: 'axis rate', x: pad.left - 6, y: y + 4, 'text-anchor': 'end' }, rate(maxRate * fraction)));
+    svg.append(s('text', { class: 'axis rate', x: pad.left - 6, y: y + 4, 'text-anchor': 'end' },
+      String(Math.round(maxRate * fraction * 100) / 100)));
     svg.append(s('text', { class: 'axis ms', x: width - pad.right + 6, y: y + 4, 'text-anchor': 'start' },
       String(Math.round(maxMs * fraction * 100) / 100)));
   }
@@ -73,7 +74,7 @@ function draw(box, traffic) {
   svg.append(s('text', { class: 'axis ms', x: width - pad.right + 6, y: 12, 'text-anchor': 'start' }, 'ms'));
   // Time: minutes before now, at most five labels.
   const windowMinutes = (slots * traffic.intervalSeconds) / 60;
-  const step = [1, 2, 5, 10, 15, 30, 60, 120, 240, 480].find((m) => windowMinutes / m <= (width < 560 ? 3 : 5)) ?? 720;
+  const step = [1, 2, 5, 10, 15, 30, 60, 120, 240, 480].find((m) => windowMinutes / m <= (width < 560 ? 2 : 5)) ?? 720;
   for (let m = 0; m <= windowMinutes + 1e-9; m += step) {
     const px = width - pad.right - (m * 60 / traffic.intervalSeconds) * slotW;
     svg.append(s('line', { class: 'tick', x1: px, x2: px, y1: pad.top + plotH, y2: pad.top + plotH + 4 }));

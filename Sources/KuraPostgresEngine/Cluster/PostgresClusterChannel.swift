@@ -17,7 +17,8 @@ import Synchronization
 /// delivers `.disconnected` once, so the node stops trusting its cached tokens until that `.resync`.
 ///
 /// **Waiting for the other nodes** (`publishAndWait`). While listening, the node records itself alive in
-/// `cluster_nodes` every `heartbeat` (its name, the database's `now()`), on the listening connection, so a node
+/// `cluster_nodes` every `heartbeat` (its name, the database's `now()`, and what `announce` told: its address
+/// and version; its start), on the listening connection, so a node
 /// whose listener is gone stops counting as alive; a stopping node removes its row. An event sent with an id is
 /// acknowledged by every node that hears it, after its handler returned: `NOTIFY kura_cluster_ack` with the id and
 /// the node's name, from the listening thread. The sender reads the nodes seen within `liveness`, sends, and waits
