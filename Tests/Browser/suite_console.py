@@ -1,6 +1,6 @@
 """The admin console at /_/ (web/console/), driven as a person would: sign-in (a non-admin refused), users,
 data (a version conflict reported, a live update arriving), rules (an error shown at its line), and screenshots of
-every section at 390 and 1280 px."""
+every section at 390 and 1280 px; the Server section's traffic chart, and its node list on PostgreSQL."""
 
 import json
 
@@ -8,6 +8,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 import harness
+from cluster import Node, Postgres
 from harness import CheckFailed, test
 
 
@@ -371,3 +372,29 @@ def traffic_off(t):
     t.check("the caption says metrics are off", "metrics.enabled=false" in text_of(driver, "#traffic-caption"),
             text_of(driver, "#traffic-caption"))
     t.check("no chart is drawn", not driver.execute_script("return !!document.querySelector('#traffic-chart svg')"))
+
+
+@test("console: on PostgreSQL the server section lists the nodes sharing the database and its size", start=False)
+def nodes_on_postgres(t):
+    postgres = Postgres()
+    t.cleanup.append(postgres.close)
+    nodes = [Node(t.binary, postgres.url) for _ in range(2)]
+    t.servers.extend(nodes)
+    sign_in(t, nodes[0])
+    driver = t.driver
+    open_section(driver, "#server", "document.querySelectorAll('#node-list tbody tr').length === 2")
+    listed = text_of(driver, "#node-list")
+    for node in nodes:
+        t.check(f"node {node.port} listed with its address", f"127.0.0.1:{node.port}" in listed, listed)
+    t.equal("one row is this node", driver.execute_script(
+        "return [...document.querySelectorAll('#node-list tbody tr')].filter(r => r.textContent.includes('this node')).length"), 1)
+    t.check("both alive", driver.execute_script(
+        "return document.querySelectorAll('#node-list .badge.on').length === 2"), listed)
+    facts = text_of(driver, "#server-facts")
+    t.check("the cluster row counts the nodes", "2 nodes alive" in facts, facts)
+    t.check("the data size is PostgreSQL's", "postgres" in facts and ("KiB" in facts or "MiB" in facts), facts)
+    shots(t, "server-nodes")
+    # The second node stops: it leaves the list.
+    nodes[1].stop()
+    harness.wait_script(driver, "the stopped node gone from the list",
+                        "return document.querySelectorAll('#node-list tbody tr').length === 1", timeout=30)

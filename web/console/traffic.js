@@ -53,7 +53,9 @@ function draw(box, traffic) {
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
   const intervals = traffic.intervals;
-  const slots = Math.max(intervals.length, Math.round(traffic.windowSeconds / traffic.intervalSeconds));
+  // The whole window once the node has been up that long; before, the time since it started, 5 minutes at least.
+  const windowSlots = Math.round(traffic.windowSeconds / traffic.intervalSeconds);
+  const slots = Math.max(intervals.length, Math.min(windowSlots, Math.round(300 / traffic.intervalSeconds)));
   const slotW = plotW / slots;
   const offset = slots - intervals.length;  // the window starts before the server did: empty slots on the left
   const maxRate = niceCeiling(Math.max(...intervals.map((i) => i.requestsPerSecond)));
