@@ -94,8 +94,17 @@ static const unsigned char console_typed_json_js[] = {
 #define CONSOLE_TYPED_JSON_JS
 #endif
 
+#if __has_embed("../../web/console/traffic.js")
+static const unsigned char console_traffic_js[] = {
+#embed "../../web/console/traffic.js" suffix(,)
+    0};
+#define CONSOLE_TRAFFIC_JS {"traffic.js", console_traffic_js, sizeof(console_traffic_js) - 1},
+#else
+#define CONSOLE_TRAFFIC_JS
+#endif
+
 static const struct kura_web_sdk_file files[] = {
-    CONSOLE_INDEX_HTML CONSOLE_CONSOLE_CSS CONSOLE_CONSOLE_JS CONSOLE_API_JS CONSOLE_I18N_JS CONSOLE_USERS_JS CONSOLE_DATA_JS CONSOLE_RULES_JS CONSOLE_MORE_JS CONSOLE_TYPED_JSON_JS
+    CONSOLE_INDEX_HTML CONSOLE_CONSOLE_CSS CONSOLE_CONSOLE_JS CONSOLE_API_JS CONSOLE_I18N_JS CONSOLE_USERS_JS CONSOLE_DATA_JS CONSOLE_RULES_JS CONSOLE_MORE_JS CONSOLE_TYPED_JSON_JS CONSOLE_TRAFFIC_JS
     {0, 0, 0},
 };
 

@@ -25,6 +25,12 @@ public final class MetricCells: Sendable {
         cell.pointee.store(cell.pointee.load(ordering: .relaxed) &+ amount, ordering: .relaxed)
     }
 
+    /// Sets cell `index` to `value`; only for a cell that a single thread writes.
+    @inline(__always)
+    public func store(_ index: Int, _ value: UInt64) {
+        (cells + index).pointee.store(value, ordering: .relaxed)
+    }
+
     /// Adds `amount` to cell `index`, from any thread.
     @inline(__always)
     public func add(_ index: Int, _ amount: UInt64 = 1) {

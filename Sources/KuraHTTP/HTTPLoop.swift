@@ -313,8 +313,9 @@ final class HTTPLoop: @unchecked Sendable {
     private func log(_ exchange: Exchange, status: Int) {
         guard metrics != nil || logAccess else { return }
         // One clock read serves both the metrics and the log line.
-        let elapsed = exchange.startedNanos == 0 ? 0 : MonotonicClock.nanoseconds() &- exchange.startedNanos
-        metrics?.record(route: exchange.route, method: exchange.method, status: status, nanos: elapsed)
+        let now = MonotonicClock.nanoseconds()
+        let elapsed = exchange.startedNanos == 0 ? 0 : now &- exchange.startedNanos
+        metrics?.record(route: exchange.route, method: exchange.method, status: status, nanos: elapsed, now: now)
         guard logAccess else { return }
         let micros = WallClock.nowMicros()
         let second = micros / 1_000_000

@@ -41,7 +41,9 @@ public final class HTTPServer: @unchecked Sendable {
         routeLabels = routes.map { ($0.method.description, $0.pattern) }
         loopMetrics =
             configuration.metrics
-            ? (0..<max(1, configuration.eventLoops)).map { _ in RequestMetrics(routeCount: routes.count) } : []
+            ? (0..<max(1, configuration.eventLoops)).map { _ in
+                RequestMetrics(routeCount: routes.count, historyIntervals: configuration.metricsHistoryIntervals)
+            } : []
     }
 
     /// Each loop's request counts (none when `configuration.metrics` is off).
@@ -53,6 +55,17 @@ public final class HTTPServer: @unchecked Sendable {
     public func requestMetrics() -> [RouteRequestSample] {
         RequestMetrics.samples(loopMetrics, labels: routeLabels)
     }
+
+    /// The requests answered per interval over the last `metricsHistoryIntervals` intervals (those since the
+    /// server was made), over every loop, oldest first; `nil` when `configuration.metrics` is off. Any thread.
+    public func trafficHistory() -> TrafficHistorySnapshot? {
+        guard !loopMetrics.isEmpty else { return nil }
+        return TrafficHistory.snapshot(
+            loopMetrics.map(\.history), now: MonotonicClock.nanoseconds(), since: createdNanos)
+    }
+
+    /// When the server was made: the first interval of its history starts here.
+    private let createdNanos = MonotonicClock.nanoseconds()
 
     /// Binds every loop's listener and starts the loop threads.
     public func start() throws {

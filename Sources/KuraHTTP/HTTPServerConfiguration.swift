@@ -34,6 +34,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var trustedProxies = TrustedProxies()
     /// Counts requests by route and status code with latency histograms, per event loop (`metrics.enabled`).
     public var metrics = true
+    /// How much request history each loop keeps for `HTTPServer.trafficHistory()`, in intervals of
+    /// `TrafficHistory.intervalSeconds` (`metrics.historySeconds`); with `metrics` only.
+    public var metricsHistoryIntervals = 90
 
     public init() {}
 }

@@ -57,9 +57,12 @@ final class RequestMetrics: Sendable {
     let routeCount: Int
     let slotCount: Int
     let cells: MetricCells
+    /// The same answers by interval of time, for the console's traffic chart.
+    let history: TrafficHistory
 
-    init(routeCount: Int) {
+    init(routeCount: Int, historyIntervals: Int = 90) {
         self.routeCount = routeCount
+        history = TrafficHistory(intervals: historyIntervals)
         slotCount = routeCount + Self.unroutedKinds.count * Self.methods.count
         cells = MetricCells(count: slotCount * Self.stride)
     }
@@ -82,13 +85,15 @@ final class RequestMetrics: Sendable {
         return routeCount + kind * Self.methods.count + methodIndex
     }
 
-    /// Counts one answer with `status` that took `nanos`. Loop thread only.
+    /// Counts one answer with `status` that took `nanos`, ending at `now` (`MonotonicClock`). Loop thread only.
     @inline(__always)
-    func record(route: Int32, method: HTTPMethod, status: Int, nanos: UInt64) {
+    func record(route: Int32, method: HTTPMethod, status: Int, nanos: UInt64, now: UInt64) {
         let base = slot(route: route, method: method) * Self.stride
         let column = status >= 0 && status < 600 ? Int(Self.codeColumn[status]) : Self.codeColumns - 1
+        let bucket = LatencyHistogram.bucket(nanos, in: Self.boundNanos)
         cells.bump(base + column)
-        cells.bump(base + Self.codeColumns + LatencyHistogram.bucket(nanos, in: Self.boundNanos))
+        cells.bump(base + Self.codeColumns + bucket)
+        history.record(bucket: bucket, serverError: status >= 500, now: now)
         cells.bump(base + Self.codeColumns + Self.bounds.count + 1, by: nanos)
     }
 

@@ -492,6 +492,9 @@ public struct KuraConfiguration: Sendable {
         Setting(key: "metrics.node", help: "this node's name in the kura_node label (default HOSTNAME:PORT)") {
             $0.metrics.node = $1.trimmingSpaces()
         },
+        Setting(key: "metrics.historySeconds", help: "request history GET /api/admin/traffic keeps (default 900)") {
+            $0.metrics.historySeconds = try integer($1, "metrics.historySeconds", 60...86_400)
+        },
     ]
 
     /// Applies `key = value`; unknown keys are an error so that typos do not pass silently.

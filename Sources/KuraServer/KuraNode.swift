@@ -228,7 +228,8 @@ public final class KuraNode: Sendable {
         let connections = ConnectionGauge()
         AdminConsoleRoutes(
             database: database, store: store, realtime: realtime, connections: connections,
-            configuration: configuration, callers: callers
+            configuration: configuration, cluster: channel, storeSize: { try engine.storeSizeBytes() },
+            callers: callers
         ).register(on: router)
         if let metrics {
             MetricsRoutes(metrics: metrics, callers: callers, token: configuration.metrics.token).register(on: router)
@@ -236,6 +237,7 @@ public final class KuraNode: Sendable {
         extraRoutes(router)
         var httpConfiguration = configuration.http
         httpConfiguration.metrics = configuration.metrics.enabled
+        httpConfiguration.metricsHistoryIntervals = (configuration.metrics.historySeconds + 9) / 10
         http = HTTPServer(configuration: httpConfiguration, responder: router, logger: logger)
         connections.attach(http)
         metrics?.attach(
@@ -333,6 +335,11 @@ public final class KuraNode: Sendable {
         maintenance.start()
         rulesWatcher?.start()
         realtime.start()
+        let host = configuration.http.host
+        let wildcard = host.isEmpty || host == "0.0.0.0" || host == "::"
+        let address =
+            "\(wildcard ? ProcessInfo.processInfo.hostName : host.contains(":") ? "[\(host)]" : host):\(http.port)"
+        cluster.channel.announce(address: address, version: KuraNode.version)
         cluster.start()
         logger.info(
             "Kura \(KuraNode.version) listening on http://\(configuration.http.host):\(http.port) "

@@ -49,6 +49,52 @@ public protocol ClusterChannel: Sendable {
 
     /// Stops hearing; returns once `handler` will not be called again.
     func stop()
+
+    /// The nodes on the engine as they last recorded themselves alive, this one included, the oldest first; `nil`
+    /// when the node is alone (SQLite). Blocks: never call it on an event loop.
+    func members() throws -> [ClusterMember]?
+
+    /// What this node tells the others about itself from now on: where it answers (`host:port`) and its version.
+    func announce(address: String, version: String)
+}
+
+extension ClusterChannel {
+    public func members() throws -> [ClusterMember]? { nil }
+    public func announce(address: String, version: String) {}
+}
+
+/// A node on a shared engine as it last recorded itself alive (`ClusterChannel.members()`).
+public struct ClusterMember: Sendable, Equatable {
+    /// The node's name among the nodes (host, process id, a random part).
+    public var name: String
+    /// Where it answers, `host:port`; empty until it announced it.
+    public var address: String
+    /// Its `kura` version; empty until it announced it.
+    public var version: String
+    /// When it started, in microseconds since 1970.
+    public var startedMicros: Int64
+    /// When it last recorded itself alive, in microseconds since 1970 (the database's clock).
+    public var seenMicros: Int64
+    /// How long ago that was by the database's clock, in milliseconds.
+    public var seenMillisecondsAgo: Int64
+    /// Whether it recorded itself alive recently enough to count as alive (the others wait for it).
+    public var alive: Bool
+    /// Whether it is the node asking.
+    public var isSelf: Bool
+
+    public init(
+        name: String, address: String, version: String, startedMicros: Int64, seenMicros: Int64,
+        seenMillisecondsAgo: Int64, alive: Bool, isSelf: Bool
+    ) {
+        self.name = name
+        self.address = address
+        self.version = version
+        self.startedMicros = startedMicros
+        self.seenMicros = seenMicros
+        self.seenMillisecondsAgo = seenMillisecondsAgo
+        self.alive = alive
+        self.isSelf = isSelf
+    }
 }
 
 /// One version of the security rules as the nodes share it.

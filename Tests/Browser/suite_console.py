@@ -1,6 +1,6 @@
 """The admin console at /_/ (web/console/), driven as a person would: sign-in (a non-admin refused), users,
 data (a version conflict reported, a live update arriving), rules (an error shown at its line), and screenshots of
-every section at 390 and 1280 px."""
+every section at 390 and 1280 px; the Server section's traffic chart, and its node list on PostgreSQL."""
 
 import json
 
@@ -8,6 +8,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 import harness
+from cluster import Node, Postgres
 from harness import CheckFailed, test
 
 
@@ -308,3 +309,92 @@ def more(t):
     t.check("the navigation in Japanese", "ユーザー" in text_of(driver, "#nav"), text_of(driver, "#nav"))
     shots(t, "server-ja")
     driver.find_element(By.ID, "lang").click()
+
+
+@test("console: the server section charts the traffic the test makes, says it in a caption and a table")
+def traffic(t):
+    kura = t.kura
+    sign_in(t, kura)
+    driver = t.driver
+    # Traffic of the test's own: writes, reads and a few misses.
+    for index in range(40):
+        kura.api("PUT", f"/api/docs/load/d{index}", {"fields": {"n": index}})
+        kura.api("GET", f"/api/docs/load/d{index}")
+    for index in range(5):
+        kura.api("GET", "/api/docs/load/missing")
+    open_section(driver, "#server", "document.querySelector('#traffic[data-state=\"chart\"] svg')")
+    caption = text_of(driver, "#traffic-caption")
+    numbers = driver.execute_script("""
+        const caption = document.querySelector('#traffic-caption').textContent;
+        const rate = Number((caption.match(/([0-9.]+) req\\/s/) ?? [])[1]);
+        const p99 = Number((caption.match(/p99 ([0-9.]+) ms/) ?? [])[1]);
+        const requests = Number((caption.match(/\\((\\d+) requests/) ?? [])[1]);
+        return {rate, p99, requests};""")
+    t.check("the caption gives a non-zero rate", numbers["rate"] > 0, caption)
+    t.check("the caption gives a non-zero p99", numbers["p99"] > 0, caption)
+    t.check("the caption counts the test's 85 requests", numbers["requests"] >= 85, caption)
+    t.check("the chart draws request bars and latency lines", driver.execute_script(
+        "const svg = document.querySelector('#traffic-chart svg');"
+        "return svg.querySelectorAll('rect.bar').length > 0 && svg.querySelectorAll('.p50, .p99').length >= 2"))
+    t.check("the chart's axes are labelled", driver.execute_script(
+        "const labels = [...document.querySelectorAll('#traffic-chart text')].map(n => n.textContent);"
+        "return labels.includes('req/s') && labels.includes('ms') && labels.includes('now')"))
+    t.check("the chart itself is hidden from screen readers, the caption is not", driver.execute_script(
+        "return document.querySelector('#traffic-chart svg').getAttribute('aria-hidden') === 'true'"
+        " && document.querySelector('#traffic figcaption').textContent.length > 0"))
+    driver.find_element(By.CSS_SELECTOR, "#traffic details summary").click()
+    rows = driver.execute_script("return document.querySelectorAll('#traffic details tbody tr').length")
+    t.check("the table lists the intervals with traffic", rows >= 1, rows)
+    t.check("a single node on SQLite", "single node" in text_of(driver, "#server-facts"), text_of(driver, "#server-facts"))
+    t.check("no node list on SQLite", driver.execute_script("return document.querySelector('#server-nodes').hidden"))
+    # The section updates itself every 5 s: the next update counts the console's own requests too.
+    before = numbers["requests"]
+    harness.wait_script(driver, "the next update", f"""
+        const m = document.querySelector('#traffic-caption').textContent.match(/\\((\\d+) requests/);
+        return m && Number(m[1]) > {before}""")
+    driver.find_element(By.CSS_SELECTOR, "#traffic details summary").click()
+    shots(t, "server-traffic")
+    driver.find_element(By.ID, "lang").click()
+    harness.wait_script(driver, "Japanese", "return document.documentElement.lang === 'ja'")
+    wait_text(driver, "#traffic-caption", "直近", "the caption in Japanese", timeout=10)
+    harness.set_viewport(driver, 390)
+    harness.full_page_screenshot(driver, "console-server-traffic-ja-390")
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    driver.find_element(By.ID, "lang").click()
+
+
+@test("console: with metrics off, the server section says the traffic is not counted",
+      settings={"metrics.enabled": "false"})
+def traffic_off(t):
+    sign_in(t, t.kura)
+    driver = t.driver
+    open_section(driver, "#server", "document.querySelector('#traffic[data-state=\"off\"]')")
+    t.check("the caption says metrics are off", "metrics.enabled=false" in text_of(driver, "#traffic-caption"),
+            text_of(driver, "#traffic-caption"))
+    t.check("no chart is drawn", not driver.execute_script("return !!document.querySelector('#traffic-chart svg')"))
+
+
+@test("console: on PostgreSQL the server section lists the nodes sharing the database and its size", start=False)
+def nodes_on_postgres(t):
+    postgres = Postgres()
+    t.cleanup.append(postgres.close)
+    nodes = [Node(t.binary, postgres.url) for _ in range(2)]
+    t.servers.extend(nodes)
+    sign_in(t, nodes[0])
+    driver = t.driver
+    open_section(driver, "#server", "document.querySelectorAll('#node-list tbody tr').length === 2")
+    listed = text_of(driver, "#node-list")
+    for node in nodes:
+        t.check(f"node {node.port} listed with its address", f"127.0.0.1:{node.port}" in listed, listed)
+    t.equal("one row is this node", driver.execute_script(
+        "return [...document.querySelectorAll('#node-list tbody tr')].filter(r => r.textContent.includes('this node')).length"), 1)
+    t.check("both alive", driver.execute_script(
+        "return document.querySelectorAll('#node-list .badge.on').length === 2"), listed)
+    facts = text_of(driver, "#server-facts")
+    t.check("the cluster row counts the nodes", "2 nodes alive" in facts, facts)
+    t.check("the data size is PostgreSQL's", "postgres" in facts and ("KiB" in facts or "MiB" in facts), facts)
+    shots(t, "server-nodes")
+    # The second node stops: it leaves the list.
+    nodes[1].stop()
+    harness.wait_script(driver, "the stopped node gone from the list",
+                        "return document.querySelectorAll('#node-list tbody tr').length === 1", timeout=30)

@@ -134,6 +134,84 @@ import Testing
         }
     }
 
+    @Test("status: dataBytes on every engine, nodes null on SQLite (a single node)")
+    func statusSingleNode() throws {
+        try withTestKura { server in
+            let json = try server.request("GET", "/api/admin/status").json
+            #expect(json["nodes"] is NSNull)
+            #expect((json["dataBytes"] as? Int).map { $0 > 0 } == true)
+        }
+    }
+
+    @Test("traffic: the requests made show in the intervals and the summary, with percentiles; admins only")
+    func traffic() throws {
+        try withAuthKura { server in
+            for index in 0..<20 { try server.put("t/d\(index)", ["n": index]) }
+            for _ in 0..<5 { _ = try server.request("GET", "/api/docs/t/missing") }
+            let response = try server.request("GET", "/api/admin/traffic")
+            try #require(response.status == 200, "\(response)")
+            let json = response.json
+            #expect(json["metricsEnabled"] as? Bool == true)
+            #expect(json["intervalSeconds"] as? Int == 10)
+            #expect(json["windowSeconds"] as? Int == 900)
+            let intervals = try #require(json["intervals"] as? [[String: Any]])
+            #expect(!intervals.isEmpty && intervals.count <= 90)
+            let counted = intervals.reduce(0) { $0 + ($1["requests"] as? Int ?? 0) }
+            // The 25 requests above, and whatever the harness made before them (sign-ins, the admin key's checks).
+            #expect(counted >= 25)
+            let starts = intervals.compactMap { $0["start"] as? String }
+            #expect(starts.count == intervals.count && starts == starts.sorted())
+            for interval in intervals {
+                let requests = interval["requests"] as? Int ?? -1
+                #expect(requests >= 0 && (interval["errors"] as? Int).map { $0 >= 0 } == true)
+                if requests == 0 {
+                    #expect(interval["p50Ms"] is NSNull && interval["p99Ms"] is NSNull)
+                } else {
+                    let p50 = try #require(interval["p50Ms"] as? Double)
+                    let p95 = try #require(interval["p95Ms"] as? Double)
+                    let p99 = try #require(interval["p99Ms"] as? Double)
+                    #expect(p50 > 0 && p50 <= p95 && p95 <= p99 && p99 <= 10_000)
+                }
+            }
+            let summary = try #require(json["summary"] as? [String: Any])
+            #expect(summary["requests"] as? Int == counted)
+            #expect((summary["requestsPerSecond"] as? Double).map { $0 > 0 } == true)
+            #expect((summary["p99Ms"] as? Double).map { $0 > 0 } == true)
+            #expect(summary["errors"] as? Int == 0)
+
+            // The next answer counts this one's request too: the numbers only grow within the window.
+            let again = try server.request("GET", "/api/admin/traffic").json["summary"] as? [String: Any]
+            #expect((again?["requests"] as? Int).map { $0 > counted } == true)
+
+            expectError(try server.request("GET", "/api/admin/traffic", auth: .none), 401, "UNAUTHENTICATED")
+            let user = try server.signUp("bob@example.com")
+            expectError(try server.request("GET", "/api/admin/traffic", auth: user.bearer), 403, "PERMISSION_DENIED")
+            let admin = try server.signUpAdmin("root@example.com")
+            #expect(try server.request("GET", "/api/admin/traffic", auth: admin.bearer).status == 200)
+        }
+    }
+
+    @Test("traffic with metrics.enabled=false says so and lists nothing; metrics.historySeconds sets the window")
+    func trafficSettings() throws {
+        try withTestKura(configure: { try $0.set("metrics.enabled", "false") }) { server in
+            try server.put("a/b", ["n": 1])
+            let response = try server.request("GET", "/api/admin/traffic")
+            try #require(response.status == 200, "\(response)")
+            #expect(response.json["metricsEnabled"] as? Bool == false)
+            #expect((response.json["intervals"] as? [Any])?.isEmpty == true)
+            #expect(response.json["summary"] is NSNull)
+        }
+        try withTestKura(configure: { try $0.set("metrics.historySeconds", "120") }) { server in
+            let json = try server.request("GET", "/api/admin/traffic").json
+            #expect(json["windowSeconds"] as? Int == 120)
+            #expect(((json["intervals"] as? [Any])?.count).map { $0 >= 1 && $0 <= 12 } == true)
+        }
+        var configuration = KuraConfiguration()
+        for bad in ["59", "86401", "ten"] {
+            #expect(throws: ConfigurationError.self) { try configuration.set("metrics.historySeconds", bad) }
+        }
+    }
+
     @Test("an administrator creates an account, finds it by address and revokes its sessions")
     func createFindRevoke() throws {
         try withAuthKura { kura in

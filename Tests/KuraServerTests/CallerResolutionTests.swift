@@ -81,7 +81,7 @@ struct CallerResolutionTests {
         "GET /_": .open, "GET /_/": .open, "GET /_/:file": .open, "GET /auth/action.js": .open,
         "GET /auth/favicon.svg": .open, "GET /favicon.ico": .open, "GET /api/admin/collections": .admin,
         "GET /api/admin/rules/versions": .admin, "GET /api/admin/rules/versions/:id": .admin,
-        "GET /api/admin/status": .admin, "POST /api/admin/outbox/:id/resend": .admin,
+        "GET /api/admin/status": .admin, "GET /api/admin/traffic": .admin, "POST /api/admin/outbox/:id/resend": .admin,
         "POST /api/admin/rules/test": .admin, "POST /api/admin/users": .admin,
         "POST /api/admin/users/:uid/revoke": .admin,
     ].merging(firebaseAreas) { kura, _ in kura }

@@ -68,7 +68,7 @@ function documentTable(documents) {
     h('tbody', {}, documents.map((d) => h('tr', { dataset: { id: d.id } },
       h('td', {}, h('a', { href: `#data/${pathURL(d.path)}` }, d.id)),
       h('td', { class: 'wide' }, String(d.version)),
-      h('td', { class: 'mono clip' }, preview(d.data))))));
+      h('td', { class: 'mono clip', title: preview(d.data) }, preview(d.data))))));
 }
 
 /** kura.js and KuraClient code for a query built in the form. */

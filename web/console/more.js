@@ -1,8 +1,9 @@
 // Indexes (composite indexes, their build state; create, drop), Mail (the outbox; held mails with their links)
-// and Server (GET /api/admin/status).
+// and Server (GET /api/admin/status, with the nodes sharing the database; GET /api/admin/traffic, traffic.js).
 import { call, get, sentence } from './api.js';
 import { confirmAction, fail, h, main, notify } from './console.js';
 import { t } from './i18n.js';
+import { trafficPanel } from './traffic.js';
 
 function fields(index) {
   return (index.fields ?? []).map((f) => `${f.fieldPath} ${f.order ?? f.arrayConfig ?? ''}`.trim()).join(', ');
@@ -93,25 +94,55 @@ function duration(seconds) {
   return `${d ? `${d}d ` : ''}${hh}h ${mm}m ${seconds % 60}s`;
 }
 
+function ago(seconds) {
+  return seconds < 60 ? t('secondsAgo', Math.round(seconds)) : t('minutesAgo', Math.round(seconds / 60));
+}
+
+function nodeList(nodes) {
+  if (!nodes) return null;
+  return h('div', { id: 'node-list' }, h('table', { class: 'table' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('node')), h('th', { scope: 'col' }, t('sVersion')),
+      h('th', { scope: 'col', class: 'wide' }, t('started')), h('th', { scope: 'col' }, t('lastSeen')))),
+    h('tbody', {}, nodes.map((n) => h('tr', { dataset: { node: n.name } },
+      h('td', { class: 'addr' }, n.address || n.name, n.self ? h('span', { class: 'hint' }, ` · ${t('thisNode')}`) : null,
+        h('div', { class: 'hint' }, n.name)),
+      h('td', {}, n.version || '—'),
+      h('td', { class: 'wide' }, new Date(n.startTime).toLocaleString()),
+      h('td', {}, h('span', { class: `badge ${n.alive ? 'on' : 'off'}` }, n.alive ? t('alive') : t('gone')),
+        ' ', h('span', { class: 'seen' }, ago(n.lastSeenSecondsAgo))))))));
+}
+
 async function server() {
   const facts = h('dl', { class: 'facts', id: 'server-facts' });
+  const nodes = h('section', { class: 'panel', id: 'server-nodes', hidden: true });
+  const traffic = trafficPanel();
   let timer = null;
   const load = async () => {
-    try {
-      const s = await get('/api/admin/status');
+    const [status, history] = await Promise.allSettled([get('/api/admin/status'), get('/api/admin/traffic')]);
+    if (status.status === 'fulfilled') {
+      const s = status.value;
       const rows = [[t('sVersion'), s.version], [t('sUptime'), duration(s.uptimeSeconds)], [t('sEngine'), s.engine],
         [t('sData'), bytes(s.dataBytes)], [t('sConnections'), s.connections], [t('sStreams'), s.listenStreams],
         [t('sTargets'), s.listenTargets],
         [t('sLog'), `${s.changeLogPosition} (${t('oldest')} ${s.changeLogOldest}, ${t('kept')} ${duration(s.changeLogRetentionSeconds)})`],
         [t('sBackup'), s.lastBackup ? `${new Date(s.lastBackup.time).toLocaleString()} · ${s.lastBackup.file}` : t('none')],
-        [t('sMode'), s.developmentMode ? t('development') : t('production')]];
+        [t('sMode'), s.developmentMode ? t('development') : t('production')],
+        [t('sCluster'), s.nodes ? t('nodesSharing', s.nodes.filter((n) => n.alive).length) : t('singleNode')]];
       facts.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, String(v))]));
-    } catch (error) { facts.replaceChildren(h('p', { class: 'error-text', role: 'alert' }, sentence(error))); }
+      nodes.hidden = !s.nodes;
+      if (s.nodes) nodes.replaceChildren(h('h2', {}, t('nodes')), nodeList(s.nodes));
+    } else {
+      facts.replaceChildren(h('p', { class: 'error-text', role: 'alert' }, sentence(status.reason)));
+    }
+    if (history.status === 'fulfilled') traffic.update(history.value);
+    else traffic.fail(h('span', { class: 'error-text', role: 'alert' }, sentence(history.reason)));
   };
-  main.replaceChildren(h('h1', {}, t('server')), h('section', { class: 'panel' }, facts));
+  main.replaceChildren(h('h1', {}, t('server')),
+    h('section', { class: 'panel' }, h('h2', {}, t('traffic')), traffic.node),
+    h('section', { class: 'panel' }, facts), nodes);
   await load();
   timer = setInterval(load, 5000);
-  return () => clearInterval(timer);
+  return () => { clearInterval(timer); traffic.stop(); };
 }
 
 export async function render(name) {

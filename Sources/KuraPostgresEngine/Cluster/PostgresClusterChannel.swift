@@ -17,7 +17,8 @@ import Synchronization
 /// delivers `.disconnected` once, so the node stops trusting its cached tokens until that `.resync`.
 ///
 /// **Waiting for the other nodes** (`publishAndWait`). While listening, the node records itself alive in
-/// `cluster_nodes` every `heartbeat` (its name, the database's `now()`), on the listening connection, so a node
+/// `cluster_nodes` every `heartbeat` (its name, the database's `now()`, and what `announce` told: its address
+/// and version; its start), on the listening connection, so a node
 /// whose listener is gone stops counting as alive; a stopping node removes its row. An event sent with an id is
 /// acknowledged by every node that hears it, after its handler returned: `NOTIFY kura_cluster_ack` with the id and
 /// the node's name, from the listening thread. The sender reads the nodes seen within `liveness`, sends, and waits
@@ -54,6 +55,12 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
     /// How long a heartbeat may stay unanswered before the listening connection counts as lost.
     let silenceLimit: Duration
     private let acknowledgements = ClusterAcknowledgements()
+    /// What the heartbeat records about this node besides its name (`announce`).
+    private let about = Mutex((address: "", version: ""))
+    /// When the channel (this node) started, in microseconds since 1970.
+    private let startedMicros = WallClock.nowMicros()
+    /// How long rows of nodes no longer seen stay listed in `members()`.
+    static let membersKeptFor = "1 hour"
 
     private struct Status {
         var connects = 0
@@ -107,6 +114,32 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
         }
         let deadline = MonotonicClock.nanoseconds() + UInt64(Self.milliseconds(timeout)) * 1_000_000
         return acknowledgements.wait(for: id, from: alive, untilNanoseconds: deadline)
+    }
+
+    public func announce(address: String, version: String) {
+        about.withLock { $0 = (address, version) }
+    }
+
+    public func members() throws -> [ClusterMember]? {
+        try database.prepared().withConnection { connection in
+            let rows = try connection.query(
+                """
+                SELECT name, address, version, (extract(epoch FROM started_at) * 1000000)::bigint,
+                    (extract(epoch FROM seen_at) * 1000000)::bigint,
+                    (extract(epoch FROM now() - seen_at) * 1000)::bigint,
+                    seen_at > now() - $1 * interval '1 millisecond'
+                FROM cluster_nodes WHERE seen_at > now() - interval '\(Self.membersKeptFor)'
+                ORDER BY started_at, name
+                """, [.int(Self.milliseconds(liveness))], prepared: true)
+            return try (0..<rows.rowCount).map { row in
+                let name = rows.string(row, 0) ?? ""
+                return ClusterMember(
+                    name: name, address: rows.string(row, 1) ?? "", version: rows.string(row, 2) ?? "",
+                    startedMicros: try rows.int(row, 3) ?? 0, seenMicros: try rows.int(row, 4) ?? 0,
+                    seenMillisecondsAgo: max(0, try rows.int(row, 5) ?? 0), alive: try rows.bool(row, 6) ?? false,
+                    isSelf: name == node)
+            }
+        }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {
@@ -191,7 +224,7 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
                             kind: .connectionLost, message: "a heartbeat went unanswered for \(silenceLimit)")
                     }
                 } else if now &- lastHeartbeat >= heartbeatNanoseconds {
-                    try listening.sendQuery(Self.recordAliveSQL, [.text(node)], prepared: true)
+                    try listening.sendQuery(Self.recordAliveSQL, aliveParameters(), prepared: true)
                     heartbeatSent = now
                     lastHeartbeat = now
                 }
@@ -205,15 +238,22 @@ public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
         }
     }
 
-    /// Records the node named `$1` alive now (`cluster_nodes`).
+    /// Records the node named `$1` alive now (`cluster_nodes`), with its address, version and start (microseconds
+    /// since 1970).
     private static let recordAliveSQL = """
-        INSERT INTO cluster_nodes (name, seen_at) VALUES ($1, now())
-        ON CONFLICT (name) DO UPDATE SET seen_at = now()
+        INSERT INTO cluster_nodes (name, seen_at, address, version, started_at)
+        VALUES ($1, now(), $2, $3, to_timestamp($4::float8 / 1000000))
+        ON CONFLICT (name) DO UPDATE SET seen_at = now(), address = excluded.address, version = excluded.version
         """
+
+    private func aliveParameters() -> [PostgresValue] {
+        let (address, version) = about.withLock { $0 }
+        return [.text(node), .text(address), .text(version), .int(startedMicros)]
+    }
 
     /// Records this node alive now, waiting for the answer.
     private func recordAlive(on connection: PostgresConnection) throws {
-        try connection.query(Self.recordAliveSQL, [.text(node)], prepared: true)
+        try connection.query(Self.recordAliveSQL, aliveParameters(), prepared: true)
     }
 
     /// Hands the handler the other nodes' events in the order they came, acknowledging each that asks for it once

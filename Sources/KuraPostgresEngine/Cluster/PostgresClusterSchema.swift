@@ -2,7 +2,7 @@ import KuraPostgres
 
 /// The schema steps for what nodes share and tell each other (rules, admin key, notifications) (versions 500–599;
 /// PostgresSchema.swift). Notifications need no table: `LISTEN kura_cluster` / `kura_changes`; the nodes alive
-/// (`cluster_nodes`) are who a revocation waits for.
+/// (`cluster_nodes`) are who a revocation waits for, and what the console lists.
 enum PostgresClusterSchema {
     static let migrations: [SchemaMigration] = [
         SchemaMigration(
@@ -27,6 +27,14 @@ enum PostgresClusterSchema {
                     name text PRIMARY KEY,
                     seen_at timestamptz NOT NULL DEFAULT now()
                 );
+                """),
+        SchemaMigration(
+            version: 502, name: "what nodes tell about themselves: address, version, start",
+            sql: """
+                ALTER TABLE cluster_nodes
+                    ADD COLUMN address text NOT NULL DEFAULT '',
+                    ADD COLUMN version text NOT NULL DEFAULT '',
+                    ADD COLUMN started_at timestamptz NOT NULL DEFAULT now();
                 """),
     ]
 }

@@ -7,6 +7,9 @@ public struct MetricsConfiguration: Sendable {
     public var token: String?
     /// This node's name, the `kura_node` label of every sample (`metrics.node`); default `<hostname>:<port>`.
     public var node: String?
+    /// How far back `GET /api/admin/traffic` (and the console's traffic chart) reaches, in seconds
+    /// (`metrics.historySeconds`); kept in intervals of 10 s.
+    public var historySeconds = 900
 
     public init() {}
 

@@ -7,7 +7,8 @@ import KuraStore
 import Synchronization
 
 /// Admin endpoints the console (`/_/`) needs beyond users, rules, indexes and mail, open to scripts alike:
-/// `GET /api/admin/collections` (the collection tree) and `GET /api/admin/status` (what the server is doing).
+/// `GET /api/admin/collections` (the collection tree), `GET /api/admin/status` (what the server is doing, the
+/// nodes sharing its database) and `GET /api/admin/traffic` (requests per interval, AdminConsoleRoutes+Traffic.swift).
 /// For the admin key or users with the `admin` claim (`CallerPolicy.admin`).
 struct AdminConsoleRoutes {
     let database: any EngineDocumentStore
@@ -15,6 +16,10 @@ struct AdminConsoleRoutes {
     let realtime: ListenerRegistry
     let connections: ConnectionGauge
     let configuration: KuraConfiguration
+    /// The other nodes on the engine, for the status's `nodes`.
+    let cluster: any ClusterChannel
+    /// The bytes the engine's databases take (the status's `dataBytes`).
+    let storeSize: @Sendable () throws -> Int64
 
     /// When this process started, for the status's uptime.
     static let started = MonotonicClock.nanoseconds()
@@ -57,6 +62,9 @@ struct AdminConsoleRoutes {
         let realtime = self.realtime
         let connections = self.connections
         let configuration = self.configuration
+        let cluster = self.cluster
+        let storeSize = self.storeSize
+        registerTraffic(on: router)
         router.get(
             "/api/admin/status",
             callers.resolving(.admin) { request, context in
@@ -82,7 +90,10 @@ struct AdminConsoleRoutes {
                         } ?? .null
                     status["dataBytes"] =
                         configuration.store.engine == "sqlite"
-                        ? .int(Self.directoryBytes(configuration.dataDirectory)) : .null
+                        ? .int(Self.directoryBytes(configuration.dataDirectory))
+                        : (try? storeSize()).map { .int($0) }
+                            ?? .null
+                    status["nodes"] = try cluster.members().map { members in .array(members.map(Self.member)) } ?? .null
                     return .json(JSONValue.object(status).jsonBytes)
                 }
             })
@@ -99,6 +110,18 @@ struct AdminConsoleRoutes {
         } ?? 100
     }
 
+    /// One node of `GET /api/admin/status`'s `nodes`.
+    private static func member(_ member: ClusterMember) -> JSONValue {
+        .object(
+            JSONObject([
+                ("name", .string(member.name)), ("address", .string(member.address)),
+                ("version", .string(member.version)), ("startTime", .string(RFC3339.format(member.startedMicros))),
+                ("lastSeen", .string(RFC3339.format(member.seenMicros))),
+                ("lastSeenSecondsAgo", .double(Double(member.seenMillisecondsAgo) / 1000)),
+                ("alive", .bool(member.alive)), ("self", .bool(member.isSelf)),
+            ]))
+    }
+
     /// The bytes of the regular files directly in the data directory (the SQLite databases and their logs).
     private static func directoryBytes(_ path: String) -> Int64 {
         let files = FileManager.default
@@ -111,14 +134,17 @@ struct AdminConsoleRoutes {
     }
 }
 
-/// The HTTP server's open connections, for `/api/admin/status`: the routes are made before the server, which is
-/// attached once it exists.
+/// The HTTP server's open connections and request history, for `/api/admin/status` and `/api/admin/traffic`: the
+/// routes are made before the server, which is attached once it exists.
 final class ConnectionGauge: Sendable {
     private let server = Mutex<HTTPServer?>(nil)
 
     func attach(_ http: HTTPServer) { server.withLock { $0 = http } }
 
     var count: Int { server.withLock { $0?.connectionCount ?? 0 } }
+
+    /// The requests per interval; `nil` with the metrics off (or before the server exists).
+    func trafficHistory() -> TrafficHistorySnapshot? { server.withLock { $0 }?.trafficHistory() }
 }
 
 /// The last `kura backup` made of this data directory, noted in `<data>/backup.last` (`{"time","file"}`).
