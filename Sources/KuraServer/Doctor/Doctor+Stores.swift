@@ -107,7 +107,9 @@ extension Doctor {
                 DoctorFinding(
                     "schema", .warn,
                     "\(inspection.pendingVersions.count) schema steps of this build are not applied yet",
-                    fix: "the next kura serve of this build applies them (docs/scaling.md, \"Upgrading\")"))
+                    fix:
+                        "the next kura serve of this build applies them (docs/scaling.md, \"Differences from one node, and limits\")"
+                ))
         } else {
             findings.append(
                 DoctorFinding(
