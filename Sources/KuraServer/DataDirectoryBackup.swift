@@ -43,7 +43,10 @@ enum DataDirectoryBackup {
     }
 
     /// Backs up `dataDirectory` into `destination`, which must not exist or be an empty directory.
-    static func run(dataDirectory: String, to destination: String, logger: Logger) throws -> Summary {
+    static func run(dataDirectory: String, to given: String, logger: Logger) throws -> Summary {
+        // `backup/` names the directory `backup`: the partial copy goes beside it, not inside.
+        var destination = given
+        while destination.count > 1 && destination.hasSuffix("/") { destination.removeLast() }
         let started = MonotonicClock.seconds()
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
