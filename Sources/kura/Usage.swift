@@ -35,7 +35,7 @@ enum Usage {
         Usage:
           kura serve [OPTIONS]          serve the API (default http://127.0.0.1:8090, data in ./kura_data)
           kura backup DIR [OPTIONS]     copy the data directory (databases, keys, rules) to DIR, even while serving
-          kura doctor [--json] [OPTIONS]
+          kura doctor [--json] [--full] [OPTIONS]
                                         check a data directory or database; exits 0 ok, 1 warnings, 2 failures
           kura export FILE [OPTIONS]    write documents, accounts, indexes and rules to FILE as NDJSON (- : stdout)
           kura import FILE [--merge] [--batch N] [OPTIONS]
@@ -72,7 +72,7 @@ enum Usage {
         """ + "\n\n" + options
 
     static let doctor = """
-        Usage: kura doctor [--json] [OPTIONS]
+        Usage: kura doctor [--json] [--full] [OPTIONS]
 
         Checks the data directory (or, with store.engine = postgres, the database) and prints one line per check:
         OK, WARN or FAIL, and what to fix. Checks: the data directory (exists, owner, permissions), whether a server
@@ -83,6 +83,8 @@ enum Usage {
 
           --json               one JSON object instead of lines: {"status", "checks": [{"check", "status",
                                "message", "fix"}]}
+          --full               PRAGMA integrity_check instead of quick_check (also compares every index with its
+                               table; reads more, takes longer)
         """ + "\n\n" + options
 
     static let export = """

@@ -119,9 +119,10 @@ func backup(_ arguments: ArraySlice<String>) {
 func doctor(_ arguments: ArraySlice<String>) {
     helpIfAsked(arguments, Usage.doctor)
     KuraNode.keepDatabaseSideFiles()
-    let (configuration, positional, extras) = configuration(from: arguments, command: "doctor", switches: ["--json"])
-    guard positional.isEmpty else { fail("usage: kura doctor [--json] [OPTIONS]") }
-    let findings = Doctor.run(configuration: configuration)
+    let (configuration, positional, extras) = configuration(
+        from: arguments, command: "doctor", switches: ["--json", "--full"])
+    guard positional.isEmpty else { fail("usage: kura doctor [--json] [--full] [OPTIONS]") }
+    let findings = Doctor.run(configuration: configuration, full: extras["--full"] != nil)
     print(Doctor.report(findings, json: extras["--json"] != nil))
     exit(Doctor.exitCode(findings))
 }

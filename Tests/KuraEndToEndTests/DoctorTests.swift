@@ -51,6 +51,8 @@ import Testing
         }
         #expect(output.contains("documents.db: quick_check ok") && output.contains("accounts.db: quick_check ok"))
         #expect(output.hasSuffix("checks OK\n"), "\(output)")
+        let full = try CommandLineTests.kura(["doctor", "--full", "--data", data])
+        #expect(full.status == 0 && full.output.contains("documents.db: integrity_check ok"), "\(full.output)")
         let server = try ServerProcess(dataDirectory: data, logFile: root + "/again.log")
         defer { server.stop() }
         let beside = try Self.doctor(["--data", data])
@@ -119,6 +121,7 @@ import Testing
         let failure = try #require(integrity.first { $0["status"] as? String == "fail" }, "\(result.output)")
         #expect((failure["message"] as? String)?.hasPrefix("documents.db ") == true, "\(failure)")
         #expect((failure["fix"] as? String)?.contains("restore the last backup") == true)
+        #expect(try Self.doctor(["--data", copy, "--full"]).status == 2)
         // The original is untouched and healthy.
         #expect(try Self.doctor(["--data", data]).status == 0)
     }

@@ -12,7 +12,7 @@ extension Doctor {
     /// A clock this far ahead of the newest change (or off from the database server's) is reported.
     static let clockTolerance: Int64 = 2_000_000
 
-    static func checkSQLite(_ data: String, into findings: inout [DoctorFinding]) {
+    static func checkSQLite(_ data: String, full: Bool, into findings: inout [DoctorFinding]) {
         let path = { (name: String) in (data as NSString).appendingPathComponent(name) }
         let documents = path("documents.db")
         guard FileManager.default.fileExists(atPath: documents) else {
@@ -30,10 +30,11 @@ extension Doctor {
                 continue
             }
             do {
-                let problems = try SQLiteInspection.check(databaseAt: path(name))
+                let problems = try SQLiteInspection.check(databaseAt: path(name), full: full)
                 if problems == ["ok"] {
                     sound.insert(name)
-                    findings.append(DoctorFinding("integrity", .ok, "\(name): quick_check ok"))
+                    findings.append(
+                        DoctorFinding("integrity", .ok, "\(name): \(full ? "integrity_check" : "quick_check") ok"))
                 } else {
                     findings.append(
                         DoctorFinding(

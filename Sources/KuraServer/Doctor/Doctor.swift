@@ -43,8 +43,9 @@ public struct DoctorFinding: Sendable, Equatable {
 /// `kura doctor`: checks a data directory (SQLite) or the database (PostgreSQL) and the settings a server would
 /// run with, reading only (safe beside a running server: databases are opened read-only through SQLite).
 public enum Doctor {
-    /// Every check for `configuration`, in a fixed order.
-    public static func run(configuration: KuraConfiguration) -> [DoctorFinding] {
+    /// Every check for `configuration`, in a fixed order. `full`: `PRAGMA integrity_check` (also compares every
+    /// index with its table; slower) instead of `quick_check`.
+    public static func run(configuration: KuraConfiguration, full: Bool = false) -> [DoctorFinding] {
         let data = configuration.dataDirectory
         var findings: [DoctorFinding] = []
         let sqlite = configuration.store.engine == SQLiteEngine.name
@@ -54,7 +55,7 @@ public enum Doctor {
             checkLock(data, into: &findings)
         }
         if sqlite {
-            if directoryFound { checkSQLite(data, into: &findings) }
+            if directoryFound { checkSQLite(data, full: full, into: &findings) }
         } else if configuration.store.engine == PostgresEngine.name {
             checkPostgres(configuration, into: &findings)
         } else {
