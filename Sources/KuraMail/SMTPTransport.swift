@@ -42,7 +42,6 @@ struct SMTPTransport: Sendable {
         let code: CURLcode = withExtendedLifetime(body) {
             errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
                 let context = Unmanaged.passUnretained(body).toOpaque()
-                kura_curl_setopt_string(curl, CURLOPT_URL, configuration.url)
                 kura_curl_setopt_string(curl, CURLOPT_MAIL_FROM, "<\(sender)>")
                 kura_curl_setopt_pointer(curl, CURLOPT_MAIL_RCPT, UnsafeMutableRawPointer(recipientList))
                 kura_curl_setopt_long(curl, CURLOPT_UPLOAD, 1)
@@ -57,30 +56,8 @@ struct SMTPTransport: Sendable {
                     Unmanaged<UploadBody>.fromOpaque(context!).takeUnretainedValue().cancelled ? 1 : 0
                 }
                 kura_curl_setopt_pointer(curl, CURLOPT_XFERINFODATA, context)
-                // Worker threads must not get SIGALRM from libcurl's resolver timeouts.
-                kura_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
-                kura_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout.milliseconds))
-                kura_curl_setopt_long(curl, CURLOPT_TIMEOUT_MS, Int(configuration.timeout.milliseconds))
-                // The wait for the relay's answer to the message itself is not under CURLOPT_TIMEOUT: without this a
-                // relay that takes the message and never answers held the deliverer (and its lease) for minutes.
-                let seconds = (configuration.timeout.milliseconds + 999) / 1000
-                kura_curl_setopt_long(curl, CURLOPT_SERVER_RESPONSE_TIMEOUT, Int(max(1, seconds)))
                 kura_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorPointer.baseAddress!))
-                let useSSL: curl_usessl =
-                    switch configuration.startTLS {
-                    case .required: CURLUSESSL_ALL
-                    case .optional: CURLUSESSL_TRY
-                    case .none: CURLUSESSL_NONE
-                    }
-                kura_curl_setopt_long(curl, CURLOPT_USE_SSL, Int(useSSL.rawValue))
-                if configuration.allowInsecureTLS {
-                    kura_curl_setopt_long(curl, CURLOPT_SSL_VERIFYPEER, 0)
-                    kura_curl_setopt_long(curl, CURLOPT_SSL_VERIFYHOST, 0)
-                }
-                if let username = configuration.username {
-                    kura_curl_setopt_string(curl, CURLOPT_USERNAME, username)
-                    kura_curl_setopt_string(curl, CURLOPT_PASSWORD, configuration.password ?? "")
-                }
+                setConnectionOptions(curl)
                 return curl_easy_perform(curl)
             }
         }
@@ -90,6 +67,66 @@ struct SMTPTransport: Sendable {
         let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         throw SMTPError(curlCode: Int(code.rawValue), replyCode: reply, message: message)
+    }
+
+    /// The options of every connection to the relay: its URL, timeouts, TLS and credentials.
+    func setConnectionOptions(_ curl: UnsafeMutableRawPointer) {
+        kura_curl_setopt_string(curl, CURLOPT_URL, configuration.url)
+        // Worker threads must not get SIGALRM from libcurl's resolver timeouts.
+        kura_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
+        kura_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout.milliseconds))
+        kura_curl_setopt_long(curl, CURLOPT_TIMEOUT_MS, Int(configuration.timeout.milliseconds))
+        // The wait for the relay's answer to the message itself is not under CURLOPT_TIMEOUT: without this a
+        // relay that takes the message and never answers held the deliverer (and its lease) for minutes.
+        let seconds = (configuration.timeout.milliseconds + 999) / 1000
+        kura_curl_setopt_long(curl, CURLOPT_SERVER_RESPONSE_TIMEOUT, Int(max(1, seconds)))
+        let useSSL: curl_usessl =
+            switch configuration.startTLS {
+            case .required: CURLUSESSL_ALL
+            case .optional: CURLUSESSL_TRY
+            case .none: CURLUSESSL_NONE
+            }
+        kura_curl_setopt_long(curl, CURLOPT_USE_SSL, Int(useSSL.rawValue))
+        if configuration.allowInsecureTLS {
+            kura_curl_setopt_long(curl, CURLOPT_SSL_VERIFYPEER, 0)
+            kura_curl_setopt_long(curl, CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if let username = configuration.username {
+            kura_curl_setopt_string(curl, CURLOPT_USERNAME, username)
+            kura_curl_setopt_string(curl, CURLOPT_PASSWORD, configuration.password ?? "")
+        }
+    }
+
+    /// Connects to the relay as a delivery would (EHLO, STARTTLS and AUTH as configured), sends `NOOP` and
+    /// `QUIT`; throws `SMTPError` when any of it fails. For `kura doctor`.
+    func probe() throws(SMTPError) {
+        guard Self.globalInit, let curl = curl_easy_init() else {
+            throw SMTPError(curlCode: Int(CURLE_FAILED_INIT.rawValue), replyCode: 0, message: "libcurl failed to start")
+        }
+        defer { curl_easy_cleanup(curl) }
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let code = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
+            kura_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorPointer.baseAddress!))
+            setConnectionOptions(curl)
+            // With no recipients and no body, a custom request is sent as a plain command (libcurl's SMTP: NOOP).
+            kura_curl_setopt_string(curl, CURLOPT_CUSTOMREQUEST, "NOOP")
+            kura_curl_setopt_long(curl, CURLOPT_NOBODY, 1)
+            return curl_easy_perform(curl)
+        }
+        guard code != CURLE_OK else { return }
+        var reply = 0
+        kura_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &reply)
+        let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        throw SMTPError(curlCode: Int(code.rawValue), replyCode: reply, message: message)
+    }
+}
+
+extension SMTPConfiguration {
+    /// Checks that the relay answers: connect, EHLO (with STARTTLS and AUTH as configured), NOOP, QUIT, each under
+    /// `connectTimeout` and `timeout`. Throws `SMTPError` saying what failed.
+    public func probe() throws(SMTPError) {
+        try SMTPTransport(configuration: self).probe()
     }
 }
 

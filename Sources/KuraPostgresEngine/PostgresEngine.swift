@@ -38,8 +38,8 @@ public struct PostgresEngine: StoreEngine {
 
     public func backupDocuments(to file: String) throws {
         throw APIError.unavailable(
-            "kura backup copies an SQLite file; on PostgreSQL back up the database with pg_dump "
-                + "(pg_dump --format=custom \(documentsLocation) > \(file)), or export the documents with "
-                + "kura export (docs/scaling.md)")
+            "kura backup copies the SQLite files of a data directory; on PostgreSQL back up the database with "
+                + "pg_dump (pg_dump --format=custom --file=\(file).dump \(documentsLocation); docs/reliability.md, "
+                + "\"Backup, restore and doctor\"), or export the app with kura export (docs/scaling.md)")
     }
 }

@@ -2,6 +2,10 @@ import CSQLite
 import KuraCore
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// An SQLite failure. Not a `APIError`: the server answers it as an opaque 500 and logs the details, except a full
 /// disk (`SQLITE_FULL`), which is 507 `INSUFFICIENT_STORAGE`: SQLite rolls the statement back, so nothing is written,
 /// and the database stays usable for reads and for writes once there is room again.
@@ -61,6 +65,7 @@ public final class SQLiteConnection {
             throw SQLiteError(code: rc, message: "opening \(path): \(message)")
         }
         handle = db
+        if !readOnly { Self.restrictMode(path) }
         if Self.keepsWALFiles.load(ordering: .relaxed) {
             var persist: Int32 = 1
             _ = sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
@@ -76,6 +81,18 @@ public final class SQLiteConnection {
     /// it never deletes them under the server even if the server's locks were lost (docs/architecture.md,
     /// "Database files"). Off by default: a server's clean stop removes them.
     public static let keepsWALFiles = Atomic<Bool>(false)
+
+    /// Makes the database file at `path` and its `-wal`, `-shm` and `-journal` files readable by their owner only
+    /// (they hold documents, password hashes and mails): SQLite creates a database with the umask's mode, and the
+    /// files it makes beside a database later with the database file's mode. `chmod` works on the path and opens
+    /// no descriptor, so it cannot disturb the POSIX locks SQLite holds on the file.
+    private static func restrictMode(_ path: String) {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            var info = stat()
+            guard stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o077 != 0 else { continue }
+            chmod(file, info.st_mode & 0o700)
+        }
+    }
 
     /// Applies `kura_sqlite_configure_process` once, before the process's first connection. (Should some other
     /// code have used SQLite first, the call fails harmlessly and SQLite keeps its defaults.)

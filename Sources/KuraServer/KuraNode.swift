@@ -290,18 +290,28 @@ public final class KuraNode: Sendable {
         SQLiteEngine.keepWALFiles()
     }
 
-    /// `kura backup FILE`: a consistent copy of the document database, safe while a server is writing to it,
-    /// through the engine `store.engine` names. Returns where the documents were copied from.
+    /// `kura backup DIRECTORY`: a new data directory holding a consistent copy of every database (documents,
+    /// accounts, the outbox) and the admin key, signing keys, rules and index definitions, safe while a server is
+    /// writing (DataDirectoryBackup.swift). On PostgreSQL it refuses and names pg_dump. Returns what was written.
     @discardableResult
-    public static func backup(configuration: KuraConfiguration, to file: String) throws -> String {
+    public static func backup(
+        configuration: KuraConfiguration, to directory: String, logger: Logger? = nil
+    ) throws -> String {
         let engine = try StoreEngines.engine(for: configuration)
         try CommandFilePaths.refuseInsideDataDirectory(
-            file, dataDirectory: configuration.dataDirectory, role: "backup file")
-        try engine.backupDocuments(to: file)
+            directory, dataDirectory: configuration.dataDirectory, role: "backup directory")
+        guard engine is SQLiteEngine else {
+            try engine.backupDocuments(to: directory)
+            return engine.documentsLocation
+        }
+        let summary = try DataDirectoryBackup.run(
+            dataDirectory: configuration.dataDirectory, to: directory,
+            logger: logger ?? Logger(level: configuration.logLevel))
         // Remembered for `GET /api/admin/status`; the backup stands whether or not this note could be written.
-        try? LastBackup(time: WallClock.nowMicros(), file: (file as NSString).standardizingPath)
+        try? LastBackup(time: WallClock.nowMicros(), file: (directory as NSString).standardizingPath)
             .write(dataDirectory: configuration.dataDirectory)
-        return engine.documentsLocation
+        return "\(summary.files.count) files (\(summary.bytes) bytes) from \(configuration.dataDirectory) in "
+            + String(format: "%.1f s", summary.seconds)
     }
 
     /// `kura admin create-user`: a verified account, optionally with the `admin` claim, made directly in the data

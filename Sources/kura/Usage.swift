@@ -34,7 +34,9 @@ enum Usage {
 
         Usage:
           kura serve [OPTIONS]          serve the API (default http://127.0.0.1:8090, data in ./kura_data)
-          kura backup FILE [OPTIONS]    write a consistent copy of the document database to FILE, even while serving
+          kura backup DIR [OPTIONS]     copy the data directory (databases, keys, rules) to DIR, even while serving
+          kura doctor [--json] [--full] [OPTIONS]
+                                        check a data directory or database; exits 0 ok, 1 warnings, 2 failures
           kura export FILE [OPTIONS]    write documents, accounts, indexes and rules to FILE as NDJSON (- : stdout)
           kura import FILE [--merge] [--batch N] [OPTIONS]
                                         load an export into an empty data directory or database
@@ -58,11 +60,31 @@ enum Usage {
         """ + "\n\n" + options + "\n\n" + settings
 
     static let backup = """
-        Usage: kura backup FILE [OPTIONS]
+        Usage: kura backup DIR [OPTIONS]
 
-        Writes a consistent copy of the document database (one snapshot) to FILE, also while `kura serve` runs on
-        the same data directory. FILE can be opened as the documents.db of a new data directory. FILE is created
-        with mode 0600 and must lie outside the data directory.
+        Writes a copy of the data directory to the new directory DIR, also while `kura serve` runs on it: the
+        databases (documents.db, accounts.db, mail.db), each from one snapshot taken before any copying starts, so
+        every write acknowledged before the backup started is in the copy; and admin.key, auth-signing-keys.json
+        (issued ID tokens stay valid), kura.rules, kura.indexes.json and rules-history/. DIR must not exist (or be
+        empty) and must lie outside the data directory; it is mode 0700, its files 0600. Restore with
+        `kura serve --data DIR`, or stop the server and move DIR into the data directory's place.
+        PostgreSQL (store.engine = postgres): use pg_dump and pg_restore (docs/reliability.md).
+        """ + "\n\n" + options
+
+    static let doctor = """
+        Usage: kura doctor [--json] [--full] [OPTIONS]
+
+        Checks the data directory (or, with store.engine = postgres, the database) and prints one line per check:
+        OK, WARN or FAIL, and what to fix. Checks: the data directory (exists, owner, permissions), whether a server
+        holds it, each database's integrity (PRAGMA quick_check) or the PostgreSQL schema version, the rules file,
+        composite indexes, failed mails in the outbox, the SMTP relay (connect and EHLO) when smtp.url is set, the
+        clock, and free disk space. Runs beside a server (reads only).
+        Exits 0 when every check is OK, 1 when one warns, 2 when one fails (and on a usage error).
+
+          --json               one JSON object instead of lines: {"status", "checks": [{"check", "status",
+                               "message", "fix"}]}
+          --full               PRAGMA integrity_check instead of quick_check (also compares every index with its
+                               table; reads more, takes longer)
         """ + "\n\n" + options
 
     static let export = """

@@ -105,13 +105,26 @@ func backup(_ arguments: ArraySlice<String>) {
     helpIfAsked(arguments, Usage.backup)
     KuraNode.keepDatabaseSideFiles()
     let (configuration, positional, _) = configuration(from: arguments, command: "backup")
-    guard positional.count == 1, let file = positional.first else { fail("usage: kura backup FILE [OPTIONS]") }
+    guard positional.count == 1, let directory = positional.first else {
+        fail("usage: kura backup DIRECTORY [OPTIONS]")
+    }
     do {
-        let source = try KuraNode.backup(configuration: configuration, to: file)
-        print("kura: backed up \(source) to \(file)")
+        let summary = try KuraNode.backup(configuration: configuration, to: directory)
+        print("kura: backed up \(summary) to \(directory)")
     } catch {
         fail("backup failed: \(error)")
     }
+}
+
+func doctor(_ arguments: ArraySlice<String>) {
+    helpIfAsked(arguments, Usage.doctor)
+    KuraNode.keepDatabaseSideFiles()
+    let (configuration, positional, extras) = configuration(
+        from: arguments, command: "doctor", switches: ["--json", "--full"])
+    guard positional.isEmpty else { fail("usage: kura doctor [--json] [--full] [OPTIONS]") }
+    let findings = Doctor.run(configuration: configuration, full: extras["--full"] != nil)
+    print(Doctor.report(findings, json: extras["--json"] != nil))
+    exit(Doctor.exitCode(findings))
 }
 
 func export(_ arguments: ArraySlice<String>) {
@@ -242,6 +255,7 @@ let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "serve": serve(arguments.dropFirst())
 case "backup": backup(arguments.dropFirst())
+case "doctor": doctor(arguments.dropFirst())
 case "export": export(arguments.dropFirst())
 case "import": importFile(arguments.dropFirst())
 case "admin": admin(arguments.dropFirst())

@@ -83,7 +83,7 @@ import Testing
         #expect(third.status == 200)
     }
 
-    @Test("kura backup and kura export write mode 0600 files whatever the umask")
+    @Test("kura backup and kura export write private files whatever the umask")
     func privateFiles() throws {
         let root = try TemporaryDirectory("safety").path
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -97,18 +97,21 @@ import Testing
             body: JSON.encode(["data": ["n": 1]]))
         #expect(put.status == 200)
         for umask in ["022", "000"] {
-            let backup = root + "/copy-\(umask).db"
+            let backup = root + "/copy-\(umask)"
             let backedUp = try Self.kura(["backup", backup, "--data", data], umask: umask)
             #expect(backedUp.status == 0, "\(backedUp.output)")
-            #expect(try Self.mode(backup) == 0o600, "umask \(umask)")
+            #expect(try Self.mode(backup) == 0o700, "umask \(umask)")
+            for name in try FileManager.default.contentsOfDirectory(atPath: backup) {
+                #expect(try Self.mode(backup + "/" + name) == 0o600, "umask \(umask): \(name)")
+            }
             let exported = root + "/export-\(umask).ndjson"
             let export = try Self.kura(["export", exported, "--data", data], umask: umask)
             #expect(export.status == 0, "\(export.output)")
             #expect(try Self.mode(exported) == 0o600, "umask \(umask)")
         }
-        // Nothing else was left beside the copies (no partial file, no journal).
+        // Nothing else was left beside the copies (no partial directory, no journal).
         let names = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix("copy-") }
-        #expect(Set(names) == ["copy-022.db", "copy-000.db"], "\(names)")
+        #expect(Set(names) == ["copy-022", "copy-000"], "\(names)")
     }
 
     @Test("kura import refuses a hash whose cost is outside the bounds, and leaves a directory kura serve starts in")

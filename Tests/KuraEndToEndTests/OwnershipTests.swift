@@ -52,7 +52,7 @@ import Testing
         // The one-shot commands run alongside: they go through SQLite and touch nothing the server keeps in memory.
         let created = try CommandLineTests.kura(["admin", "create-user", "--email", "ops@example.com", "--data", data])
         #expect(created.status == 0, "\(created.output)")
-        #expect(try CommandLineTests.kura(["backup", root + "/copy.db", "--data", data]).status == 0)
+        #expect(try CommandLineTests.kura(["backup", root + "/copy", "--data", data]).status == 0)
 
         // The kernel drops the lock with the process, however it ends: a new server takes the directory over.
         first.kill9()

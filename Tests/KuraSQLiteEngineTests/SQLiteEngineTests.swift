@@ -182,4 +182,35 @@ import Testing
             .collection(try col("b")), filters: [Filter(.field(try field("i")), .greaterThanOrEqual, 98)])
         #expect(try copy.query(q).documents.count == 2)
     }
+
+    @Test("a snapshot copied a page at a time, with commits between the steps, is the database as it was when taken")
+    func snapshotCopiedInStepsIgnoresLaterCommits() throws {
+        let directory = try TemporaryDirectory("store")
+        defer { directory.remove() }
+        let store = try SQLiteDocumentStore(path: directory.path + "/kura.db")
+        defer { store.close() }
+        let text = String(repeating: "k", count: 2000)
+        for i in 0..<200 { try store.set(doc("b/\(i)"), object(["i": .int(Int64(i)), "t": .string(text)])) }
+        let snapshot = try SQLiteSnapshot(databaseAt: directory.path + "/kura.db")
+        #expect(snapshot.pageCount > 100)
+        // Commits after the snapshot, and between every step of the copy: changed, new and deleted documents.
+        for i in 0..<50 { try store.set(doc("b/\(i)"), object(["i": -1])) }
+        var steps = 0
+        try snapshot.copy(to: directory.path + "/copy.db", pagesPerStep: 1) { _ in
+            steps += 1
+            // A bounded number, so that a copy that restarted on each commit (no snapshot held) still ends, wrong.
+            guard steps <= 20 else { return }
+            try? store.set(doc("b/new\(steps)"), object(["t": .string(text)]))
+            try? store.delete(doc("b/\(100 + steps % 100)"))
+        }
+        #expect(steps >= snapshot.pageCount)
+        #expect(try SQLiteInspection.check(databaseAt: directory.path + "/copy.db", full: true) == ["ok"])
+        let copy = try SQLiteDocumentStore(path: directory.path + "/copy.db")
+        defer { copy.close() }
+        #expect(try copy.count(StructuredQuery(.collection(col("b")))) == 200)
+        for i in [0, 49, 50, 150, 199] {
+            #expect(try copy.get(doc("b/\(i)"))?.fields["i"] == .int(Int64(i)))
+        }
+        #expect(try copy.latestSequence() == 200)
+    }
 }

@@ -47,7 +47,7 @@ import Testing
                 #expect {
                     try KuraNode.backup(configuration: configuration, to: target)
                 } throws: { error in
-                    "\(error)".contains("the backup file \(target) is inside the data directory \(data)")
+                    "\(error)".contains("the backup directory \(target) is inside the data directory \(data)")
                 }
             }
             #expect {
