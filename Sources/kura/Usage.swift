@@ -42,7 +42,7 @@ enum Usage {
                                         load an export into an empty data directory or database
           kura rules test TABLE [--rules FILE]
                                         run a rules test table (docs/rules.md); exits 1 if a case fails
-          kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
+          kura admin create-user --email ADDRESS [--password-stdin | --password PASSWORD] [--admin] [OPTIONS]
                                         create a verified account
           kura admin rotate-keys [OPTIONS]
                                         make a new ID-token signing key
@@ -126,7 +126,7 @@ enum Usage {
 
     static let admin = """
         Usage:
-          kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
+          kura admin create-user --email ADDRESS [--password-stdin | --password PASSWORD] [--admin] [OPTIONS]
               creates a verified account; a random password is printed if none is given; --admin sets the admin
               claim
           kura admin rotate-keys [OPTIONS]
@@ -135,12 +135,15 @@ enum Usage {
         """ + "\n\n" + options
 
     static let createUser = """
-        Usage: kura admin create-user --email ADDRESS [--password PASSWORD] [--admin] [OPTIONS]
+        Usage: kura admin create-user --email ADDRESS [--password-stdin | --password PASSWORD] [--admin] [OPTIONS]
 
         Creates a verified account. A random password is printed if none is given; --admin sets the admin claim.
 
           --email ADDRESS      the account's address (required)
-          --password PASSWORD  its password (default: a random one, printed)
+          --password-stdin     read its password from the first line of standard input
+                               (`printf '%s\n' "$PW" | kura admin create-user --email … --password-stdin`)
+          --password PASSWORD  its password; other users of this machine can read it in the process list, so
+                               prefer --password-stdin (default: a random one, printed)
           --admin              give the account the admin claim
         """ + "\n\n" + options
 

@@ -188,12 +188,22 @@ func createUser(_ arguments: ArraySlice<String>) {
     helpIfAsked(arguments, Usage.createUser)
     KuraNode.keepDatabaseSideFiles()
     let (configuration, positional, extras) = configuration(
-        from: arguments, command: "admin create-user", extra: ["--email", "--password"], switches: ["--admin"])
+        from: arguments, command: "admin create-user", extra: ["--email", "--password"],
+        switches: ["--admin", "--password-stdin"])
     guard positional.isEmpty, let email = extras["--email"] else {
-        fail("usage: kura admin create-user --email ADDRESS [--password PASSWORD] [--admin]")
+        fail("usage: kura admin create-user --email ADDRESS [--password-stdin | --password PASSWORD] [--admin]")
     }
-    let generated = extras["--password"] == nil
-    let password = extras["--password"] ?? SecureRandom.base62(20)
+    var given = extras["--password"]
+    if extras["--password-stdin"] != nil {
+        // Read from standard input, so the password is not in the process list (`ps` shows every argument).
+        guard given == nil else { fail("give either --password or --password-stdin, not both") }
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            fail("--password-stdin: standard input held no password (one line is read)")
+        }
+        given = line
+    }
+    let generated = given == nil
+    let password = given ?? SecureRandom.base62(20)
     do {
         let user = try KuraNode.createUser(
             configuration: configuration, email: email, password: password, admin: extras["--admin"] != nil)

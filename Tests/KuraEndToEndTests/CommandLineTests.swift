@@ -9,9 +9,9 @@ import Testing
 /// The `kura` commands other than `serve`, run as a user runs them, next to a live server.
 @Suite struct CommandLineTests {
     /// Runs `kura ARGUMENTS`, with `environment` over this process's; returns the exit status and what it printed.
-    static func kura(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil) throws
-        -> (status: Int32, output: String)
-    {
+    static func kura(
+        _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil, input: String? = nil
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = KuraBinary.url
         process.arguments = arguments
@@ -22,7 +22,11 @@ import Testing
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
+        let stdin = Pipe()
+        process.standardInput = stdin
         try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
@@ -67,6 +71,21 @@ import Testing
         let users = try HTTPClient.send(
             port: server.port, "GET", "/api/admin/users", headers: [("Authorization", "Bearer \(token)")])
         #expect(users.status == 200, "an admin-claim token must reach the admin API")
+
+        // --password-stdin: the password comes from standard input, not the process list.
+        let piped = try Self.kura(
+            ["admin", "create-user", "--email", "piped@example.com", "--password-stdin", "--data", data],
+            input: "from-stdin-pw\n")
+        #expect(piped.status == 0, "\(piped.output)")
+        #expect(!piped.output.contains("password:"), "a given password is not printed")
+        let pipedSignIn = try HTTPClient.send(
+            port: server.port, "POST", "/api/auth/signin",
+            body: JSON.encode(["email": "piped@example.com", "password": "from-stdin-pw"]))
+        #expect(pipedSignIn.status == 200)
+        let empty = try Self.kura(
+            ["admin", "create-user", "--email", "none@example.com", "--password-stdin", "--data", data], input: "")
+        #expect(empty.status != 0)
+        #expect(empty.output.contains("standard input held no password"), "\(empty.output)")
     }
 
     @Test("SIGTERM stops kura serve cleanly, even when the parent blocked the signal")
