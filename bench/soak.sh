@@ -118,6 +118,10 @@ pids+=("$listen_pid")
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$kura_pid/status"; }
 fd_count() { find "/proc/$kura_pid/fd" -mindepth 1 -maxdepth 1 | wc -l; }
+# kura's CPU time so far (user + system), in clock ticks: fields 14 and 15 of /proc/PID/stat, counted after the
+# command name's closing parenthesis.
+cpu_ticks() { sed 's/.*) //' "/proc/$kura_pid/stat" | awk '{ print $12 + $13 }'; }
+ticks_per_second=$(getconf CLK_TCK)
 # wrk's duration ($1, like 1.23ms or 2.5s) in ms.
 wrk_ms() {
     awk -v v="$1" 'BEGIN {
@@ -127,8 +131,9 @@ wrk_ms() {
 
 bad_total=0 socket_total=0 listen_bad_total=0 requests_total=0
 rss=() fds=() p99s=() limited_total=0
-printf '%-7s %6s %9s %7s %9s %9s  %-34s %6s %11s %8s %5s\n' window t requests req/s p50_ms p99_ms statuses \
-    sockerr listen_ok/bad rss_mb fds
+cpu_before=$(cpu_ticks)
+printf '%-7s %6s %9s %7s %8s %9s %9s  %-34s %6s %11s %8s %5s %5s\n' window t requests req/s req/cpu_s p50_ms \
+    p99_ms statuses sockerr listen_ok/bad rss_mb fds load1
 for w in $(seq "$windows"); do
     out=$dir/wrk-$w.txt
     started=$(date +%s.%N)
@@ -138,6 +143,8 @@ for w in $(seq "$windows"); do
     sleep "$((INTERVAL - 1))"
     kill -0 "$kura_pid" 2>/dev/null || { echo "$BENCH: kura exited; its log:" >&2; tail -20 "$dir/kura.log" >&2; exit 1; }
     rss+=("$(rss_kb)") fds+=("$(fd_count)")
+    cpu_now=$(cpu_ticks)
+    load1=$(cut -d' ' -f1 /proc/loadavg)
     wait "$wrk_pid" || { echo "$BENCH: wrk failed:" >&2; cat "$out" >&2; exit 1; }
     ended=$(date +%s.%N)
     requests=$(awk '/requests in/ { print $1 }' "$out")
@@ -158,9 +165,15 @@ for w in $(seq "$windows"); do
     p99s+=("$p99")
     label=$w
     if [ "$w" -le "$warmup_windows" ]; then label="$w(wu)"; fi
-    printf '%-7s %6s %9s %7.0f %9.2f %9.2f  %-34s %6s %11s %8.1f %5s\n' "$label" "$((w * INTERVAL))" "$requests" \
-        "$(awk -v r="$requests" -v s="$INTERVAL" 'BEGIN { print r / s }')" "$p50" "$p99" "${statuses% }" "$socket" \
-        "$listen_ok/$listen_bad" "$(awk -v k="${rss[-1]}" 'BEGIN { print k / 1024 }')" "${fds[-1]}"
+    # Requests per second of kura's CPU time: flat while kura keeps its efficiency, whatever else loads the machine
+    # (the CPU between this window's sample and the last one, against the window's requests).
+    per_cpu=$(awk -v r="$requests" -v t=$((cpu_now - cpu_before)) -v hz="$ticks_per_second" \
+        'BEGIN { if (t > 0) printf "%.0f", r / (t / hz); else print "-" }')
+    cpu_before=$cpu_now
+    printf '%-7s %6s %9s %7.0f %8s %9.2f %9.2f  %-34s %6s %11s %8.1f %5s %5s\n' "$label" "$((w * INTERVAL))" \
+        "$requests" "$(awk -v r="$requests" -v s="$INTERVAL" 'BEGIN { print r / s }')" "$per_cpu" "$p50" "$p99" \
+        "${statuses% }" "$socket" "$listen_ok/$listen_bad" "$(awk -v k="${rss[-1]}" 'BEGIN { print k / 1024 }')" \
+        "${fds[-1]}" "$load1"
 done
 wait "$listen_pid" || true
 cat "$dir/listen.out"
