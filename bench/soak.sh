@@ -111,8 +111,9 @@ echo "seeded $ITEMS items, $ACCOUNTS accounts with $NOTES notes each; $DURATION 
 
 # --- Run -----------------------------------------------------------------------------------------------------------
 export SOAK_KEY=$key SOAK_ITEMS=$ITEMS SOAK_NOTES=$NOTES SOAK_TOKENS=$dir/tokens
+# The streams churn until the last window has ended (soak.sh creates $dir/stop), so every window has them.
 python3 bench/soak_listen.py --port "$port" --tokens "$dir/tokens" --listeners "$LISTENERS" \
-    --seconds "$((windows * INTERVAL))" --log "$dir/listen.log" >"$dir/listen.out" 2>&1 &
+    --stop-file "$dir/stop" --log "$dir/listen.log" >"$dir/listen.out" 2>&1 &
 listen_pid=$!
 pids+=("$listen_pid")
 
@@ -175,6 +176,7 @@ for w in $(seq "$windows"); do
         "${statuses% }" "$socket" "$listen_ok/$listen_bad" "$(awk -v k="${rss[-1]}" 'BEGIN { print k / 1024 }')" \
         "${fds[-1]}" "$load1"
 done
+touch "$dir/stop"
 wait "$listen_pid" || true
 cat "$dir/listen.out"
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Listener churn for bench/soak.sh (standard library only).
 
-  soak_listen.py --port PORT --tokens FILE --listeners 32 --seconds 600 --log FILE [--hold-ms 500-3000]
+  soak_listen.py --port PORT --tokens FILE --listeners 32 --stop-file FILE --log FILE [--hold-ms 500-3000]
+                 [--seconds 86400]
 
-LISTENERS threads, each in a loop until SECONDS have passed: open GET /api/listen on the notes of one account
+LISTENERS threads, each in a loop until STOP_FILE exists (or SECONDS have passed): open GET /api/listen on the notes of one account
 (`users/<uid>/notes orderBy n desc limit 10`, as that user: rule-checked, and written by the wrk mix), read until the
 snapshot event, keep reading the stream (its changes) for a random HOLD, close the connection, open the next.
 FILE has "<uid> <ID token>" lines. Each opened stream appends a line to LOG:
@@ -17,6 +18,7 @@ on stdout is `listen_opens=… listen_errors=…`.
 
 import argparse
 import json
+import os
 import random
 import socket
 import threading
@@ -29,7 +31,8 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--tokens", required=True)
     parser.add_argument("--listeners", type=int, default=32)
-    parser.add_argument("--seconds", type=float, default=600)
+    parser.add_argument("--seconds", type=float, default=86400)
+    parser.add_argument("--stop-file", required=True)
     parser.add_argument("--log", required=True)
     parser.add_argument("--hold-ms", default="500-3000")
     args = parser.parse_args()
@@ -43,13 +46,13 @@ def main():
     def record(began, status, ms, reason=""):
         with lock:
             log.write(f"{began:.3f} {status} {ms:.2f}{' ' + reason if reason else ''}\n")
-            totals["opens"] += 1
+            totals["opens"] += status != "CLOSED"
             if status != "200":
                 totals["errors"] += status not in ("429", "503")
 
     def listener(index):
         rng = random.Random(index)
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not os.path.exists(args.stop_file):
             uid, token = accounts[rng.randrange(len(accounts))]
             query = json.dumps(
                 {"collection": f"users/{uid}/notes", "orderBy": [{"field": "n", "direction": "desc"}], "limit": 10}
