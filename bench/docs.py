@@ -15,11 +15,14 @@
       by status. Checks every answer is 200 and that the first answer per status is right (only that status,
       ranks descending, 20 documents unless the status is rare). Prints client-side latencies (the server's own come from its log).
 
-  docs.py indexes --url URL --key KEY --collection items [--write-interval-ms 20]
-      Declares the composite indexes the three query shapes need (POST /api/admin/indexes) and, while they build,
-      writes one document at a time (PUT, durable) to show that writes stay available; polls GET
-      /api/admin/indexes until every index is READY. The last line is `index_build_seconds=… build_writes=…
-      build_write_p50_ms=… build_write_p99_ms=… build_write_max_ms=…`.
+  docs.py indexes --url URL --key KEY --collection items [--write-interval-ms 20] [--baseline-seconds 60]
+      Writes one document at a time (PUT, durable), one every WRITE_INTERVAL_MS, for BASELINE_SECONDS (the
+      baseline, no build going on); then declares the composite indexes the three query shapes need (POST
+      /api/admin/indexes) and, while they build, writes the same way to show that writes stay available; polls GET
+      /api/admin/indexes until every index is READY. Prints `index_build_seconds=… build_writes=…
+      build_write_p50_ms=… build_write_p99_ms=… build_write_max_ms=… baseline_writes=… baseline_write_p50_ms=…
+      baseline_write_p99_ms=…`; the last line is `build_write_p99_ratio=…` (the p99 during the build over the
+      baseline's).
   docs.py explain --url URL --key KEY --collection items
       Prints POST /api/query?explain=true for one query of each shape: the index used and the rows it examined.
 
@@ -167,6 +170,39 @@ def indexes(args):
             for field in dict.fromkeys(field for field, _, _ in SHAPES.values())
         ]
     }
+
+    def writer(prefix, done, write_ms):
+        # Durable single-document writes (creates), one every --write-interval-ms: each must be answered.
+        writes = Client(args.url, args.key)
+        n = 0
+        while not done.is_set():
+            doc = json.dumps({"data": {"status": "open", "cat": n % 100, "tier": "basic", "rank": n, "title": "w"}})
+            started = time.monotonic()
+            path = f"/api/docs/{args.collection}/{prefix}{n:08d}"
+            writes.connection.request("PUT", path, body=doc, headers=writes.headers)
+            response = writes.connection.getresponse()
+            answer = response.read()
+            if response.status != 200:
+                fail(f"PUT {path}: HTTP {response.status}: {answer[:500]!r}")
+            write_ms.append((time.monotonic() - started) * 1000)
+            n += 1
+            time.sleep(args.write_interval_ms / 1000)
+
+    # The baseline: the same writes for --baseline-seconds with no index build going on.
+    baseline_ms = []
+    baseline_done = threading.Event()
+    thread = threading.Thread(target=writer, args=("b", baseline_done, baseline_ms), daemon=True)
+    thread.start()
+    time.sleep(args.baseline_seconds)
+    baseline_done.set()
+    thread.join()
+    baseline_ms.sort()
+    print(
+        f"without an index build: {len(baseline_ms)} durable writes in {args.baseline_seconds:.0f} s, p50"
+        f" {percentile(baseline_ms, 50):.2f} ms, p99 {percentile(baseline_ms, 99):.2f} ms, max {baseline_ms[-1]:.2f} ms",
+        flush=True,
+    )
+
     client = Client(args.url, args.key)
     began = time.monotonic()
     status, body = client.post("/api/admin/indexes", json.dumps(definitions).encode())
@@ -174,24 +210,7 @@ def indexes(args):
         fail(f"POST /api/admin/indexes: HTTP {status}: {body[:500]!r}")
     done = threading.Event()
     write_ms = []
-
-    def writer():
-        # Durable single-document writes while the indexes build: each must be answered, none may wait long.
-        writes = Client(args.url, args.key)
-        n = 0
-        while not done.is_set():
-            doc = json.dumps({"data": {"status": "open", "cat": n % 100, "tier": "basic", "rank": n, "title": "w"}})
-            started = time.monotonic()
-            writes.connection.request("PUT", f"/api/docs/{args.collection}/w{n:08d}", body=doc, headers=writes.headers)
-            response = writes.connection.getresponse()
-            answer = response.read()
-            if response.status != 200:
-                fail(f"write during the index build: HTTP {response.status}: {answer[:500]!r}")
-            write_ms.append((time.monotonic() - started) * 1000)
-            n += 1
-            time.sleep(args.write_interval_ms / 1000)
-
-    thread = threading.Thread(target=writer, daemon=True)
+    thread = threading.Thread(target=writer, args=("w", done, write_ms), daemon=True)
     thread.start()
     poller = Client(args.url, args.key)
     last = 0.0
@@ -219,8 +238,11 @@ def indexes(args):
     print(
         f"index_build_seconds={seconds:.1f} build_writes={len(write_ms)}"
         f" build_write_p50_ms={percentile(write_ms, 50):.2f} build_write_p99_ms={percentile(write_ms, 99):.2f}"
-        f" build_write_max_ms={write_ms[-1]:.2f}"
+        f" build_write_max_ms={write_ms[-1]:.2f} baseline_writes={len(baseline_ms)}"
+        f" baseline_write_p50_ms={percentile(baseline_ms, 50):.2f}"
+        f" baseline_write_p99_ms={percentile(baseline_ms, 99):.2f}"
     )
+    print(f"build_write_p99_ratio={percentile(write_ms, 99) / percentile(baseline_ms, 99):.2f}")
 
 
 def explain(args):
@@ -303,6 +325,9 @@ def main():
     )
     parser.add_argument("--shape", choices=list(SHAPES), default="status", help="query: which query")
     parser.add_argument("--write-interval-ms", type=float, default=20, help="indexes: pause between writes")
+    parser.add_argument(
+        "--baseline-seconds", type=float, default=60, help="indexes: writes measured before declaring the indexes"
+    )
     args = parser.parse_args()
     {"load": load, "query": query, "indexes": indexes, "explain": explain}[args.command](args)
 

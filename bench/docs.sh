@@ -9,11 +9,12 @@
 #     desc limit 20` many times; the server time per query from kura's access log    -> query_p50_ms, query_p99_ms,
 #     and kura's resident memory after loading                                       -> rss_mb
 #     With INDEXES=1 (default), the same for `cat == C` (100 uniform values) and `tier == "gold"` (0.1 %) without
-#     composite indexes, then composite indexes declared over the loaded documents (POST /api/admin/indexes;
-#     build time, and durable writes answered during the build), then all three shapes with them
+#     composite indexes, then a durable write every 20 ms for BASELINE_SECONDS without an index build, then
+#     composite indexes declared over the loaded documents (POST /api/admin/indexes; build time, and the same
+#     writes answered during the build: their p99 over the baseline's), then all three shapes with them
 #     and `cat in [C, C+37, C+71]` (three of the 100 values; one range per value of the `cat` index, merged)
 #                     -> query_uniform_p50_ms, query_uniform_p99_ms, query_rare_p50_ms, query_rare_p99_ms,
-#                        query_in_p50_ms, query_in_p99_ms, index_build_seconds
+#                        query_in_p50_ms, query_in_p99_ms, index_build_seconds, build_write_p99_ratio
 # wrk measures 1 and 2 like bench/http.sh (warm-up, then rounds alternating which side goes first, medians); kura
 # and nginx both log every request. The last line sums up: `docs_summary get_ratio=… user_get_ratio=… …`.
 #
@@ -23,7 +24,7 @@
 # Environment: ROUNDS=5 DURATION=10 (seconds per side per round) CONNECTIONS=64 THREADS=2 BUILD_DIR=.build
 #              KURA_ARGS="--set http.eventLoops=2" adds flags to `kura serve`;
 #              DOCS=1000000 LOADERS=4 (parallel commit connections) QUERIES=2000 QUERY_CLIENTS=2 INDEXES=1
-#              (for step 3);
+#              BASELINE_SECONDS=60 (for step 3);
 #              KEEP_LOGS=/some/dir copies kura's logs (hundreds of MB after a full run), nginx's error log and
 #              wrk's reports there on exit.
 set -euo pipefail
@@ -39,6 +40,7 @@ LOADERS=${LOADERS:-4}
 QUERIES=${QUERIES:-2000}
 QUERY_CLIENTS=${QUERY_CLIENTS:-2}
 INDEXES=${INDEXES:-1}
+BASELINE_SECONDS=${BASELINE_SECONDS:-60}
 KEEP_LOGS=${KEEP_LOGS:-}
 STEPS=${STEPS:-get create query}
 WARMUP=2
@@ -134,6 +136,7 @@ check_errors() {
 get_ratio=skipped user_get_ratio=skipped user_vs_admin=skipped create_ratio=skipped
 query_p50=skipped query_p99=skipped rss_mb=skipped load_docs_per_s=skipped
 uniform_p50=skipped uniform_p99=skipped rare_p50=skipped rare_p99=skipped index_build_seconds=skipped
+build_write_p99_ratio=skipped
 in_p50=skipped in_p99=skipped
 steps=" $STEPS "
 
@@ -214,8 +217,10 @@ if [[ $steps == *" query "* ]]; then
         query --shape "$shape" --expect-at-least "$at_least" --requests "$QUERY_WARMUP" --id-prefix "w$prefix" >/dev/null
         query --shape "$shape" --expect-at-least "$at_least" --requests "$QUERIES" --id-prefix "$prefix"
         sleep 1.5 # kura flushes its access log about every second
-        awk -v p="id=$prefix-" '$3 == "POST" && $4 == "/api/query" && index($NF, p) == 1 {
-                split($NF, id, "-"); sub(/ms$/, "", $6); print id[2], $5, $6 }' "$dir/kura-query.log" \
+        # The request ID is a field of its own (`id=…`), wherever it stands among the ones after the time.
+        awk -v p="id=$prefix-" '$3 == "POST" && $4 == "/api/query" {
+                for (i = 7; i <= NF; i++) if (index($i, p) == 1) { split($i, id, "-"); sub(/ms$/, "", $6)
+                    print id[2], $5, $6 } }' "$dir/kura-query.log" \
             >"$dir/query-times-$prefix.txt"
         local answered not_ok
         answered=$(wc -l <"$dir/query-times-$prefix.txt")
@@ -252,10 +257,11 @@ if [[ $steps == *" query "* ]]; then
         in0_p50=$p50 in0_p99=$p99
         echo "server time p50/p99 ms without composite indexes: uniform $uniform0_p50/$uniform0_p99" \
             "rare $rare0_p50/$rare0_p99 in $in0_p50/$in0_p99"
-        echo "== composite indexes (status|cat|tier ASC, rank DESC) declared through /api/admin/indexes; a durable" \
-            "write every 20 ms meanwhile"
-        python3 bench/docs.py indexes --url "http://127.0.0.1:$query_port" --key "$query_key" | tee "$dir/indexes.txt"
-        eval "$(grep '^index_build_seconds=' "$dir/indexes.txt")"
+        echo "== a durable write every 20 ms for $BASELINE_SECONDS s; then composite indexes (status|cat|tier ASC," \
+            "rank DESC) declared through /api/admin/indexes, the same writes while they build"
+        python3 bench/docs.py indexes --url "http://127.0.0.1:$query_port" --key "$query_key" \
+            --baseline-seconds "$BASELINE_SECONDS" | tee "$dir/indexes.txt"
+        eval "$(grep -e '^index_build_seconds=' -e '^build_write_p99_ratio=' "$dir/indexes.txt")"
         python3 bench/docs.py explain --url "http://127.0.0.1:$query_port" --key "$query_key"
         measure status qi "$expect_at_least"
         status_index_p50=$p50 status_index_p99=$p99
@@ -293,5 +299,5 @@ echo "docs_summary get_ratio=$get_ratio user_get_ratio=$user_get_ratio user_get_
     "create_ratio=$create_ratio query_p50_ms=$query_p50 query_p99_ms=$query_p99 rss_mb=$rss_mb docs=$DOCS" \
     "load_docs_per_s=$load_docs_per_s uniform_p50_ms=$uniform_p50 uniform_p99_ms=$uniform_p99" \
     "rare_p50_ms=$rare_p50 rare_p99_ms=$rare_p99 in_p50_ms=$in_p50 in_p99_ms=$in_p99" \
-    "index_build_seconds=$index_build_seconds"
+    "index_build_seconds=$index_build_seconds build_write_p99_ratio=$build_write_p99_ratio"
 exit "$status"

@@ -188,8 +188,10 @@ measure_queries() {
     python3 bench/docs.py query --url "$url" --key "${!key}" --clients "$QUERY_CLIENTS" --shape "$shape" \
         --expect-at-least "$at_least" --requests "$QUERIES" --id-prefix "$prefix" >/dev/null
     sleep 1.5 # kura flushes its access log about every second
-    awk -v p="id=$prefix-" '$3 == "POST" && $4 == "/api/query" && index($NF, p) == 1 {
-            sub(/ms$/, "", $6); print $5, $6 }' "$dir/$name.log" >"$dir/query-$prefix.txt"
+    # The request ID is a field of its own (`id=…`), wherever it stands among the ones after the time.
+    awk -v p="id=$prefix-" '$3 == "POST" && $4 == "/api/query" {
+            for (i = 7; i <= NF; i++) if (index($i, p) == 1) { sub(/ms$/, "", $6); print $5, $6 } }' \
+        "$dir/$name.log" >"$dir/query-$prefix.txt"
     answered=$(wc -l <"$dir/query-$prefix.txt")
     not_ok=$(awk '$1 != 200' "$dir/query-$prefix.txt" | wc -l)
     if [ "$answered" -ne "$QUERIES" ] || [ "$not_ok" -gt 0 ]; then

@@ -31,7 +31,8 @@ public struct SQLiteEngine: StoreEngine {
                 maxScanRows: configuration.maxScanRows > 0 ? configuration.maxScanRows : nil,
                 autoCreateIndexes: configuration.autoCreateIndexes,
                 checkpointPages: configuration.sqlite.checkpointPages, maxWALBytes: configuration.sqlite.maxWALBytes,
-                mmapBytes: configuration.sqlite.mmapBytes, log: log))
+                mmapBytes: configuration.sqlite.mmapBytes,
+                indexBuildStepSeconds: Double(configuration.indexBuildStepMilliseconds) / 1000, log: log))
     }
 
     /// From now on this process's connections leave `-wal` and `-shm` files in place when they close (see

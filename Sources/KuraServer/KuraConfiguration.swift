@@ -169,6 +169,12 @@ public struct KuraConfiguration: Sendable {
             $0.store.autoCreateIndexes = try boolean($1, "indexes.autoCreate")
         },
         Setting(
+            key: "indexes.buildStepMilliseconds",
+            help: "how long one step of a composite index build holds the SQLite writer, roughly (default 5)"
+        ) {
+            $0.store.indexBuildStepMilliseconds = try integer($1, "indexes.buildStepMilliseconds", 1...10_000)
+        },
+        Setting(
             key: "query.maxDisjunctionValues",
             help: "values an in, not-in or array-contains-any filter may list, at most 30 (default 30)"
         ) {

@@ -12,6 +12,9 @@ public struct StoreConfiguration: Sendable {
     public var maxScanRows = 10_000
     /// Create the composite index such a query needs instead of failing it (development).
     public var autoCreateIndexes = false
+    /// How long the work of one composite index build step may take, roughly (SQLite: a write that arrives during a
+    /// step waits for it, so this bounds what a build adds to a write's latency; smaller steps make the build slower).
+    public var indexBuildStepMilliseconds = 5
     /// The SQLite engine's own knobs (`store.checkpointPages`, `store.maxWALBytes`, `store.mmapBytes`).
     public var sqlite = SQLiteSettings()
     /// The PostgreSQL engine's own knobs (`store.url`, `store.poolSize`, `store.preparedStatements`,

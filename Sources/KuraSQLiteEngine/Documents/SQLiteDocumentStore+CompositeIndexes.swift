@@ -13,10 +13,9 @@ import KuraStore
 /// planner starts using it. A restart resumes an unfinished build where it stopped.
 extension SQLiteDocumentStore {
     /// Document row ids of the first build step (one writer transaction); later steps are sized so that each
-    /// takes about `buildStepSeconds` of the writer's time, within `buildWindows`.
+    /// takes about `configuration.indexBuildStepSeconds` (how long a write may wait behind one step), within
+    /// `buildWindows`.
     static let buildWindow: Int64 = 1000
-    /// How long a write may wait behind one build step, roughly.
-    static let buildStepSeconds = 0.02
     /// Smallest and largest build steps.
     static let buildWindows: ClosedRange<Int64> = 100...20_000
     /// Entries deleted per step when an index is dropped.
@@ -71,9 +70,13 @@ extension SQLiteDocumentStore {
             var lastReport = started
             var position = from
             var window = Self.buildWindow
+            var steps = 0
             while !indexBuildsStopped.isSet, composites.status(id: iid) != nil {
                 do {
                     let size = Int(min(window, Int64(SQLiteWriter.maxBatchWrites)))
+                    // The step's work, without its COMMIT: a write queued behind the step waits for both, but the
+                    // COMMIT costs about what the write's own does (a sync), however few rows the step holds, so
+                    // steps sized to include it would shrink to nothing on a slow disk and the build would crawl.
                     let (step, seconds) = try writer.submit(size: size, background: true) {
                         [window, position] transaction in
                         let began = MonotonicClock.seconds()
@@ -82,15 +85,17 @@ extension SQLiteDocumentStore {
                         return (step, MonotonicClock.seconds() - began)
                     }
                     position = step.position
+                    steps += 1
                     // Steps as long as a write should wait at most, whatever the machine's speed (growing at most
                     // twofold per step, so one quick step over a sparse range does not make the next one huge).
-                    let scaled = Int64(Double(window) * Self.buildStepSeconds / max(seconds, 0.000_1))
+                    let scaled = Int64(
+                        Double(window) * configuration.indexBuildStepSeconds / max(seconds, 0.000_1))
                     window = max(Self.buildWindows.lowerBound, min(scaled, Self.buildWindows.upperBound, window * 2))
                     let scanned = composites.recordBuildStep(iid, scanned: step.scanned, done: step.done)
                     if step.done {
                         let seconds = String(format: "%.1f", MonotonicClock.seconds() - started)
                         configuration.log?(
-                            "index \(iid) \(status.index): READY (\(scanned) documents, \(seconds) s); store: "
+                            "index \(iid) \(status.index): READY (\(scanned) documents, \(steps) steps, \(seconds) s); store: "
                                 + checkpointer.summary)
                         return
                     }

@@ -40,14 +40,19 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
         /// Bytes of the database file each read connection maps into memory (`PRAGMA mmap_size`): pages are then
         /// read from the OS page cache in place instead of copied by a `pread` per page (0: no mapping).
         public var mmapBytes: Int
+        /// How long the work of one composite index build step (one writer transaction) should take: a write
+        /// queued behind a step waits about this long, plus the step's commit (default 5 ms).
+        public var indexBuildStepSeconds: Double
 
         /// Creates a configuration.
         public init(
             path: String, changeRetention: Int64 = 86_400_000_000, pruneInterval: Int64 = 60_000_000,
             maxScanRows: Int? = nil, autoCreateIndexes: Bool = false, checkpointPages: Int = 1000,
-            maxWALBytes: Int = 64 << 20, mmapBytes: Int = 256 << 20, log: (@Sendable (String) -> Void)? = nil
+            maxWALBytes: Int = 64 << 20, mmapBytes: Int = 256 << 20, indexBuildStepSeconds: Double = 0.005,
+            log: (@Sendable (String) -> Void)? = nil
         ) {
             self.path = path
+            self.indexBuildStepSeconds = indexBuildStepSeconds
             self.mmapBytes = mmapBytes
             self.checkpointPages = checkpointPages
             self.maxWALBytes = maxWALBytes
