@@ -12,9 +12,9 @@ import Testing
         let code = try #require(result.verificationCode)
         #expect(code.utf8.count >= 43)
         #expect(try f.auth.confirmEmailVerification(code: code).emailVerified)
-        expectError("INVALID_OOB_CODE", 400) { _ = try f.auth.confirmEmailVerification(code: code) }
-        expectError("INVALID_OOB_CODE", 400) { _ = try f.auth.confirmEmailVerification(code: "nonsense") }
-        expectError("INVALID_OOB_CODE", 400) { _ = try f.auth.confirmEmailVerification(code: "") }
+        expectError(.invalidOOBCode, 400) { _ = try f.auth.confirmEmailVerification(code: code) }
+        expectError(.invalidOOBCode, 400) { _ = try f.auth.confirmEmailVerification(code: "nonsense") }
+        expectError(.invalidOOBCode, 400) { _ = try f.auth.confirmEmailVerification(code: "") }
         // New tokens carry the verified flag.
         let refreshed = try f.auth.refresh(refreshToken: result.refreshToken)
         #expect(try f.auth.verifyIDToken(refreshed.idToken).emailVerified)
@@ -33,11 +33,11 @@ import Testing
         let code = try #require(try f.signUp().verificationCode)
         let reset = try #require(try f.auth.requestPasswordReset(email: "ann@example.com"))
         f.clock.advance(3600)
-        expectError("EXPIRED_OOB_CODE", 400) { try f.auth.confirmPasswordReset(code: reset, newPassword: "new-secret") }
+        expectError(.expiredOOBCode, 400) { try f.auth.confirmPasswordReset(code: reset, newPassword: "new-secret") }
         f.clock.advance(86_400 - 3600 - 1)
         let fresh = try #require(try f.auth.requestPasswordReset(email: "ann@example.com"))
         f.clock.advance(1)
-        expectError("EXPIRED_OOB_CODE", 400) { _ = try f.auth.confirmEmailVerification(code: code) }
+        expectError(.expiredOOBCode, 400) { _ = try f.auth.confirmEmailVerification(code: code) }
         try f.auth.confirmPasswordReset(code: fresh, newPassword: "new-secret")
     }
 
@@ -45,11 +45,11 @@ import Testing
         let f = try Fixture()
         let verify = try #require(try f.signUp().verificationCode)
         let reset = try #require(try f.auth.requestPasswordReset(email: "ann@example.com"))
-        expectError("INVALID_OOB_CODE", 400) { _ = try f.auth.confirmEmailVerification(code: reset) }
-        expectError("INVALID_OOB_CODE", 400) {
+        expectError(.invalidOOBCode, 400) { _ = try f.auth.confirmEmailVerification(code: reset) }
+        expectError(.invalidOOBCode, 400) {
             try f.auth.confirmPasswordReset(code: verify, newPassword: "new-secret")
         }
-        expectError("INVALID_OOB_CODE", 400) { _ = try f.auth.confirmEmailChange(code: verify) }
+        expectError(.invalidOOBCode, 400) { _ = try f.auth.confirmEmailChange(code: verify) }
         // A wrong-kind attempt does not spend the code.
         _ = try f.auth.confirmEmailVerification(code: verify)
         try f.auth.confirmPasswordReset(code: reset, newPassword: "new-secret")
@@ -59,10 +59,10 @@ import Testing
         let f = try Fixture()
         try f.signUp()
         let reset = try #require(try f.auth.requestPasswordReset(email: "ann@example.com"))
-        expectError("WEAK_PASSWORD", 400) { try f.auth.confirmPasswordReset(code: reset, newPassword: "123") }
-        expectError("MISSING_PASSWORD", 400) { try f.auth.confirmPasswordReset(code: reset, newPassword: "") }
+        expectError(.weakPassword, 400) { try f.auth.confirmPasswordReset(code: reset, newPassword: "123") }
+        expectError(.missingPassword, 400) { try f.auth.confirmPasswordReset(code: reset, newPassword: "") }
         try f.auth.confirmPasswordReset(code: reset, newPassword: "123456")
-        expectError("INVALID_OOB_CODE", 400) { try f.auth.confirmPasswordReset(code: reset, newPassword: "123456") }
+        expectError(.invalidOOBCode, 400) { try f.auth.confirmPasswordReset(code: reset, newPassword: "123456") }
     }
 
     @Test func sendVerificationForCurrentAddress() throws {
@@ -78,6 +78,6 @@ import Testing
         let uid = try f.signUp().user.uid
         _ = try f.auth.updateUser(uid: uid, AdminUserUpdate(disabled: true))
         #expect(try f.auth.requestPasswordReset(email: "ann@example.com") == nil)
-        expectError("INVALID_EMAIL", 400) { _ = try f.auth.requestPasswordReset(email: "bad") }
+        expectError(.invalidEmail, 400) { _ = try f.auth.requestPasswordReset(email: "bad") }
     }
 }

@@ -18,7 +18,7 @@ import Testing
             token = page.nextPageToken
         } while token != nil
         #expect(seen == uids.sorted())
-        expectError("INVALID_ARGUMENT", 400) { _ = try f.auth.listUsers(pageToken: "!!", pageSize: 2) }
+        expectError(.invalidArgument, 400) { _ = try f.auth.listUsers(pageToken: "!!", pageSize: 2) }
         #expect(try f.auth.listUsers().json.objectValue?["nextPageToken"] == nil)
     }
 
@@ -27,13 +27,13 @@ import Testing
         let user = try f.auth.createUser(email: "Root@Example.com", password: "secret-pw", admin: true)
         #expect(user.emailVerified && user.customClaims == ["admin": true] && user.email == "Root@example.com")
         #expect(try f.auth.user(uid: user.uid) == user)
-        expectError("USER_NOT_FOUND", 404) { _ = try f.auth.user(uid: "missing") }
-        expectError("USER_NOT_FOUND", 404) {
+        expectError(.userNotFound, 404) { _ = try f.auth.user(uid: "missing") }
+        expectError(.userNotFound, 404) {
             _ = try f.auth.updateUser(uid: "missing", AdminUserUpdate(disabled: true))
         }
-        expectError("USER_NOT_FOUND", 404) { try f.auth.deleteUser(uid: "missing") }
-        expectError("USER_NOT_FOUND", 404) { try f.auth.revokeSessions(uid: "missing") }
-        expectError("EMAIL_EXISTS", 400) { _ = try f.auth.createUser(email: "root@example.com", password: "secret-pw") }
+        expectError(.userNotFound, 404) { try f.auth.deleteUser(uid: "missing") }
+        expectError(.userNotFound, 404) { try f.auth.revokeSessions(uid: "missing") }
+        expectError(.emailExists, 400) { _ = try f.auth.createUser(email: "root@example.com", password: "secret-pw") }
 
         let updated = try f.auth.updateUser(
             uid: user.uid, AdminUserUpdate(customClaims: ["role": "editor", "level": 3], emailVerified: false))
@@ -41,16 +41,16 @@ import Testing
         let token = try f.auth.signIn(email: "root@example.com", password: "secret-pw").idToken
         let claims = try f.auth.verifyIDToken(token)
         #expect(claims.customClaims["role"] == "editor" && !claims.isAdmin)
-        expectError("INVALID_CLAIMS", 400) {
+        expectError(.invalidClaims, 400) {
             _ = try f.auth.updateUser(uid: user.uid, AdminUserUpdate(customClaims: ["sub": "someone-else"]))
         }
-        expectError("INVALID_CLAIMS", 400) {
+        expectError(.invalidClaims, 400) {
             _ = try f.auth.updateUser(
                 uid: user.uid, AdminUserUpdate(customClaims: ["big": .string(String(repeating: "x", count: 1000))]))
         }
         try f.auth.deleteUser(uid: user.uid)
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(token) }
-        expectError("USER_NOT_FOUND", 404) { _ = try f.auth.user(uid: user.uid) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(token) }
+        expectError(.userNotFound, 404) { _ = try f.auth.user(uid: user.uid) }
     }
 
     @Test func adminPasswordChangeAndRevoke() throws {
@@ -58,10 +58,10 @@ import Testing
         let result = try f.signUp()
         _ = try f.auth.verifyIDToken(result.idToken)
         try f.auth.revokeSessions(uid: result.user.uid)
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(result.idToken) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(result.idToken) }
         let again = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
         _ = try f.auth.updateUser(uid: result.user.uid, AdminUserUpdate(password: "admin-set"))
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(again.idToken) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(again.idToken) }
         _ = try f.auth.signIn(email: "ann@example.com", password: "admin-set")
     }
 }

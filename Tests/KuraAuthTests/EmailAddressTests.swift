@@ -26,14 +26,14 @@ import Testing
         "ann@" + String(repeating: "a", count: 64) + ".com",
     ])
     func invalid(raw: String) {
-        expectError("INVALID_EMAIL", 400) { _ = try EmailAddress(raw) }
+        expectError(.invalidEmail, 400) { _ = try EmailAddress(raw) }
     }
 
     @Test func uniquenessIsCaseInsensitive() throws {
         let f = try Fixture()
         try f.signUp("Ann@Example.com")
         for variant in ["ann@example.com", "ANN@EXAMPLE.COM", " aNn@example.COM "] {
-            expectError("EMAIL_EXISTS", 400) { try f.signUp(variant) }
+            expectError(.emailExists, 400) { try f.signUp(variant) }
         }
         #expect(try f.auth.signIn(email: "ANN@example.COM", password: "secret-pw").user.email == "Ann@example.com")
     }

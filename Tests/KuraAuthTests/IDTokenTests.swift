@@ -49,9 +49,9 @@ import Testing
         f.clock.advance(29)
         _ = try f.auth.verifyIDToken(token)
         f.clock.advance(1)
-        expectError("TOKEN_EXPIRED", 401) { _ = try f.auth.verifyIDToken(token) }
+        expectError(.tokenExpired, 401) { _ = try f.auth.verifyIDToken(token) }
         // Uncached path too (another process).
-        expectError("TOKEN_EXPIRED", 401) { _ = try f.reopen().verifyIDToken(token) }
+        expectError(.tokenExpired, 401) { _ = try f.reopen().verifyIDToken(token) }
     }
 
     @Test func tamperedAndForeignTokensAreInvalid() throws {
@@ -61,18 +61,18 @@ import Testing
         var payload = try JSONValue.parse(Base64.decode(pieces[1], .urlSafe)!).objectValue!
         payload["admin"] = true
         pieces[1] = Base64.encode(JSONValue.object(payload).jsonBytes, .urlSafe)
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(pieces.joined(separator: ".")) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(pieces.joined(separator: ".")) }
         for garbage in ["", "abc", "a.b.c", token + "x", String(token.dropLast(2))] {
-            expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(garbage) }
+            expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(garbage) }
         }
         let other = try Fixture()
         let foreign = try other.signUp().idToken
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(foreign) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(foreign) }
         let wrongAudience = try f.reopen(
             {
                 var c = AuthConfiguration.lowCostForTesting; c.audience = "other"; return c
             }())
-        expectError("INVALID_ID_TOKEN", 401) { _ = try wrongAudience.verifyIDToken(token) }
+        expectError(.invalidIDToken, 401) { _ = try wrongAudience.verifyIDToken(token) }
     }
 
     @Test func keyRotationKeepsOldTokensValidAndPersists() throws {
@@ -91,7 +91,7 @@ import Testing
         #expect(restarted.jwks() == f.auth.jwks())
         // Retention: after more rotations than retiredSigningKeys, the oldest key is gone.
         for _ in 0..<3 { try f.auth.rotateSigningKey() }
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.reopen().verifyIDToken(old) }
+        expectError(.invalidIDToken, 401) { _ = try f.reopen().verifyIDToken(old) }
     }
 
     @Test func keyFileIsPrivate() throws {
@@ -114,7 +114,7 @@ import Testing
         try f.auth.store.deleteAccount(uid: try f.auth.verifyIDToken(token).uid)
         _ = try f.auth.verifyIDToken(token)
         f.clock.advance(61)
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(token) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(token) }
     }
 
     @Test("the database re-check is due after an interval of elapsed time, even if the wall clock was set back")
@@ -129,6 +129,6 @@ import Testing
         try auth.store.deleteAccount(uid: try auth.verifyIDToken(token).uid)
         wall.advance(-30)  // set back: on the wall clock the entry would look 30 s younger
         elapsed.advance(61)
-        expectError("INVALID_ID_TOKEN", 401) { _ = try auth.verifyIDToken(token) }
+        expectError(.invalidIDToken, 401) { _ = try auth.verifyIDToken(token) }
     }
 }

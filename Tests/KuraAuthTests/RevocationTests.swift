@@ -91,7 +91,7 @@ import Testing
         let sessionID = try f.auth.verifyIDToken(ann.idToken).sessionID
         _ = try f.auth.refresh(refreshToken: ann.refreshToken)
         f.clock.advance(f.auth.configuration.refreshTokenReuseGrace + 1)
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: ann.refreshToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: ann.refreshToken) }
         #expect(seen.take() == [Revocation(uid: ann.user.uid, sessionID: sessionID)])
     }
 

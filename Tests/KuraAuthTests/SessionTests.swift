@@ -17,8 +17,8 @@ import Testing
         #expect(claims.authTime == firstClaims.authTime && claims.issuedAt == firstClaims.issuedAt + 100)
         let third = try f.auth.refresh(refreshToken: second.refreshToken)
         _ = try f.auth.verifyIDToken(third.idToken)
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: "bogus") }
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: "") }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: "bogus") }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: "") }
     }
 
     @Test func reuseOfARotatedTokenRevokesTheFamily() throws {
@@ -28,11 +28,11 @@ import Testing
         let second = try f.auth.refresh(refreshToken: first.refreshToken)
         _ = try f.auth.verifyIDToken(second.idToken)  // cached
         f.clock.advance(31)  // past the reuse grace (30 s)
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: first.refreshToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: first.refreshToken) }
         // The whole family is dead: the current refresh token and the cached ID tokens.
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: second.refreshToken) }
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(second.idToken) }
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(first.idToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: second.refreshToken) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(second.idToken) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(first.idToken) }
         // Other sessions are untouched.
         _ = try f.auth.verifyIDToken(other.idToken)
         _ = try f.auth.refresh(refreshToken: other.refreshToken)
@@ -52,9 +52,9 @@ import Testing
         let next = try f.auth.refresh(refreshToken: retried.refreshToken)
         _ = try f.auth.verifyIDToken(next.idToken)
         // The first token is no longer the one spent last: presenting it now is reuse, and ends the session.
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: first.refreshToken) }
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: next.refreshToken) }
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(next.idToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: first.refreshToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: next.refreshToken) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(next.idToken) }
     }
 
     @Test func theTokenSpentInBetweenIsReuseAfterARetry() throws {
@@ -63,16 +63,16 @@ import Testing
         let lost = try f.auth.refresh(refreshToken: first.refreshToken)
         let retried = try f.auth.refresh(refreshToken: first.refreshToken)
         // `lost` was spent by the retry, with no grace of its own: whoever holds it is reusing a spent token.
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: lost.refreshToken) }
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: retried.refreshToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: lost.refreshToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: retried.refreshToken) }
     }
 
     @Test func withoutAGraceAnySpentTokenRevokesTheSession() throws {
         let f = try Fixture { $0.refreshTokenReuseGrace = 0 }
         let first = try f.signUp()
         let second = try f.auth.refresh(refreshToken: first.refreshToken)
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: first.refreshToken) }
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: second.refreshToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: first.refreshToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: second.refreshToken) }
     }
 
     @Test func signOutRevokesImmediatelyThoughCached() throws {
@@ -82,15 +82,15 @@ import Testing
         let claims = try f.auth.verifyIDToken(a.idToken)
         _ = try f.auth.verifyIDToken(b.idToken)
         try f.auth.signOut(claims)
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(a.idToken) }
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: a.refreshToken) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(a.idToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: a.refreshToken) }
         let bClaims = try f.auth.verifyIDToken(b.idToken)
         try f.auth.signOut(bClaims, allSessions: false)
         let c = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
         let d = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
         try f.auth.signOut(try f.auth.verifyIDToken(c.idToken), allSessions: true)
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(d.idToken) }
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: d.refreshToken) }
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(d.idToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: d.refreshToken) }
     }
 
     @Test func disablingRejectsTokensAndRefresh() throws {
@@ -98,8 +98,8 @@ import Testing
         let result = try f.signUp()
         _ = try f.auth.verifyIDToken(result.idToken)
         _ = try f.auth.updateUser(uid: result.user.uid, AdminUserUpdate(disabled: true))
-        expectError("USER_DISABLED", 403) { _ = try f.auth.verifyIDToken(result.idToken) }
-        expectError("USER_DISABLED", 403) { _ = try f.auth.refresh(refreshToken: result.refreshToken) }
+        expectError(.userDisabled, 403) { _ = try f.auth.verifyIDToken(result.idToken) }
+        expectError(.userDisabled, 403) { _ = try f.auth.refresh(refreshToken: result.refreshToken) }
         _ = try f.auth.updateUser(uid: result.user.uid, AdminUserUpdate(disabled: false))
         _ = try f.auth.verifyIDToken(result.idToken)
     }
@@ -112,7 +112,7 @@ import Testing
         f.clock.advance(59)
         _ = try f.auth.verifyIDToken(result.idToken)  // still cached
         f.clock.advance(2)
-        expectError("USER_DISABLED", 403) { _ = try f.auth.verifyIDToken(result.idToken) }
+        expectError(.userDisabled, 403) { _ = try f.auth.verifyIDToken(result.idToken) }
     }
 
     @Test func passwordResetRevokesEverySession() throws {
@@ -122,9 +122,9 @@ import Testing
         let code = try #require(try f.auth.requestPasswordReset(email: "ANN@example.com"))
         let user = try f.auth.confirmPasswordReset(code: code, newPassword: "new-secret")
         #expect(user.emailVerified)
-        expectError("INVALID_ID_TOKEN", 401) { _ = try f.auth.verifyIDToken(a.idToken) }
-        expectError("INVALID_REFRESH_TOKEN", 400) { _ = try f.auth.refresh(refreshToken: a.refreshToken) }
-        expectError("INVALID_LOGIN_CREDENTIALS", 400) {
+        expectError(.invalidIDToken, 401) { _ = try f.auth.verifyIDToken(a.idToken) }
+        expectError(.invalidRefreshToken, 400) { _ = try f.auth.refresh(refreshToken: a.refreshToken) }
+        expectError(.invalidLoginCredentials, 400) {
             _ = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
         }
         _ = try f.auth.signIn(email: "ann@example.com", password: "new-secret")

@@ -31,11 +31,11 @@ import Testing
     @Test func signUpErrors() throws {
         let f = try Fixture()
         try f.signUp("ann@example.com")
-        expectError("EMAIL_EXISTS", 400) { try f.signUp("ANN@EXAMPLE.com") }
-        expectError("INVALID_EMAIL", 400) { try f.signUp("not-an-email") }
-        expectError("WEAK_PASSWORD", 400) { try f.signUp("bob@example.com", "12345") }
-        expectError("MISSING_PASSWORD", 400) { try f.signUp("bob@example.com", "") }
-        expectError("INVALID_ARGUMENT", 400) {
+        expectError(.emailExists, 400) { try f.signUp("ANN@EXAMPLE.com") }
+        expectError(.invalidEmail, 400) { try f.signUp("not-an-email") }
+        expectError(.weakPassword, 400) { try f.signUp("bob@example.com", "12345") }
+        expectError(.missingPassword, 400) { try f.signUp("bob@example.com", "") }
+        expectError(.invalidArgument, 400) {
             try f.signUp("bob@example.com", String(repeating: "x", count: 4097))
         }
         #expect(try f.signUp("bob@example.com", "123456").user.email == "bob@example.com")
@@ -49,18 +49,18 @@ import Testing
         #expect(
             try f.auth.verifyIDToken(signedIn.idToken).sessionID
                 != (try f.auth.verifyIDToken(created.idToken)).sessionID)
-        expectError("INVALID_LOGIN_CREDENTIALS", 400) {
+        expectError(.invalidLoginCredentials, 400) {
             _ = try f.auth.signIn(email: "ann@example.com", password: "wrong-pw")
         }
-        expectError("INVALID_LOGIN_CREDENTIALS", 400) {
+        expectError(.invalidLoginCredentials, 400) {
             _ = try f.auth.signIn(email: "nobody@example.com", password: "secret-pw")
         }
-        expectError("MISSING_PASSWORD", 400) { _ = try f.auth.signIn(email: "ann@example.com", password: "") }
-        expectError("INVALID_EMAIL", 400) { _ = try f.auth.signIn(email: "ann", password: "secret-pw") }
+        expectError(.missingPassword, 400) { _ = try f.auth.signIn(email: "ann@example.com", password: "") }
+        expectError(.invalidEmail, 400) { _ = try f.auth.signIn(email: "ann", password: "secret-pw") }
         _ = try f.auth.updateUser(uid: created.user.uid, AdminUserUpdate(disabled: true))
-        expectError("USER_DISABLED", 403) { _ = try f.auth.signIn(email: "ann@example.com", password: "secret-pw") }
+        expectError(.userDisabled, 403) { _ = try f.auth.signIn(email: "ann@example.com", password: "secret-pw") }
         // A disabled account still answers INVALID_LOGIN_CREDENTIALS to a wrong password: no state leaks.
-        expectError("INVALID_LOGIN_CREDENTIALS", 400) {
+        expectError(.invalidLoginCredentials, 400) {
             _ = try f.auth.signIn(email: "ann@example.com", password: "nope-nope")
         }
     }
@@ -69,7 +69,7 @@ import Testing
         let f = try Fixture { $0.requireVerifiedEmail = true }
         let result = try f.signUp()
         #expect(!result.isSignedIn && result.refreshToken.isEmpty)  // no session before verification
-        expectError("EMAIL_NOT_VERIFIED", 403) {
+        expectError(.emailNotVerified, 403) {
             _ = try f.auth.signIn(email: "ann@example.com", password: "secret-pw")
         }
         _ = try f.auth.confirmEmailVerification(code: result.verificationCode!)

@@ -89,10 +89,10 @@ import Testing
         let forged =
             Base64.encode(#"{"alg":"EdDSA","typ":"JWT","kid":"unknown"}"#.utf8, .urlSafe) + "." + pieces[1] + "."
             + pieces[2]
-        for _ in 0..<3 { expectError("INVALID_ID_TOKEN", 401) { _ = try auth.verifyIDToken(forged) } }
+        for _ in 0..<3 { expectError(.invalidIDToken, 401) { _ = try auth.verifyIDToken(forged) } }
         #expect(keys.loads.withLock { $0 } == 1)
         clock.advance(SigningKeyRing.reloadInterval)
-        expectError("INVALID_ID_TOKEN", 401) { _ = try auth.verifyIDToken(forged) }
+        expectError(.invalidIDToken, 401) { _ = try auth.verifyIDToken(forged) }
         #expect(keys.loads.withLock { $0 } == 2)
         // Known keys never read the store.
         _ = try auth.verifyIDToken(token)

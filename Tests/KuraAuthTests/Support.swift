@@ -46,13 +46,13 @@ final class Fixture {
 /// Expects `body` to throw a `APIError` with `code` and `status`; returns it.
 @discardableResult
 func expectError(
-    _ code: String, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    _ code: ErrorCode, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
 ) -> APIError? {
     do {
         try body()
         Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
     } catch let error as APIError {
-        #expect(error.code.rawValue == code && error.status == status, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.code == code && error.status == status, "\(error)", sourceLocation: sourceLocation)
         return error
     } catch {
         Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)

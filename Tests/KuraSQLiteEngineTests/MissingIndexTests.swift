@@ -36,7 +36,7 @@ import Testing
             #"{"indexes":[{"collectionGroup":"a","fields":[{"fieldPath":"x","arrayConfig":"CONTAINS"},{"fieldPath":"y","arrayConfig":"CONTAINS"}]}]}"#,
             #"{"indexes":[{"collectionGroup":"a","fields":[{"fieldPath":"x","order":"ASCENDING"},{"fieldPath":"x","order":"DESCENDING"}]}]}"#,
         ] {
-            expectError("INVALID_ARGUMENT", status: 400) { _ = try CompositeIndex.parseFile(Array(bad.utf8)) }
+            expectError(.invalidArgument, status: 400) { _ = try CompositeIndex.parseFile(Array(bad.utf8)) }
         }
     }
 

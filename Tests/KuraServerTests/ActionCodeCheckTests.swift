@@ -26,7 +26,7 @@ import Testing
                 "POST", "/api/auth/password-reset/confirm", json: ["code": code, "newPassword": "new-secret"],
                 auth: .none)
             #expect(done.status == 200, "\(done)")
-            expectError(try check(kura, ["code": code]), 400, "INVALID_OOB_CODE")
+            expectError(try check(kura, ["code": code]), 400, .invalidOOBCode)
         }
     }
 
@@ -50,9 +50,9 @@ import Testing
             #expect(changed.json["email"] as? String == "anna@example.com")
             #expect(changed.json["previousEmail"] as? String == "ann@example.com")
 
-            expectError(try check(kura, ["code": "bogus"]), 400, "INVALID_OOB_CODE")
-            expectError(try check(kura, [:]), 400, "INVALID_OOB_CODE")
-            expectError(try check(kura, ["code": verify, "extra": 1]), 400, "INVALID_ARGUMENT")
+            expectError(try check(kura, ["code": "bogus"]), 400, .invalidOOBCode)
+            expectError(try check(kura, [:]), 400, .invalidOOBCode)
+            expectError(try check(kura, ["code": verify, "extra": 1]), 400, .invalidArgument)
         }
     }
 
@@ -61,7 +61,7 @@ import Testing
         try withAuthKura(configure: { $0.auth.verificationCodeLifetime = 0 }) { kura in
             try kura.signUp("ann@example.com")
             let verify = try #require(queryItem(try kura.heldLink(to: "ann@example.com", mode: "verifyEmail"), "code"))
-            expectError(try check(kura, ["code": verify]), 400, "EXPIRED_OOB_CODE")
+            expectError(try check(kura, ["code": verify]), 400, .expiredOOBCode)
         }
     }
 

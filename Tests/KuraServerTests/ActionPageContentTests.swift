@@ -108,21 +108,21 @@ extension ActionPageHeadersTests {
                     .status == 200, "the loopback interface by another name")
             expectError(
                 try Self.requestReset(kura, "cal@example.com", continueURL: "https://evil.example.net/"), 400,
-                "UNAUTHORIZED_DOMAIN")
+                .unauthorizedDomain)
             expectError(
                 try Self.requestReset(kura, "cal@example.com", continueURL: "http://localhost:1/todo/"), 400,
-                "UNAUTHORIZED_DOMAIN")
+                .unauthorizedDomain)
             for malformed in ["javascript:alert(1)", "//evil.example.net/", "https://user@app.example.com/", "x"] {
                 expectError(
                     try Self.requestReset(kura, "cal@example.com", continueURL: malformed), 400,
-                    "INVALID_CONTINUE_URI")
+                    .invalidContinueURI)
             }
             // The signed-in form of the verification mail, and Firebase's sendOobCode, check it too.
             let session = try kura.signIn("cal@example.com", "new-password-1")
             expectError(
                 try kura.request(
                     "POST", "/api/auth/verify-email", json: ["continueUrl": "https://evil.example.net/"],
-                    token: session.idToken), 400, "UNAUTHORIZED_DOMAIN")
+                    token: session.idToken), 400, .unauthorizedDomain)
 
             // A link whose continueUrl was edited: the page shows no way there.
             let fresh = try kura.heldLink(to: "cal@example.com", mode: "resetPassword")  // the newest
@@ -143,7 +143,7 @@ extension ActionPageHeadersTests {
             let fits = base + String(repeating: "a", count: 60 - base.utf8.count)
             #expect(try Self.requestReset(kura, "lim@example.com", continueURL: fits).status == 200)
             expectError(
-                try Self.requestReset(kura, "lim@example.com", continueURL: fits + "a"), 400, "INVALID_CONTINUE_URI")
+                try Self.requestReset(kura, "lim@example.com", continueURL: fits + "a"), 400, .invalidContinueURI)
         }
     }
 

@@ -30,7 +30,7 @@ import Testing
             #expect(page.header("Referrer-Policy") == "no-referrer")
             let bare = try server.request("GET", "/_", auth: .none)
             #expect(bare.status == 308 && bare.header("Location") == "/_/")
-            expectError(try server.request("GET", "/_/nope.js", auth: .none), 404, "NOT_FOUND")
+            expectError(try server.request("GET", "/_/nope.js", auth: .none), 404, .notFound)
         }
     }
 
@@ -42,7 +42,7 @@ import Testing
             try fixture.write("_/other.js", "not the console")
             let page = try server.request("GET", "/_/", auth: .none)
             #expect(page.status == 200 && page.body.contains("console.js"))
-            expectError(try server.request("GET", "/_/other.js", auth: .none), 404, "NOT_FOUND")
+            expectError(try server.request("GET", "/_/other.js", auth: .none), 404, .notFound)
         }
     }
 
@@ -101,10 +101,10 @@ import Testing
             #expect(try server.request("DELETE", "/api/docs/users/u1/notes/n1").status == 204)
             #expect(try ids("/api/admin/collections?parent=users/u1").ids == ["todos"])
 
-            expectError(try server.request("GET", "/api/admin/collections?parent=users"), 400, "INVALID_PATH")
-            expectError(try server.request("GET", "/api/admin/collections?pageSize=0"), 400, "INVALID_ARGUMENT")
-            expectError(try server.request("GET", "/api/admin/collections?pageToken=%25%25"), 400, "INVALID_ARGUMENT")
-            expectError(try server.request("GET", "/api/admin/collections", auth: .none), 401, "UNAUTHENTICATED")
+            expectError(try server.request("GET", "/api/admin/collections?parent=users"), 400, .invalidPath)
+            expectError(try server.request("GET", "/api/admin/collections?pageSize=0"), 400, .invalidArgument)
+            expectError(try server.request("GET", "/api/admin/collections?pageToken=%25%25"), 400, .invalidArgument)
+            expectError(try server.request("GET", "/api/admin/collections", auth: .none), 401, .unauthenticated)
         }
     }
 
@@ -123,7 +123,7 @@ import Testing
             #expect((json["changeLogPosition"] as? Int).map { $0 >= 1 } == true)
             #expect((json["dataBytes"] as? Int).map { $0 > 0 } == true)
             #expect(json["lastBackup"] is NSNull)
-            expectError(try server.request("GET", "/api/admin/status", auth: .none), 401, "UNAUTHENTICATED")
+            expectError(try server.request("GET", "/api/admin/status", auth: .none), 401, .unauthenticated)
 
             // What `kura backup` notes in the data directory shows in the status.
             try #"{"time":"2026-12-01T03:00:00.000000Z","file":"/backups/kura.db"}"#.write(
@@ -183,9 +183,9 @@ import Testing
             let again = try server.request("GET", "/api/admin/traffic").json["summary"] as? [String: Any]
             #expect((again?["requests"] as? Int).map { $0 > counted } == true)
 
-            expectError(try server.request("GET", "/api/admin/traffic", auth: .none), 401, "UNAUTHENTICATED")
+            expectError(try server.request("GET", "/api/admin/traffic", auth: .none), 401, .unauthenticated)
             let user = try server.signUp("bob@example.com")
-            expectError(try server.request("GET", "/api/admin/traffic", auth: user.bearer), 403, "PERMISSION_DENIED")
+            expectError(try server.request("GET", "/api/admin/traffic", auth: user.bearer), 403, .permissionDenied)
             let admin = try server.signUpAdmin("root@example.com")
             #expect(try server.request("GET", "/api/admin/traffic", auth: admin.bearer).status == 200)
         }
@@ -225,15 +225,15 @@ import Testing
             expectError(
                 try kura.request(
                     "POST", "/api/admin/users", json: ["email": "zoe@example.com", "password": "secret-pw"]),
-                400, "EMAIL_EXISTS")
+                400, .emailExists)
             expectError(
-                try kura.request("POST", "/api/admin/users", json: ["password": "secret-pw"]), 400, "INVALID_EMAIL")
+                try kura.request("POST", "/api/admin/users", json: ["password": "secret-pw"]), 400, .invalidEmail)
             expectError(
-                try kura.request("POST", "/api/admin/users", json: ["email": "x@example.com"]), 400, "MISSING_PASSWORD")
+                try kura.request("POST", "/api/admin/users", json: ["email": "x@example.com"]), 400, .missingPassword)
             expectError(
                 try kura.request(
                     "POST", "/api/admin/users", json: ["email": "x@example.com", "password": "secret-pw", "x": 1]),
-                400, "INVALID_ARGUMENT")
+                400, .invalidArgument)
 
             for address in ["zed@example.com", "zoey@example.com", "amy@example.com"] {
                 #expect(
@@ -256,12 +256,12 @@ import Testing
             #expect(try emails("/api/admin/users?emailPrefix=q").emails.isEmpty)
             expectError(
                 try kura.request("GET", "/api/admin/users?emailPrefix=a&pageToken=\(try #require(first.next))"), 400,
-                "INVALID_ARGUMENT")
+                .invalidArgument)
             let found = try kura.request("GET", "/api/admin/users?email=zoe%40example.com")
             #expect((found.json["users"] as? [[String: Any]])?.compactMap { $0["uid"] as? String } == [uid])
             let none = try kura.request("GET", "/api/admin/users?email=nobody%40example.com")
             #expect((none.json["users"] as? [[String: Any]])?.isEmpty == true)
-            expectError(try kura.request("GET", "/api/admin/users?email=not-an-address"), 400, "INVALID_EMAIL")
+            expectError(try kura.request("GET", "/api/admin/users?email=not-an-address"), 400, .invalidEmail)
 
             let session = try Session(try kura.signInResponse("zoe@example.com", "secret-pw"))
             #expect(try kura.request("GET", "/api/auth/me", as: session).status == 200)
@@ -269,14 +269,14 @@ import Testing
             #expect(signedIn?["lastSignInTime"] is String)
             let revoked = try kura.request("POST", "/api/admin/users/\(uid)/revoke")
             #expect(revoked.status == 200, "\(revoked)")
-            expectError(try kura.request("GET", "/api/auth/me", as: session), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.request("POST", "/api/admin/users/nobody/revoke"), 404, "USER_NOT_FOUND")
+            expectError(try kura.request("GET", "/api/auth/me", as: session), 401, .invalidIDToken)
+            expectError(try kura.request("POST", "/api/admin/users/nobody/revoke"), 404, .userNotFound)
             // A user without the admin claim may do none of it.
             let other = try kura.signUp("other@example.com")
             expectError(
                 try kura.request(
                     "POST", "/api/admin/users", json: ["email": "y@example.com", "password": "secret-pw"], as: other),
-                403, "PERMISSION_DENIED")
+                403, .permissionDenied)
         }
     }
 
@@ -305,8 +305,8 @@ import Testing
             #expect(copy["subject"] as? String == first["subject"] as? String)
             #expect(copy["actionLink"] as? String == first["actionLink"] as? String)
             #expect(copy["status"] as? String == "held" && copy["attempts"] as? Int == 0)
-            expectError(try kura.request("POST", "/api/admin/outbox/nope/resend"), 404, "NOT_FOUND")
-            expectError(try kura.request("POST", "/api/admin/outbox/\(id)/resend", auth: .none), 401, "UNAUTHENTICATED")
+            expectError(try kura.request("POST", "/api/admin/outbox/nope/resend"), 404, .notFound)
+            expectError(try kura.request("POST", "/api/admin/outbox/\(id)/resend", auth: .none), 401, .unauthenticated)
         }
     }
 
@@ -347,18 +347,18 @@ import Testing
 
             let broken = draft.replacingOccurrences(of: "allow read: if true;", with: "allow read: if true")
             let refused = try server.request("POST", "/api/admin/rules/test", json: ["source": broken, "table": []])
-            expectError(refused, 400, "INVALID_RULES")
+            expectError(refused, 400, .invalidRules)
             let message = (refused.json["error"] as? [String: Any])?["message"] as? String ?? ""
             #expect(message.hasPrefix("kura.rules:6:"), "\(message)")
 
             expectError(
                 try server.request("POST", "/api/admin/rules/test", json: ["table": ["cases": [["name": "x"]]]]), 400,
-                "INVALID_ARGUMENT")
+                .invalidArgument)
             expectError(
-                try server.request("POST", "/api/admin/rules/test", json: ["source": draft]), 400, "INVALID_ARGUMENT")
+                try server.request("POST", "/api/admin/rules/test", json: ["source": draft]), 400, .invalidArgument)
             expectError(
                 try server.request("POST", "/api/admin/rules/test", json: ["table": []], auth: .none), 401,
-                "UNAUTHENTICATED")
+                .unauthenticated)
         }
     }
 
@@ -390,10 +390,10 @@ import Testing
 
             // A refused source is not a version.
             expectError(
-                try server.request("POST", "/api/admin/rules", json: ["source": "match {"]), 400, "INVALID_RULES")
+                try server.request("POST", "/api/admin/rules", json: ["source": "match {"]), 400, .invalidRules)
             #expect(try versions().count == 3)
-            expectError(try server.request("GET", "/api/admin/rules/versions/123"), 404, "NOT_FOUND")
-            expectError(try server.request("GET", "/api/admin/rules/versions/x"), 404, "NOT_FOUND")
+            expectError(try server.request("GET", "/api/admin/rules/versions/123"), 404, .notFound)
+            expectError(try server.request("GET", "/api/admin/rules/versions/x"), 404, .notFound)
             _ = original
         }
         try withTestKura { server in

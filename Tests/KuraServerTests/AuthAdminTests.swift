@@ -33,8 +33,8 @@ import Testing
             let all = try kura.request("GET", "/api/admin/users")
             #expect((all.json["users"] as? [[String: Any]])?.count == 5)
             #expect(all.json["nextPageToken"] == nil)
-            expectError(try kura.request("GET", "/api/admin/users?pageSize=x"), 400, "INVALID_ARGUMENT")
-            expectError(try kura.request("GET", "/api/admin/users?pageToken=%25%25"), 400, "INVALID_ARGUMENT")
+            expectError(try kura.request("GET", "/api/admin/users?pageSize=x"), 400, .invalidArgument)
+            expectError(try kura.request("GET", "/api/admin/users?pageToken=%25%25"), 400, .invalidArgument)
         }
     }
 
@@ -48,10 +48,10 @@ import Testing
             var adminView = got.json["user"] as? [String: Any] ?? [:]
             #expect(adminView.removeValue(forKey: "lastSignInTime") is NSNull)
             #expect(NSDictionary(dictionary: adminView) == NSDictionary(dictionary: ann.user))
-            expectError(try kura.request("GET", "/api/admin/users/nobody"), 404, "USER_NOT_FOUND")
+            expectError(try kura.request("GET", "/api/admin/users/nobody"), 404, .userNotFound)
             expectError(
-                try kura.request("PATCH", "/api/admin/users/nobody", json: ["disabled": true]), 404, "USER_NOT_FOUND")
-            expectError(try kura.request("DELETE", "/api/admin/users/nobody"), 404, "USER_NOT_FOUND")
+                try kura.request("PATCH", "/api/admin/users/nobody", json: ["disabled": true]), 404, .userNotFound)
+            expectError(try kura.request("DELETE", "/api/admin/users/nobody"), 404, .userNotFound)
 
             let updated = try kura.adminUpdate(
                 ann.uid,
@@ -73,26 +73,26 @@ import Testing
 
             expectError(
                 try kura.request("PATCH", "/api/admin/users/\(ann.uid)", json: ["customClaims": ["sub": "x"]]), 400,
-                "INVALID_CLAIMS")
+                .invalidClaims)
             expectError(
                 try kura.request("PATCH", "/api/admin/users/\(ann.uid)", json: ["password": "123"]), 400,
-                "WEAK_PASSWORD")
+                .weakPassword)
             expectError(
-                try kura.request("PATCH", "/api/admin/users/\(ann.uid)", json: ["email": "bad"]), 400, "INVALID_EMAIL")
+                try kura.request("PATCH", "/api/admin/users/\(ann.uid)", json: ["email": "bad"]), 400, .invalidEmail)
             expectError(
-                try kura.request("PATCH", "/api/admin/users/\(ann.uid)", json: ["uid": "x"]), 400, "INVALID_ARGUMENT")
+                try kura.request("PATCH", "/api/admin/users/\(ann.uid)", json: ["uid": "x"]), 400, .invalidArgument)
 
             // A password set by the administrator signs out every session.
             try kura.adminUpdate(ann.uid, ["password": "admin-set"])
-            expectError(try kura.me(refreshed.idToken), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.refresh(refreshed.refreshToken), 400, "INVALID_REFRESH_TOKEN")
+            expectError(try kura.me(refreshed.idToken), 401, .invalidIDToken)
+            expectError(try kura.refresh(refreshed.refreshToken), 400, .invalidRefreshToken)
             let fresh = try kura.signIn("ann.b@example.com", "admin-set")
 
             let deleted = try kura.request("DELETE", "/api/admin/users/\(ann.uid)")
             #expect(deleted.status == 204)
-            expectError(try kura.request("GET", "/api/admin/users/\(ann.uid)"), 404, "USER_NOT_FOUND")
-            expectError(try kura.me(fresh.idToken), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.signInResponse("ann.b@example.com", "admin-set"), 400, "INVALID_LOGIN_CREDENTIALS")
+            expectError(try kura.request("GET", "/api/admin/users/\(ann.uid)"), 404, .userNotFound)
+            expectError(try kura.me(fresh.idToken), 401, .invalidIDToken)
+            expectError(try kura.signInResponse("ann.b@example.com", "admin-set"), 400, .invalidLoginCredentials)
         }
     }
 
@@ -102,7 +102,7 @@ import Testing
             let ann = try kura.signUp("ann@example.com")
             try kura.signUp("bob@example.com")
             let response = try kura.request("PATCH", "/api/admin/users/\(ann.uid)", json: ["email": "Bob@example.com"])
-            expectError(response, 400, "EMAIL_EXISTS")
+            expectError(response, 400, .emailExists)
             // Whatever the answer, both accounts keep their addresses and still sign in.
             #expect(try kura.signIn("ann@example.com").uid == ann.uid)
             #expect(try kura.signInResponse("bob@example.com", "secret-pw").status == 200)
@@ -120,10 +120,10 @@ import Testing
                 ("DELETE", "/api/admin/users/\(ann.uid)", nil), ("GET", "/api/admin/outbox", nil),
             ]
             for (method, target, body) in routes {
-                expectError(try kura.request(method, target, json: body, auth: .none), 401, "UNAUTHENTICATED")
-                expectError(try kura.request(method, target, json: body, token: ann.idToken), 403, "PERMISSION_DENIED")
+                expectError(try kura.request(method, target, json: body, auth: .none), 401, .unauthenticated)
+                expectError(try kura.request(method, target, json: body, token: ann.idToken), 403, .permissionDenied)
                 expectError(
-                    try kura.request(method, target, json: body, auth: .header("Bearer nope")), 401, "INVALID_ID_TOKEN")
+                    try kura.request(method, target, json: body, auth: .header("Bearer nope")), 401, .invalidIDToken)
             }
             try kura.adminUpdate(boss.uid, ["customClaims": ["admin": true]])
             // The claim counts at once, for the token issued before the change too (claims are the account's as it
@@ -137,7 +137,7 @@ import Testing
                 try kura.request(
                     "PATCH", "/api/admin/users/\(ann.uid)", json: ["disabled": true], token: promoted.idToken
                 ).status == 200)
-            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 403, "USER_DISABLED")
+            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 403, .userDisabled)
         }
     }
 
@@ -159,7 +159,7 @@ import Testing
             #expect(try kura.outbox("?limit=2").count == 2)
             #expect(try kura.outbox("?status=held").count == 3)
             #expect(try kura.outbox("?status=sent").isEmpty)
-            expectError(try kura.request("GET", "/api/admin/outbox?status=lost"), 400, "INVALID_ARGUMENT")
+            expectError(try kura.request("GET", "/api/admin/outbox?status=lost"), 400, .invalidArgument)
         }
     }
 }

@@ -15,11 +15,11 @@ import Testing
             #expect(jwtSegment(boss.idToken, 1)["admin"] as? Bool == true)
             #expect(try server.request("GET", "/api/admin/users", as: boss).status == 200)
             try server.adminUpdate(boss.uid, ["customClaims": [String: Any]()])
-            expectError(try server.request("GET", "/api/admin/users", as: boss), 403, "PERMISSION_DENIED")
+            expectError(try server.request("GET", "/api/admin/users", as: boss), 403, .permissionDenied)
             expectError(
                 try server.request(
                     "PATCH", "/api/admin/users/\(boss.uid)", json: ["customClaims": ["admin": true]], as: boss),
-                403, "PERMISSION_DENIED")
+                403, .permissionDenied)
             let account = try server.request("GET", "/api/admin/users/\(boss.uid)")
             #expect(((account.json["user"] as? [String: Any])?["customClaims"] as? [String: Any])?.isEmpty == true)
         }
@@ -29,7 +29,7 @@ import Testing
     func promotion() throws {
         try withRulesKura { server in
             let ann = try server.signUp("ann@example.com")
-            expectError(try server.request("GET", "/api/admin/users", as: ann), 403, "PERMISSION_DENIED")
+            expectError(try server.request("GET", "/api/admin/users", as: ann), 403, .permissionDenied)
             try server.adminUpdate(ann.uid, ["customClaims": ["admin": true]])
             #expect(try server.request("GET", "/api/admin/users", as: ann).status == 200)
         }
@@ -51,10 +51,10 @@ import Testing
             for _ in 0..<2 { #expect(try server.request("GET", "/api/docs/staff/memo", as: ann).status == 200) }
             try server.adminUpdate(ann.uid, ["customClaims": ["role": "former"]])
             for _ in 0..<2 {
-                expectError(try server.request("GET", "/api/docs/staff/memo", as: ann), 403, "PERMISSION_DENIED")
+                expectError(try server.request("GET", "/api/docs/staff/memo", as: ann), 403, .permissionDenied)
                 expectError(
                     try server.request("PUT", "/api/docs/staff/memo", json: ["data": ["text": "x"]], as: ann), 403,
-                    "PERMISSION_DENIED")
+                    .permissionDenied)
             }
         }
     }

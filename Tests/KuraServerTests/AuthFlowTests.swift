@@ -59,15 +59,15 @@ import Testing
             func signUp(_ body: [String: Any]) throws -> HTTPResponse {
                 try kura.request("POST", "/api/auth/signup", json: body, auth: .none)
             }
-            expectError(try signUp(["email": "ann@example.com", "password": "another-pw"]), 400, "EMAIL_EXISTS")
-            expectError(try signUp(["email": "ANN@EXAMPLE.COM", "password": "another-pw"]), 400, "EMAIL_EXISTS")
-            expectError(try signUp(["email": "not-an-address", "password": "secret-pw"]), 400, "INVALID_EMAIL")
-            expectError(try signUp(["password": "secret-pw"]), 400, "INVALID_EMAIL")
-            expectError(try signUp(["email": "cy@example.com", "password": "12345"]), 400, "WEAK_PASSWORD")
-            expectError(try signUp(["email": "cy@example.com", "password": ""]), 400, "MISSING_PASSWORD")
-            expectError(try signUp(["email": "cy@example.com"]), 400, "MISSING_PASSWORD")
+            expectError(try signUp(["email": "ann@example.com", "password": "another-pw"]), 400, .emailExists)
+            expectError(try signUp(["email": "ANN@EXAMPLE.COM", "password": "another-pw"]), 400, .emailExists)
+            expectError(try signUp(["email": "not-an-address", "password": "secret-pw"]), 400, .invalidEmail)
+            expectError(try signUp(["password": "secret-pw"]), 400, .invalidEmail)
+            expectError(try signUp(["email": "cy@example.com", "password": "12345"]), 400, .weakPassword)
+            expectError(try signUp(["email": "cy@example.com", "password": ""]), 400, .missingPassword)
+            expectError(try signUp(["email": "cy@example.com"]), 400, .missingPassword)
             expectError(
-                try signUp(["email": "cy@example.com", "password": "secret-pw", "admin": true]), 400, "INVALID_ARGUMENT"
+                try signUp(["email": "cy@example.com", "password": "secret-pw", "admin": true]), 400, .invalidArgument
             )
             // None of the refused sign-ups made an account or a mail.
             let users = try kura.request("GET", "/api/admin/users").json["users"] as? [[String: Any]]
@@ -90,11 +90,11 @@ import Testing
 
             let wrong = try kura.signInResponse("ann@example.com", "wrong-password")
             let unknown = try kura.signInResponse("nobody@example.com", "wrong-password")
-            expectError(wrong, 400, "INVALID_LOGIN_CREDENTIALS")
-            expectError(unknown, 400, "INVALID_LOGIN_CREDENTIALS")
+            expectError(wrong, 400, .invalidLoginCredentials)
+            expectError(unknown, 400, .invalidLoginCredentials)
             #expect(wrong.json["error"] as? NSDictionary == unknown.json["error"] as? NSDictionary)
-            expectError(try kura.signInResponse("ann@example.com", ""), 400, "MISSING_PASSWORD")
-            expectError(try kura.signInResponse("ann at example.com", "secret-pw"), 400, "INVALID_EMAIL")
+            expectError(try kura.signInResponse("ann@example.com", ""), 400, .missingPassword)
+            expectError(try kura.signInResponse("ann at example.com", "secret-pw"), 400, .invalidEmail)
         }
     }
 
@@ -115,39 +115,39 @@ import Testing
             #expect((patched.json["user"] as? [String: Any])?["displayName"] is NSNull)
             expectError(
                 try kura.request("PATCH", "/api/auth/me", json: ["disabled": true], token: ann.idToken), 400,
-                "INVALID_ARGUMENT")
+                .invalidArgument)
             expectError(
                 try kura.request("PATCH", "/api/auth/me", json: ["password": "123"], token: ann.idToken), 400,
-                "WEAK_PASSWORD")
+                .weakPassword)
             expectError(
                 try kura.request("PATCH", "/api/auth/me", json: ["password": ""], token: ann.idToken), 400,
-                "MISSING_PASSWORD")
+                .missingPassword)
 
             // A password change keeps this session, signs out the others.
             let other = try kura.signIn("ann@example.com")
             patched = try kura.request("PATCH", "/api/auth/me", json: ["password": "new-secret"], token: ann.idToken)
             #expect(patched.status == 200, "\(patched)")
             #expect(try kura.me(ann.idToken).status == 200)
-            expectError(try kura.me(other.idToken), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.refresh(other.refreshToken), 400, "INVALID_REFRESH_TOKEN")
-            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 400, "INVALID_LOGIN_CREDENTIALS")
+            expectError(try kura.me(other.idToken), 401, .invalidIDToken)
+            expectError(try kura.refresh(other.refreshToken), 400, .invalidRefreshToken)
+            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 400, .invalidLoginCredentials)
             let fresh = try kura.signIn("ann@example.com", "new-secret")
 
             // Without credentials, with garbage, with the admin key.
-            expectError(try kura.request("GET", "/api/auth/me", auth: .none), 401, "UNAUTHENTICATED")
-            expectError(try kura.me("not.a.token"), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.me(String(fresh.idToken.dropLast(3)) + "AAA"), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.request("GET", "/api/auth/me"), 401, "UNAUTHENTICATED")
-            expectError(try kura.request("DELETE", "/api/auth/me", auth: .none), 401, "UNAUTHENTICATED")
+            expectError(try kura.request("GET", "/api/auth/me", auth: .none), 401, .unauthenticated)
+            expectError(try kura.me("not.a.token"), 401, .invalidIDToken)
+            expectError(try kura.me(String(fresh.idToken.dropLast(3)) + "AAA"), 401, .invalidIDToken)
+            expectError(try kura.request("GET", "/api/auth/me"), 401, .unauthenticated)
+            expectError(try kura.request("DELETE", "/api/auth/me", auth: .none), 401, .unauthenticated)
 
             // Delete: 204, then the account and its tokens are gone.
             let deleted = try kura.request("DELETE", "/api/auth/me", token: fresh.idToken)
             #expect(deleted.status == 204, "\(deleted)")
-            expectError(try kura.me(fresh.idToken), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.me(ann.idToken), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.refresh(fresh.refreshToken), 400, "INVALID_REFRESH_TOKEN")
-            expectError(try kura.signInResponse("ann@example.com", "new-secret"), 400, "INVALID_LOGIN_CREDENTIALS")
-            expectError(try kura.request("GET", "/api/admin/users/\(ann.uid)"), 404, "USER_NOT_FOUND")
+            expectError(try kura.me(fresh.idToken), 401, .invalidIDToken)
+            expectError(try kura.me(ann.idToken), 401, .invalidIDToken)
+            expectError(try kura.refresh(fresh.refreshToken), 400, .invalidRefreshToken)
+            expectError(try kura.signInResponse("ann@example.com", "new-secret"), 400, .invalidLoginCredentials)
+            expectError(try kura.request("GET", "/api/admin/users/\(ann.uid)"), 404, .userNotFound)
             // The address is free again.
             #expect(try kura.signUp("ann@example.com").uid != ann.uid)
         }
@@ -160,10 +160,10 @@ import Testing
             try kura.signUp("bob@example.com")
             expectError(
                 try kura.request("PATCH", "/api/auth/me", json: ["email": "BOB@example.com"], token: ann.idToken), 400,
-                "EMAIL_EXISTS")
+                .emailExists)
             expectError(
                 try kura.request("PATCH", "/api/auth/me", json: ["email": "nope"], token: ann.idToken), 400,
-                "INVALID_EMAIL")
+                .invalidEmail)
             let patched = try kura.request(
                 "PATCH", "/api/auth/me", json: ["email": "ann@new.example"], token: ann.idToken)
             try #require(patched.status == 200, "\(patched)")
@@ -180,7 +180,7 @@ import Testing
             // The session survives and sees the new address; sign-in uses it.
             #expect((try kura.me(ann.idToken).json["user"] as? [String: Any])?["email"] as? String == "ann@new.example")
             #expect(try kura.signIn("ann@new.example").uid == ann.uid)
-            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 400, "INVALID_LOGIN_CREDENTIALS")
+            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 400, .invalidLoginCredentials)
         }
     }
 
@@ -205,20 +205,20 @@ import Testing
             #expect(try kura.me(third.idToken).status == 200)
 
             // Replay of the first (rotated) token: refused, and the family is revoked.
-            expectError(try kura.refresh(ann.refreshToken), 400, "INVALID_REFRESH_TOKEN")
-            expectError(try kura.refresh(third.refreshToken), 400, "INVALID_REFRESH_TOKEN")
-            expectError(try kura.me(third.idToken), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.me(ann.idToken), 401, "INVALID_ID_TOKEN")
+            expectError(try kura.refresh(ann.refreshToken), 400, .invalidRefreshToken)
+            expectError(try kura.refresh(third.refreshToken), 400, .invalidRefreshToken)
+            expectError(try kura.me(third.idToken), 401, .invalidIDToken)
+            expectError(try kura.me(ann.idToken), 401, .invalidIDToken)
 
             // Another session of the same user is not part of that family.
             #expect(try kura.me(bystander.idToken).status == 200)
             #expect(try kura.refresh(bystander.refreshToken).status == 200)
 
-            expectError(try kura.refresh("garbage"), 400, "INVALID_REFRESH_TOKEN")
-            expectError(try kura.refresh(""), 400, "INVALID_REFRESH_TOKEN")
+            expectError(try kura.refresh("garbage"), 400, .invalidRefreshToken)
+            expectError(try kura.refresh(""), 400, .invalidRefreshToken)
             expectError(
                 try kura.request("POST", "/api/auth/refresh", json: [String: Any](), auth: .none), 400,
-                "INVALID_REFRESH_TOKEN")
+                .invalidRefreshToken)
         }
     }
 
@@ -228,19 +228,19 @@ import Testing
             let ann = try kura.signUp("ann@example.com")
             let phone = try kura.signIn("ann@example.com")
             let tablet = try kura.signIn("ann@example.com")
-            expectError(try kura.request("POST", "/api/auth/signout", auth: .none), 401, "UNAUTHENTICATED")
+            expectError(try kura.request("POST", "/api/auth/signout", auth: .none), 401, .unauthenticated)
 
             let out = try kura.request("POST", "/api/auth/signout", token: ann.idToken)
             #expect(out.status == 200, "\(out)")
-            expectError(try kura.me(ann.idToken), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.refresh(ann.refreshToken), 400, "INVALID_REFRESH_TOKEN")
+            expectError(try kura.me(ann.idToken), 401, .invalidIDToken)
+            expectError(try kura.refresh(ann.refreshToken), 400, .invalidRefreshToken)
             #expect(try kura.me(phone.idToken).status == 200)
 
             let all = try kura.request("POST", "/api/auth/signout", json: ["all": true], token: phone.idToken)
             #expect(all.status == 200, "\(all)")
             for session in [phone, tablet] {
-                expectError(try kura.me(session.idToken), 401, "INVALID_ID_TOKEN")
-                expectError(try kura.refresh(session.refreshToken), 400, "INVALID_REFRESH_TOKEN")
+                expectError(try kura.me(session.idToken), 401, .invalidIDToken)
+                expectError(try kura.refresh(session.refreshToken), 400, .invalidRefreshToken)
             }
             #expect(try kura.signIn("ann@example.com").uid == ann.uid)
         }
@@ -250,7 +250,7 @@ import Testing
     func verifyEmail() throws {
         try withAuthKura { kura in
             let ann = try kura.signUp("ann@example.com")
-            expectError(try kura.request("POST", "/api/auth/verify-email", auth: .none), 401, "UNAUTHENTICATED")
+            expectError(try kura.request("POST", "/api/auth/verify-email", auth: .none), 401, .unauthenticated)
             let sent = try kura.request("POST", "/api/auth/verify-email", token: ann.idToken)
             #expect(sent.status == 200, "\(sent)")
             let mails = try kura.outbox()
@@ -261,18 +261,18 @@ import Testing
             func confirm(_ body: [String: Any]) throws -> HTTPResponse {
                 try kura.request("POST", "/api/auth/verify-email/confirm", json: body, auth: .none)
             }
-            expectError(try confirm(["code": "bogus"]), 400, "INVALID_OOB_CODE")
-            expectError(try confirm([:]), 400, "INVALID_OOB_CODE")
+            expectError(try confirm(["code": "bogus"]), 400, .invalidOOBCode)
+            expectError(try confirm([:]), 400, .invalidOOBCode)
             let confirmed = try confirm(["code": code])
             try #require(confirmed.status == 200, "\(confirmed)")
             #expect((confirmed.json["user"] as? [String: Any])?["emailVerified"] as? Bool == true)
-            expectError(try confirm(["code": code]), 400, "INVALID_OOB_CODE")
+            expectError(try confirm(["code": code]), 400, .invalidOOBCode)
             #expect((try kura.me(ann.idToken).json["user"] as? [String: Any])?["emailVerified"] as? Bool == true)
             // A reset code is not a verification code.
             #expect(
                 try kura.request("POST", "/api/auth/password-reset", json: ["email": "ann@example.com"]).status == 200)
             let reset = try #require(queryItem(try kura.heldLink(to: "ann@example.com", mode: "resetPassword"), "code"))
-            expectError(try confirm(["code": reset]), 400, "INVALID_OOB_CODE")
+            expectError(try confirm(["code": reset]), 400, .invalidOOBCode)
             // New ID tokens carry the verified flag.
             #expect(jwtSegment(try kura.signIn("ann@example.com").idToken, 1)["email_verified"] as? Bool == true)
         }
@@ -288,14 +288,14 @@ import Testing
             let verify = try #require(queryItem(try kura.heldLink(to: "ann@example.com", mode: "verifyEmail"), "code"))
             expectError(
                 try kura.request("POST", "/api/auth/verify-email/confirm", json: ["code": verify], auth: .none), 400,
-                "EXPIRED_OOB_CODE")
+                .expiredOOBCode)
             #expect(
                 try kura.request("POST", "/api/auth/password-reset", json: ["email": "ann@example.com"]).status == 200)
             let reset = try #require(queryItem(try kura.heldLink(to: "ann@example.com", mode: "resetPassword"), "code"))
             expectError(
                 try kura.request(
                     "POST", "/api/auth/password-reset/confirm", json: ["code": reset, "newPassword": "new-secret"],
-                    auth: .none), 400, "EXPIRED_OOB_CODE")
+                    auth: .none), 400, .expiredOOBCode)
             let page = try kura.submitActionForm([
                 ("mode", "resetPassword"), ("code", reset), ("newPassword", "abcdefg"),
             ])
@@ -316,7 +316,7 @@ import Testing
             #expect(unknown.status == 200)
             #expect(unknown.body == "{}")
             #expect(try kura.outbox().count == 1)  // only the sign-up verification
-            expectError(try reset("not-an-address"), 400, "INVALID_EMAIL")
+            expectError(try reset("not-an-address"), 400, .invalidEmail)
 
             let known = try reset("ANN@example.com")
             #expect(known.status == 200)
@@ -330,19 +330,19 @@ import Testing
                 try kura.request("POST", "/api/auth/password-reset/confirm", json: body, auth: .none)
             }
             // Password problems are reported before the code is spent.
-            expectError(try confirm(["code": code, "newPassword": "123"]), 400, "WEAK_PASSWORD")
-            expectError(try confirm(["code": code]), 400, "MISSING_PASSWORD")
-            expectError(try confirm(["code": "bogus", "newPassword": "new-secret"]), 400, "INVALID_OOB_CODE")
-            expectError(try confirm(["newPassword": "new-secret"]), 400, "INVALID_OOB_CODE")
+            expectError(try confirm(["code": code, "newPassword": "123"]), 400, .weakPassword)
+            expectError(try confirm(["code": code]), 400, .missingPassword)
+            expectError(try confirm(["code": "bogus", "newPassword": "new-secret"]), 400, .invalidOOBCode)
+            expectError(try confirm(["newPassword": "new-secret"]), 400, .invalidOOBCode)
             let done = try confirm(["code": code, "newPassword": "new-secret"])
             #expect(done.status == 200, "\(done)")
-            expectError(try confirm(["code": code, "newPassword": "other-secret"]), 400, "INVALID_OOB_CODE")
+            expectError(try confirm(["code": code, "newPassword": "other-secret"]), 400, .invalidOOBCode)
 
-            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 400, "INVALID_LOGIN_CREDENTIALS")
+            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 400, .invalidLoginCredentials)
             let fresh = try kura.signIn("ann@example.com", "new-secret")
             #expect(fresh.user["emailVerified"] as? Bool == true)
-            expectError(try kura.me(ann.idToken), 401, "INVALID_ID_TOKEN")
-            expectError(try kura.refresh(ann.refreshToken), 400, "INVALID_REFRESH_TOKEN")
+            expectError(try kura.me(ann.idToken), 401, .invalidIDToken)
+            expectError(try kura.refresh(ann.refreshToken), 400, .invalidRefreshToken)
             #expect(try kura.me(fresh.idToken).status == 200)
         }
     }
@@ -370,9 +370,9 @@ import Testing
     func emailNotVerified() throws {
         try withAuthKura(configure: { $0.auth.requireVerifiedEmail = true }) { kura in
             let uid = try kura.signUpWithoutSession("ann@example.com")
-            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 403, "EMAIL_NOT_VERIFIED")
+            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 403, .emailNotVerified)
             // A wrong password is still just wrong credentials (no hint that the account exists).
-            expectError(try kura.signInResponse("ann@example.com", "wrong-pw"), 400, "INVALID_LOGIN_CREDENTIALS")
+            expectError(try kura.signInResponse("ann@example.com", "wrong-pw"), 400, .invalidLoginCredentials)
             try kura.adminUpdate(uid, ["emailVerified": true])
             #expect(try kura.signIn("ann@example.com").uid == uid)
         }
@@ -384,11 +384,11 @@ import Testing
             let ann = try kura.signUp("ann@example.com")
             #expect(try kura.me(ann.idToken).status == 200)
             try kura.adminUpdate(ann.uid, ["disabled": true])
-            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 403, "USER_DISABLED")
+            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 403, .userDisabled)
             let me = try kura.me(ann.idToken)
             #expect(me.status == 403 || me.status == 401, "\(me)")
             #expect(["USER_DISABLED", "INVALID_ID_TOKEN"].contains(me.errorCode ?? ""), "\(me)")
-            expectError(try kura.refresh(ann.refreshToken), 403, "USER_DISABLED")
+            expectError(try kura.refresh(ann.refreshToken), 403, .userDisabled)
             let mails = try kura.outbox().count
             #expect(
                 try kura.request("POST", "/api/auth/password-reset", json: ["email": "ann@example.com"]).status == 200)
@@ -410,8 +410,8 @@ import Testing
                 return last.status != 200
             }
             #expect(expired)
-            expectError(last, 401, "TOKEN_EXPIRED")
-            expectError(try kura.request("POST", "/api/auth/signout", token: ann.idToken), 401, "TOKEN_EXPIRED")
+            expectError(last, 401, .tokenExpired)
+            expectError(try kura.request("POST", "/api/auth/signout", token: ann.idToken), 401, .tokenExpired)
             // A 1 s token issued just before a second boundary may already be stale when used: a few tries.
             var refreshToken = ann.refreshToken
             var worked = false
@@ -439,19 +439,19 @@ import Testing
                 return last.status != 200
             }
             #expect(tooOld)
-            expectError(last, 401, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            expectError(last, 401, .credentialTooOldLoginAgain)
             expectError(
                 try kura.request("PATCH", "/api/auth/me", json: ["password": "secret-pw3"], token: ann.idToken), 401,
-                "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+                .credentialTooOldLoginAgain)
             expectError(
-                try kura.request("DELETE", "/api/auth/me", token: ann.idToken), 401, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+                try kura.request("DELETE", "/api/auth/me", token: ann.idToken), 401, .credentialTooOldLoginAgain)
             // The display name needs no recent sign-in; a refresh does not renew the sign-in time.
             #expect(
                 try kura.request("PATCH", "/api/auth/me", json: ["displayName": "A"], token: ann.idToken).status == 200)
             let refreshed = try Session(try kura.refresh(ann.refreshToken))
             expectError(
                 try kura.request("DELETE", "/api/auth/me", token: refreshed.idToken), 401,
-                "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+                .credentialTooOldLoginAgain)
             // Signing in again does.
             let fresh = try kura.signIn("ann@example.com", "secret-pw2")
             #expect(try kura.request("DELETE", "/api/auth/me", token: fresh.idToken).status == 204)

@@ -23,15 +23,15 @@ import Testing
             try server.signUp("ann@example.com")
             for i in 0..<5 {
                 let guess = try signIn(server, from: "127.0.0.\(10 + i % 2)", "ann@example.com", "guess-\(i)")
-                expectError(guess, 400, "INVALID_LOGIN_CREDENTIALS")
+                expectError(guess, 400, .invalidLoginCredentials)
             }
             // The guessers are throttled on this account…
             expectError(
-                try signIn(server, from: "127.0.0.10", "ann@example.com", "guess-5"), 429, "TOO_MANY_ATTEMPTS_TRY_LATER"
+                try signIn(server, from: "127.0.0.10", "ann@example.com", "guess-5"), 429, .tooManyAttemptsTryLater
             )
             expectError(
                 try signIn(server, from: "127.0.0.11", "ann@example.com", "secret-pw"), 429,
-                "TOO_MANY_ATTEMPTS_TRY_LATER")
+                .tooManyAttemptsTryLater)
             // …the owner, from an address with no failures, is not.
             #expect(try signIn(server, from: "127.0.0.1", "ann@example.com", "secret-pw").status == 200)
             #expect(try signIn(server, from: "127.0.0.1", "ann@example.com", "secret-pw").status == 200)
@@ -45,10 +45,10 @@ import Testing
             for i in 0..<5 { _ = try signIn(server, from: "127.0.0.10", "ann@example.com", "guess-\(i)") }
             // A fresh address gets one try; a wrong one marks it as failing.
             expectError(
-                try signIn(server, from: "127.0.0.20", "ann@example.com", "guess-x"), 400, "INVALID_LOGIN_CREDENTIALS")
+                try signIn(server, from: "127.0.0.20", "ann@example.com", "guess-x"), 400, .invalidLoginCredentials)
             expectError(
                 try signIn(server, from: "127.0.0.20", "ann@example.com", "secret-pw"), 429,
-                "TOO_MANY_ATTEMPTS_TRY_LATER")
+                .tooManyAttemptsTryLater)
             #expect(try signIn(server, from: "127.0.0.21", "ann@example.com", "secret-pw").status == 200)
         }
     }

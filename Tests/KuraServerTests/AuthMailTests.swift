@@ -39,7 +39,7 @@ import Testing
             try #require(signUp.status == 201, "\(signUp)")
             // No session before the address is verified (AuthVerifiedEmailTests).
             #expect(signUp.json["idToken"] == nil, "\(signUp)")
-            expectError(try kura.signInResponse("mia@example.com", "memo-pass-1"), 403, "EMAIL_NOT_VERIFIED")
+            expectError(try kura.signInResponse("mia@example.com", "memo-pass-1"), 403, .emailNotVerified)
 
             // The verification mail arrives at the relay.
             let mail = try waitForMail(sink, count: 1)
@@ -62,7 +62,7 @@ import Testing
                 #expect(fields["mode"] == "verifyEmail")
                 #expect(fields["code"] == queryItem(verifyLink, "code"))
             }
-            expectError(try kura.signInResponse("mia@example.com", "memo-pass-1"), 403, "EMAIL_NOT_VERIFIED")
+            expectError(try kura.signInResponse("mia@example.com", "memo-pass-1"), 403, .emailNotVerified)
 
             // Submitting the form, as the browser would, verifies the address.
             let fields = formFields(try kura.open(verifyLink).body)
@@ -105,13 +105,13 @@ import Testing
             #expect(changed.status == 200, "\(changed)")
             #expect(changed.body.contains("Password changed"))
 
-            expectError(try kura.signInResponse("mia@example.com", "memo-pass-1"), 400, "INVALID_LOGIN_CREDENTIALS")
+            expectError(try kura.signInResponse("mia@example.com", "memo-pass-1"), 400, .invalidLoginCredentials)
             let fresh = try kura.signIn("mia@example.com", newPassword)
             #expect(try kura.me(fresh.idToken).status == 200)
             // Every session from before the reset is gone.
             for old in [session] {
-                expectError(try kura.me(old.idToken), 401, "INVALID_ID_TOKEN")
-                expectError(try kura.refresh(old.refreshToken), 400, "INVALID_REFRESH_TOKEN")
+                expectError(try kura.me(old.idToken), 401, .invalidIDToken)
+                expectError(try kura.refresh(old.refreshToken), 400, .invalidRefreshToken)
             }
             let reused = try kura.submitActionForm([
                 ("mode", "resetPassword"), ("code", resetFields["code"]!), ("newPassword", "third-password"),
@@ -170,7 +170,7 @@ import Testing
     func heldMode() throws {
         try withAuthKura(configure: { $0.auth.requireVerifiedEmail = true }) { kura in
             try kura.signUpWithoutSession("ann@example.com")
-            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 403, "EMAIL_NOT_VERIFIED")
+            expectError(try kura.signInResponse("ann@example.com", "secret-pw"), 403, .emailNotVerified)
             let mails = try kura.outbox()
             try #require(mails.count == 1)
             #expect(mails[0]["status"] as? String == "held")

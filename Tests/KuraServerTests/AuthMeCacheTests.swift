@@ -112,7 +112,7 @@ import Testing
             let rotated = try Session(try kura.refresh(spentLast.refreshToken))
             _ = try meUser(kura, rotated.idToken)
             expectHot(kura, rotated.idToken)
-            expectError(try kura.refresh(tokens[1].refreshToken), 400, "INVALID_REFRESH_TOKEN")
+            expectError(try kura.refresh(tokens[1].refreshToken), 400, .invalidRefreshToken)
             expectRefused(try kura.me(rotated.idToken))
             expectRefused(try kura.me(tokens[1].idToken))
 

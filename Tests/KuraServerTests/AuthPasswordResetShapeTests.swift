@@ -40,7 +40,7 @@ import Testing
         try withAuthKura { server in
             expectError(
                 try server.request("POST", "/api/auth/password-reset", json: ["email": "not-an-address"], auth: .none),
-                400, "INVALID_EMAIL")
+                400, .invalidEmail)
             #expect(server.kura.addressMails.submitted == 0)
         }
     }

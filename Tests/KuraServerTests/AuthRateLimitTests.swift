@@ -22,7 +22,7 @@ import Testing
             Issue.record("never rate-limited", sourceLocation: sourceLocation)
             return
         }
-        expectError(response, 429, "TOO_MANY_ATTEMPTS_TRY_LATER", sourceLocation: sourceLocation)
+        expectError(response, 429, .tooManyAttemptsTryLater, sourceLocation: sourceLocation)
         let retryAfter = response.header("Retry-After").flatMap { Int($0) }
         #expect(retryAfter != nil && retryAfter! >= 1, "Retry-After: \(response.head)", sourceLocation: sourceLocation)
     }

@@ -23,7 +23,7 @@ import Testing
             let user = response.json["user"] as? [String: Any]
             #expect(user?["emailVerified"] as? Bool == false)
             #expect(response.json["idToken"] == nil && response.json["refreshToken"] == nil, "\(response)")
-            expectError(try server.signInResponse("ann@example.com", "secret-pw"), 403, "EMAIL_NOT_VERIFIED")
+            expectError(try server.signInResponse("ann@example.com", "secret-pw"), 403, .emailNotVerified)
 
             let link = try server.heldLink(to: "ann@example.com", mode: "verifyEmail")
             let code = try #require(queryItem(link, "code"))
@@ -46,25 +46,25 @@ import Testing
             try server.adminUpdate(ann.uid, ["emailVerified": false])
 
             for _ in 0..<2 {  // the second time through the per-loop caches
-                expectError(try server.request("GET", doc, as: ann), 403, "EMAIL_NOT_VERIFIED")
+                expectError(try server.request("GET", doc, as: ann), 403, .emailNotVerified)
             }
             expectError(
-                try server.request("PUT", doc, json: ["data": ["text": "x"]], as: ann), 403, "EMAIL_NOT_VERIFIED")
-            expectError(try server.request("DELETE", doc, as: ann), 403, "EMAIL_NOT_VERIFIED")
+                try server.request("PUT", doc, json: ["data": ["text": "x"]], as: ann), 403, .emailNotVerified)
+            expectError(try server.request("DELETE", doc, as: ann), 403, .emailNotVerified)
             expectError(
                 try server.request("POST", "/api/query", json: ["collection": "users/\(ann.uid)/notes"], as: ann), 403,
-                "EMAIL_NOT_VERIFIED")
+                .emailNotVerified)
             expectError(
                 try server.request(
                     "POST", "/api/commit",
                     json: ["writes": [["op": "set", "path": "users/\(ann.uid)/notes/n2", "data": ["a": 1]]]], as: ann),
-                403, "EMAIL_NOT_VERIFIED")
+                403, .emailNotVerified)
             let listen = try server.listen("?doc=users/\(ann.uid)/notes/n1", auth: ann.bearer)
             #expect(listen.status == 403)
             #expect(
                 try listen.errorBody()["error"].flatMap { ($0 as? [String: Any])?["code"] as? String }
                     == "EMAIL_NOT_VERIFIED")
-            expectError(try server.refresh(ann.refreshToken), 403, "EMAIL_NOT_VERIFIED")
+            expectError(try server.refresh(ann.refreshToken), 403, .emailNotVerified)
 
             // What the user can still do: read their account, ask for the mail again, sign out.
             let me = try server.me(ann.idToken)

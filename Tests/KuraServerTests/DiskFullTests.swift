@@ -52,7 +52,7 @@ struct DiskFullTests {
             }
         }
         let full = try #require(refused, "the disk never filled up")
-        expectError(full, 507, "INSUFFICIENT_STORAGE")
+        expectError(full, 507, .insufficientStorage)
         #expect(!stored.isEmpty)
         // Small writes, creates and commits are refused too (or fit, but are never half-made); reads go on.
         let create = try server.request("POST", "/api/docs/big", json: ["data": ["b": filler]])

@@ -79,7 +79,7 @@ import Testing
         try withTestKura { server in
             for endpoint in ["/api/query", "/api/query/count"] {
                 let response = try server.request("POST", endpoint, body: Array(body.utf8))
-                expectError(response, 400, "INVALID_QUERY")
+                expectError(response, 400, .invalidQuery)
             }
         }
     }
@@ -98,7 +98,7 @@ import Testing
             for query in [five, product] {
                 for endpoint in ["/api/query", "/api/query/count"] {
                     let response = try server.request("POST", endpoint, json: query, auth: .none)
-                    expectError(response, 400, "INVALID_ARGUMENT")
+                    expectError(response, 400, .invalidArgument)
                     #expect(Self.message(response).contains("query.maxFilterDisjunctions"), "\(response)")
                 }
                 let listen = try server.listen("?query=\(queryParameter(query))")
@@ -111,7 +111,7 @@ import Testing
                 ["or": [Self.eq("s", String(repeating: "x", count: 20)), Self.eq("s", "abcdefghijklmnopqrst")]]
             ])
             let response = try server.request("POST", "/api/query", json: big)
-            expectError(response, 400, "INVALID_ARGUMENT")
+            expectError(response, 400, .invalidArgument)
             #expect(Self.message(response).contains("query.maxFilterBytes"), "\(response)")
         }
     }
@@ -246,7 +246,7 @@ import Testing
     func malformedAggregation(_ body: String) throws {
         try withTestKura { server in
             let response = try server.request("POST", "/api/query/aggregate", body: Array(body.utf8))
-            expectError(response, 400, "INVALID_QUERY")
+            expectError(response, 400, .invalidQuery)
         }
     }
 
@@ -256,14 +256,14 @@ import Testing
             let six = Dictionary(uniqueKeysWithValues: (0..<6).map { ("a\($0)", ["count": [:]] as [String: Any]) })
             let response = try server.request(
                 "POST", "/api/query/aggregate", json: ["collection": "items", "aggregate": six])
-            expectError(response, 400, "INVALID_ARGUMENT")
+            expectError(response, 400, .invalidArgument)
             #expect(Self.message(response).contains("query.maxAggregations"), "\(response)")
         }
         try withRulesKura(rules: Self.ownerRules, configure: { try $0.set("query.maxWork", "300") }) { server in
             try QueryLimitsTests.load(server, count: 400)
             let sum: [String: Any] = ["collection": "items", "aggregate": ["s": ["sum": "n"]]]
             let refused = try server.request("POST", "/api/query/aggregate", json: sum, auth: .none)
-            expectError(refused, 429, "RESOURCE_EXHAUSTED")
+            expectError(refused, 429, .resourceExhausted)
             let admin = try server.request("POST", "/api/query/aggregate", json: sum)
             #expect(admin.body == #"{"data":{"s":79800}}"#, "\(admin)")
         }

@@ -47,7 +47,7 @@ import Testing
                 ]
                 for target in ["/api/query", "/api/query/count"] {
                     let response = try server.request("POST", target, json: query, auth: .none)
-                    expectError(response, 400, "INVALID_ARGUMENT")
+                    expectError(response, 400, .invalidArgument)
                     #expect(Self.message(response).contains("query.maxDisjunctionValues"), "\(response)")
                 }
                 var three = query
@@ -58,7 +58,7 @@ import Testing
         }
         try withTestKura { server in
             let response = try server.request("POST", "/api/query", json: Self.inQuery(Array(0..<31)), auth: .none)
-            expectError(response, 400, "INVALID_ARGUMENT")
+            expectError(response, 400, .invalidArgument)
             #expect(Self.message(response).contains("at most 30"), "\(response)")
         }
     }
@@ -69,18 +69,18 @@ import Testing
             // The probe, in small: arrays of integers as `in` values.
             let big = Self.inQuery([Array(0..<1000)])
             let response = try server.request("POST", "/api/query", json: big, auth: .none)
-            expectError(response, 400, "INVALID_ARGUMENT")
+            expectError(response, 400, .invalidArgument)
             #expect(Self.message(response).contains("query.maxFilterValueBytes"), "\(response)")
             let equal: [String: Any] = [
                 "collection": "items",
                 "where": [["field": "name", "op": "==", "value": String(repeating: "a", count: 2000)]],
             ]
             expectError(
-                try server.request("POST", "/api/query/count", json: equal, auth: .none), 400, "INVALID_ARGUMENT")
+                try server.request("POST", "/api/query/count", json: equal, auth: .none), 400, .invalidArgument)
             // 30 values of about 1,000 bytes each: each fits, together they do not.
             let many = Self.inQuery((0..<30).map { _ in String(repeating: "b", count: 1000) })
             let total = try server.request("POST", "/api/query", json: many, auth: .none)
-            expectError(total, 400, "INVALID_ARGUMENT")
+            expectError(total, 400, .invalidArgument)
             #expect(Self.message(total).contains("query.maxFilterBytes"), "\(total)")
             // Listen targets, in the URL and added later, are held to the same limits.
             let listen = try server.listen("?query=\(queryParameter(big))", auth: .none)
@@ -88,7 +88,7 @@ import Testing
             let stream = try server.listen(auth: .none)
             let connection = try #require(try stream.expect("connected").json["connectionId"] as? String)
             let added = try server.listenPost(connection, ["add": [["id": "t", "query": many]]], auth: .none)
-            expectError(added, 400, "INVALID_ARGUMENT")
+            expectError(added, 400, .invalidArgument)
         }
         try withTestKura(configure: { try $0.set("query.maxFilterValueBytes", "100000") }) { server in
             let big = Self.inQuery([Array(0..<1000)])
@@ -105,12 +105,12 @@ import Testing
             // Examined in the store: 400 rows that match nothing, at 1 unit each.
             for target in ["/api/query", "/api/query/count"] {
                 let response = try server.request("POST", target, json: noMatch, auth: .none)
-                expectError(response, 429, "RESOURCE_EXHAUSTED")
+                expectError(response, 429, .resourceExhausted)
                 #expect(Self.message(response).contains("query.maxWork"), "\(response)")
             }
             // Examined by the rules: 400 matches, each evaluated (2 units more) and refused.
             let all: [String: Any] = ["collection": "items", "limit": 10]
-            expectError(try server.request("POST", "/api/query", json: all, auth: .none), 429, "RESOURCE_EXHAUSTED")
+            expectError(try server.request("POST", "/api/query", json: all, auth: .none), 429, .resourceExhausted)
             // The administrator is not bounded.
             #expect(try server.request("POST", "/api/query", json: noMatch).status == 200)
         }
@@ -132,14 +132,14 @@ import Testing
                 "orderBy": [["field": "n", "direction": "desc"]], "limit": 2,
             ]
             let admin = try server.request("POST", "/api/query", json: query)
-            expectError(admin, 400, "FAILED_PRECONDITION")
+            expectError(admin, 400, .failedPrecondition)
             let user = try server.signUp("reader@example.com")
             for session in [nil, user] {
                 for target in ["/api/query", "/api/query/count"] {
                     var body = query
                     if target.hasSuffix("count") { body["limit"] = nil }
                     let response = try server.request("POST", target, json: body, as: session)
-                    expectError(response, 403, "PERMISSION_DENIED")
+                    expectError(response, 403, .permissionDenied)
                     #expect(!Self.message(response).contains("maxScanRows"), "\(response)")
                     #expect(!Self.message(response).contains("index"), "\(response)")
                 }

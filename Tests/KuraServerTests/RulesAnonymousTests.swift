@@ -1,4 +1,5 @@
 import Foundation
+import KuraModel
 import KuraServerTestSupport
 import KuraTestSupport
 import Testing
@@ -44,11 +45,11 @@ import Testing
             let revoked = try server.signUp("r@example.com")
             #expect(try server.request("POST", "/api/auth/signout", json: [:], as: revoked).status == 200)
             let tampered = String(user.idToken.dropLast(2)) + (user.idToken.hasSuffix("AA") ? "BB" : "AA")
-            let auths: [(TestKura.Auth, String)] = [
-                (.header("Bearer \(tampered)"), "INVALID_ID_TOKEN"),
-                (.header("Bearer \(revoked.idToken)"), "INVALID_ID_TOKEN"),
-                (.header("Bearer not-a-token"), "INVALID_ID_TOKEN"), (.header("Basic dXNlcjpwdw=="), "UNAUTHENTICATED"),
-                (.header("Bearer "), "UNAUTHENTICATED"),
+            let auths: [(TestKura.Auth, ErrorCode)] = [
+                (.header("Bearer \(tampered)"), .invalidIDToken),
+                (.header("Bearer \(revoked.idToken)"), .invalidIDToken),
+                (.header("Bearer not-a-token"), .invalidIDToken), (.header("Basic dXNlcjpwdw=="), .unauthenticated),
+                (.header("Bearer "), .unauthenticated),
             ]
             // Quizzes are public, so a 401 here shows the bad token was not taken for "anonymous".
             let public_: [(String, String, Any?)] = [

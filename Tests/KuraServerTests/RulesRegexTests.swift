@@ -21,7 +21,7 @@ import Testing
             #expect(match.status == 200, "\(match.status) \(match.errorCode ?? "")")
             let miss = try server.request(
                 "PUT", "/api/docs/names/n2", json: ["data": ["name": long + "b"]], as: user)
-            expectError(miss, 403, "PERMISSION_DENIED")
+            expectError(miss, 403, .permissionDenied)
         }
     }
 }

@@ -35,8 +35,8 @@ import Testing
             let admin = try server.signUpAdmin("root@example.com")
             #expect(try server.request("GET", "/api/admin/rules", as: admin).json["source"] as? String == onDisk)
             let user = try server.signUp("u@example.com")
-            expectError(try server.request("GET", "/api/admin/rules", as: user), 403, "PERMISSION_DENIED")
-            expectError(try server.request("GET", "/api/admin/rules", as: nil), 401, "UNAUTHENTICATED")
+            expectError(try server.request("GET", "/api/admin/rules", as: user), 403, .permissionDenied)
+            expectError(try server.request("GET", "/api/admin/rules", as: nil), 401, .unauthenticated)
         }
     }
 
@@ -47,11 +47,11 @@ import Testing
             let response = try server.request(
                 "POST", "/api/admin/rules", body: Array(Self.brokenRules.utf8),
                 headers: [("Content-Type", "text/plain")])
-            expectError(response, 400, "INVALID_RULES")
+            expectError(response, 400, .invalidRules)
             let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
             #expect(message.hasPrefix("kura.rules:3:"), "\(message)")
             let json = try server.request("POST", "/api/admin/rules", json: ["source": Self.brokenRules])
-            expectError(json, 400, "INVALID_RULES")
+            expectError(json, 400, .invalidRules)
             #expect(try String(contentsOfFile: rulesPath(server.dataDirectory), encoding: .utf8) == before)
             #expect(try server.request("GET", "/api/admin/rules").json["source"] as? String == before)
             // The default rules are still in force: quizzes public, `open` not.
@@ -70,7 +70,7 @@ import Testing
             #expect(try server.request("GET", "/api/docs/quizzes/q", as: nil).status == 200)  // cached now
             let user = try server.signUp("u@example.com")
             let refused = try server.request("POST", "/api/admin/rules", json: ["source": Self.openRules], as: user)
-            expectError(refused, 403, "PERMISSION_DENIED")
+            expectError(refused, 403, .permissionDenied)
             expectDenied(try server.request("GET", "/api/docs/open/o", as: nil))
 
             let admin = try server.signUpAdmin("root@example.com")
@@ -86,7 +86,7 @@ import Testing
             let json = try server.request("POST", "/api/admin/rules", json: ["source": "rules_version = '1';\n"])
             #expect(json.status == 200, "\(json)")
             expectDenied(try server.request("GET", "/api/docs/open/o", as: nil))
-            expectError(try server.request("POST", "/api/admin/rules", json: ["text": "x"]), 400, "INVALID_ARGUMENT")
+            expectError(try server.request("POST", "/api/admin/rules", json: ["text": "x"]), 400, .invalidArgument)
         }
     }
 

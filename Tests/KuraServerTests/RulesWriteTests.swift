@@ -89,22 +89,22 @@ import Testing
                 try server.request("PUT", "/api/docs/counters/x?exists=true", json: ["data": ["n": 11]], as: user))
             let missing = try server.request(
                 "PUT", "/api/docs/counters/x?exists=true", json: ["data": ["n": 1]], as: user)
-            expectError(missing, 412, "FAILED_PRECONDITION")
+            expectError(missing, 412, .failedPrecondition)
             expectError(
                 try server.request(
                     "PATCH", "/api/docs/counters/c", json: ["data": ["n": 1]], headers: [("If-Match", "9")], as: user),
-                412, "FAILED_PRECONDITION")
+                412, .failedPrecondition)
             expectDenied(try server.request("POST", "/api/docs/counters", json: ["data": ["n": "x"]], as: user))
             #expect(try server.request("POST", "/api/docs/counters", json: ["data": ["n": 1]], as: user).status == 201)
             // A create of an existing document is judged as an update first: 403, or 409 once allowed.
             expectDenied(try commit(server, [["op": "create", "path": "counters/c", "data": ["n": 20]]], as: user))
             let exists = try commit(
                 server, [["op": "create", "path": "counters/c", "data": ["n": 1, "label": "L"]]], as: user)
-            expectError(exists, 409, "ALREADY_EXISTS")
+            expectError(exists, 409, .alreadyExists)
             // An update of a missing document is judged as a create: 403, or 404 once allowed.
             expectDenied(try commit(server, [["op": "update", "path": "counters/y", "data": ["n": 50]]], as: user))
             let absent = try commit(server, [["op": "update", "path": "counters/y", "data": ["n": 1]]], as: user)
-            expectError(absent, 404, "NOT_FOUND")
+            expectError(absent, 404, .notFound)
             // delete: only below 5, and a missing document (resource == null) is refused by this rule.
             expectDenied(try server.request("DELETE", "/api/docs/counters/c", as: user))
             expectDenied(try server.request("DELETE", "/api/docs/counters/zzz", as: user))

@@ -48,16 +48,16 @@ import Testing
             // The guesser cannot get a fresh bucket by changing what it sends on the left of the proxy's hop.
             expectError(
                 try failedSignIn(proxy, forwarded: [("X-Forwarded-For", "203.0.113.67, 198.51.100.7")], 99), 429,
-                "TOO_MANY_ATTEMPTS_TRY_LATER")
+                .tooManyAttemptsTryLater)
             // Another client through the same proxy signs in, and may fail on its own account.
             let other = [("X-Forwarded-For", "198.51.100.8")]
             let signIn = try proxy.request(
                 "POST", "/api/auth/signin", json: ["email": "ann@example.com", "password": "secret-pw"],
                 headers: other, auth: .none)
             #expect(signIn.status == 200)
-            expectError(try failedSignIn(proxy, forwarded: other, 100), 400, "INVALID_LOGIN_CREDENTIALS")
+            expectError(try failedSignIn(proxy, forwarded: other, 100), 400, .invalidLoginCredentials)
             // A request from the proxy that names no client is the proxy's own, a bucket apart.
-            expectError(try failedSignIn(proxy, forwarded: [], 101), 400, "INVALID_LOGIN_CREDENTIALS")
+            expectError(try failedSignIn(proxy, forwarded: [], 101), 400, .invalidLoginCredentials)
         }
     }
 
@@ -76,7 +76,7 @@ import Testing
                     let response = try peer.request(
                         "POST", "/api/auth/signin", json: ["email": "ann@example.com", "password": "secret-pw"],
                         headers: forged, auth: .none)
-                    expectError(response, 429, "TOO_MANY_ATTEMPTS_TRY_LATER")
+                    expectError(response, 429, .tooManyAttemptsTryLater)
                 }
                 // Another peer is another client, as ever.
                 let elsewhere = try kura.client(source: "127.0.0.3")
@@ -101,14 +101,14 @@ import Testing
             // The same client written another way is the same client.
             expectError(
                 try failedSignIn(proxy, forwarded: [("Forwarded", #"for="[2001:DB8:0::7]""#)], 99), 429,
-                "TOO_MANY_ATTEMPTS_TRY_LATER")
+                .tooManyAttemptsTryLater)
             // X-Forwarded-For is not the header now: the proxy's own bucket, still fresh.
             expectError(
                 try failedSignIn(proxy, forwarded: [("X-Forwarded-For", "2001:db8::7")], 100), 400,
-                "INVALID_LOGIN_CREDENTIALS")
+                .invalidLoginCredentials)
             expectError(
                 try failedSignIn(proxy, forwarded: [("Forwarded", "for=198.51.100.8")], 101), 400,
-                "INVALID_LOGIN_CREDENTIALS")
+                .invalidLoginCredentials)
         }
     }
 

@@ -16,7 +16,7 @@ public func object(_ value: JSONValue) -> JSONObject { value.objectValue ?? JSON
 
 /// Expects `body` to throw an `APIError` with `code` (and `status` when given).
 public func expectError(
-    _ code: String, status: Int? = nil, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    _ code: ErrorCode, status: Int? = nil, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     do {
         try body()
@@ -26,7 +26,7 @@ public func expectError(
             Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
             return
         }
-        #expect(error.code.rawValue == code, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
         if let status { #expect(error.status == status, sourceLocation: sourceLocation) }
     }
 }

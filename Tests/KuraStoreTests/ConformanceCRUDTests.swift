@@ -29,7 +29,7 @@ import Testing
     func createFailsWhenExisting(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         try h.store.create(doc("a/b"), object(["x": 1]))
-        expectError("ALREADY_EXISTS", status: 409) { try h.store.create(doc("a/b"), object(["x": 2])) }
+        expectError(.alreadyExists, status: 409) { try h.store.create(doc("a/b"), object(["x": 2])) }
     }
 
     @Test(arguments: EngineUnderTest.all)
@@ -68,8 +68,8 @@ import Testing
         #expect(
             try h.store.get(path)?.fields
                 == object(["a": ["b": 1, "keep": true], "s": nil, "n": ["m": ["o": "deep"]]]))
-        expectError("NOT_FOUND", status: 404) { try h.store.update(doc("a/missing"), [(field("x"), 1)]) }
-        expectError("INVALID_ARGUMENT") { try h.store.update(path, [(field("a"), 1), (field("a.b"), 2)]) }
+        expectError(.notFound, status: 404) { try h.store.update(doc("a/missing"), [(field("x"), 1)]) }
+        expectError(.invalidArgument) { try h.store.update(path, [(field("a"), 1), (field("a.b"), 2)]) }
     }
 
     @Test(arguments: EngineUnderTest.all)
@@ -88,17 +88,17 @@ import Testing
     func preconditions(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let path = try doc("a/b")
-        expectError("FAILED_PRECONDITION", status: 412) {
+        expectError(.failedPrecondition, status: 412) {
             try h.store.set(path, object(["x": 1]), precondition: .exists(true))
         }
         try h.store.set(path, object(["x": 1]), precondition: .exists(false))
-        expectError("FAILED_PRECONDITION") { try h.store.set(path, object(["x": 2]), precondition: .exists(false)) }
-        expectError("FAILED_PRECONDITION") { try h.store.set(path, object(["x": 2]), precondition: .version(7)) }
+        expectError(.failedPrecondition) { try h.store.set(path, object(["x": 2]), precondition: .exists(false)) }
+        expectError(.failedPrecondition) { try h.store.set(path, object(["x": 2]), precondition: .version(7)) }
         #expect(try h.store.set(path, object(["x": 2]), precondition: .version(1)).version == 2)
         try h.store.update(path, [(field("x"), 3)], precondition: .exists(true))
-        expectError("FAILED_PRECONDITION") { try h.store.delete(path, precondition: .version(2)) }
+        expectError(.failedPrecondition) { try h.store.delete(path, precondition: .version(2)) }
         try h.store.delete(path, precondition: .version(3))
-        expectError("FAILED_PRECONDITION") { try h.store.delete(path, precondition: .exists(true)) }
+        expectError(.failedPrecondition) { try h.store.delete(path, precondition: .exists(true)) }
         #expect(try h.store.get(path) == nil)
     }
 
@@ -106,15 +106,15 @@ import Testing
     func documentLimits(_ engine: EngineUnderTest) throws {
         let h = try engine.make()
         let big = String(repeating: "x", count: DocumentLimits.maxBytes)
-        expectError("DOCUMENT_TOO_LARGE", status: 413) { try h.store.set(doc("a/b"), object(["s": .string(big)])) }
+        expectError(.documentTooLarge, status: 413) { try h.store.set(doc("a/b"), object(["s": .string(big)])) }
         let fits = String(repeating: "x", count: DocumentLimits.maxBytes - 20)
         try h.store.set(doc("a/c"), object(["s": .string(fits)]))
         #expect(try h.store.get(doc("a/c"))?.fields["s"] == .string(fits))
         var deep: JSONValue = 1
         for _ in 0..<20 { deep = [deep] }
         try h.store.set(doc("a/d"), object(["v": deep]))
-        expectError("INVALID_ARGUMENT", status: 400) { try h.store.set(doc("a/e"), object(["v": [deep]])) }
-        expectError("INVALID_ARGUMENT") { try h.store.set(doc("a/f"), object(["m": ["": 1]])) }
+        expectError(.invalidArgument, status: 400) { try h.store.set(doc("a/e"), object(["v": [deep]])) }
+        expectError(.invalidArgument) { try h.store.set(doc("a/f"), object(["m": ["": 1]])) }
         #expect(try h.store.get(doc("a/b")) == nil)
     }
 

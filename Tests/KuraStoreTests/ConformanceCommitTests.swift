@@ -19,7 +19,7 @@ import Testing
         #expect(results.map(\.version) == [1, 2, 2, 0])
         #expect(Set(results.map(\.updateTime)).count == 1)
         #expect(try h.store.get(doc("c/new"))?.fields == object(["v": 3]))
-        expectError("INVALID_ARGUMENT") {
+        expectError(.invalidArgument) {
             _ = try h.store.commit(Array(repeating: Write(path: try doc("c/x"), operation: .delete), count: 501))
         }
         #expect(try h.store.commit([]).isEmpty)
@@ -30,7 +30,7 @@ import Testing
         let h = try engine.make()
         try h.store.set(doc("c/a"), object(["v": 1]))
         let before = try h.store.latestSequence()
-        expectError("FAILED_PRECONDITION", status: 412) {
+        expectError(.failedPrecondition, status: 412) {
             _ = try h.store.commit([
                 Write(path: try doc("c/b"), operation: .set(object(["v": 1]), merge: false)),
                 Write(path: try doc("c/a"), operation: .update([(try field("v"), .int(2))])),
@@ -40,7 +40,7 @@ import Testing
         #expect(try h.store.get(doc("c/b")) == nil)
         #expect(try h.store.get(doc("c/a"))?.version == 1)
         #expect(try h.store.latestSequence() == before)
-        expectError("NOT_FOUND") {
+        expectError(.notFound) {
             _ = try h.store.commit([
                 Write(path: try doc("c/b"), operation: .set(object(["v": 1]), merge: false)),
                 Write(path: try doc("c/zz"), operation: .update([(try field("v"), .int(2))])),
@@ -84,7 +84,7 @@ import Testing
         #expect(fields["m"] == 9.5)
         #expect(fields["m2"] == 7)
         #expect(fields["min"] == 2.5)
-        expectError("INVALID_ARGUMENT") {
+        expectError(.invalidArgument) {
             _ = try h.store.commit([
                 Write(path: path, operation: .update([]), transforms: [try t("i", .increment("x"))])
             ])

@@ -129,7 +129,7 @@ import Testing
         for composites in bad {
             var query = try Items.items()
             query.composites = composites
-            expectError("INVALID_QUERY", status: 400) { _ = try h.store.query(query) }
+            expectError(.invalidQuery, status: 400) { _ = try h.store.query(query) }
         }
     }
 }

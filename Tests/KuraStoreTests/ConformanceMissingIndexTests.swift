@@ -22,7 +22,7 @@ import Testing
     /// The message of the 400 `FAILED_PRECONDITION` `body` fails with.
     static func refusal(_ body: () throws -> Void) -> String {
         var message = ""
-        expectError("FAILED_PRECONDITION", status: 400) {
+        expectError(.failedPrecondition, status: 400) {
             do { try body() } catch let error as APIError {
                 message = error.message
                 throw error
@@ -41,7 +41,7 @@ import Testing
         let message = Self.refusal { _ = try store.query(query) }
         var all = query
         all.limit = nil
-        expectError("FAILED_PRECONDITION", status: 400) { _ = try store.count(all) }
+        expectError(.failedPrecondition, status: 400) { _ = try store.count(all) }
         // With a limit, a count stops at the first matches in any order: nothing wasted.
         #expect(try store.count(query) == 2)
         #expect(message.contains("todos (cat ASC, n DESC) COLLECTION"))

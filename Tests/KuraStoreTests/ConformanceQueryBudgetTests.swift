@@ -36,8 +36,8 @@ import Testing
     func aWalkPastTheBudgetIsRefused(_ engine: EngineUnderTest) throws {
         let harness = try Self.store(engine)
         let store = harness.store
-        expectError("RESOURCE_EXHAUSTED", status: 429) { _ = try store.query(Self.noMatch(QueryBudget(limit: 100))) }
-        expectError("RESOURCE_EXHAUSTED", status: 429) {
+        expectError(.resourceExhausted, status: 429) { _ = try store.query(Self.noMatch(QueryBudget(limit: 100))) }
+        expectError(.resourceExhausted, status: 429) {
             _ = try store.count(Self.noMatch(QueryBudget(limit: 100), count: true))
         }
         // Without a budget, or with room for the walk, the same query runs, and the rows it examined are charged.
@@ -57,7 +57,7 @@ import Testing
         let budget = QueryBudget(limit: 1000)
         #expect(try store.query(Self.noMatch(budget)).documents.isEmpty)
         #expect(try store.query(Self.noMatch(budget)).documents.isEmpty)
-        expectError("RESOURCE_EXHAUSTED", status: 429) {
+        expectError(.resourceExhausted, status: 429) {
             for _ in 0..<10 { _ = try store.query(Self.noMatch(budget)) }
         }
     }

@@ -149,7 +149,7 @@ import Testing
         let a = try #require(try h.store.get(doc("m/a")))
         let after = Filter(.createTime, .greaterThan, .string(RFC3339.format(a.createTime)))
         #expect(try Self.ids(h.store, StructuredQuery(.collection(m), filters: [after])) == ["b"])
-        expectError("INVALID_QUERY") {
+        expectError(.invalidQuery) {
             _ = try h.store.query(StructuredQuery(.collection(m), filters: [Filter(.createTime, .equal, "yesterday")]))
         }
     }
@@ -177,7 +177,7 @@ import Testing
         #expect(try run(start: Cursor(values: ["b"], inclusive: false), [Order(tag)]) == ["i2", "i5", "i8"])
         #expect(
             try run(start: Cursor(values: ["b", "i4"], inclusive: false), [Order(tag)]) == ["i7", "i2", "i5", "i8"])
-        expectError("INVALID_QUERY") { _ = try run(start: Cursor(values: [1, "i1", 3], inclusive: true), [Order(n)]) }
+        expectError(.invalidQuery) { _ = try run(start: Cursor(values: [1, "i1", 3], inclusive: true), [Order(n)]) }
     }
 
     @Test(arguments: EngineUnderTest.all)
@@ -202,7 +202,7 @@ import Testing
         #expect(seen.dropFirst(10).allSatisfy { $0.hasPrefix("after") })
         var bad = try Self.items(orderBy: [Order(n)], limit: 4)
         bad.pageToken = "zz"
-        expectError("INVALID_QUERY") { _ = try h.store.query(bad) }
+        expectError(.invalidQuery) { _ = try h.store.query(bad) }
     }
 
     @Test(arguments: EngineUnderTest.all)
@@ -262,6 +262,6 @@ import Testing
             try Self.items([Filter(.id, .equal, 1)]),
             StructuredQuery(.collectionGroup("a/b")),
         ]
-        for query in bad { expectError("INVALID_QUERY", status: 400) { _ = try h.store.query(query) } }
+        for query in bad { expectError(.invalidQuery, status: 400) { _ = try h.store.query(query) } }
     }
 }

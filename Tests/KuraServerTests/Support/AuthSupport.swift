@@ -57,11 +57,11 @@ func textPart(_ mail: JSONObject) -> String? {
 
 /// Checks that `response` is the error `status` `code` with the documented body, `{"error":{"code","message"}}`.
 func expectError(
-    _ response: HTTPResponse, _ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
+    _ response: HTTPResponse, _ status: Int, _ code: ErrorCode, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     #expect(response.status == status, "\(response)", sourceLocation: sourceLocation)
     let error = response.json["error"] as? [String: Any]
-    #expect(error?["code"] as? String == code, "\(response)", sourceLocation: sourceLocation)
+    #expect(error?["code"] as? String == code.rawValue, "\(response)", sourceLocation: sourceLocation)
     #expect((error?["message"] as? String)?.isEmpty == false, "\(response)", sourceLocation: sourceLocation)
     #expect(response.header("Content-Type") == "application/json", sourceLocation: sourceLocation)
 }

@@ -46,6 +46,6 @@ extension TestKura {
 func expectDenied(
     _ response: HTTPResponse, hiding secret: String = "secret", sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    expectError(response, 403, "PERMISSION_DENIED", sourceLocation: sourceLocation)
+    expectError(response, 403, .permissionDenied, sourceLocation: sourceLocation)
     #expect(!response.body.contains(secret), "\(response)", sourceLocation: sourceLocation)
 }
