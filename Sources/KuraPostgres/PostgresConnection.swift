@@ -186,8 +186,12 @@ public final class PostgresConnection: @unchecked Sendable {
             let message = field("M") ?? Self.errorMessage(handle)
             let detail = field("D")
             PQclear(result)
+            // The server sends a SQLSTATE with every error; a failure without one is libpq's own, reported when
+            // it lost the server (an EPIPE while sending a statement to a crashed server comes this way while
+            // PQstatus still says CONNECTION_OK). Treating it as the statement's error made callers give up for
+            // good instead of reconnecting: an index build whose server restarted under it stayed ERROR.
             throw PostgresError(
-                kind: isConnected ? .statement : .connectionLost, sqlState: sqlState,
+                kind: isConnected && sqlState != nil ? .statement : .connectionLost, sqlState: sqlState,
                 message: "\(sql.prefix(80)): \(message)", detail: detail)
         }
     }
