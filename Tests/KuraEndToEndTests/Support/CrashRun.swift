@@ -135,17 +135,25 @@ final class CrashRun {
         }
     }
 
-    /// Declares a composite index over `bulk` that no earlier cycle declared: `a` then one or two other fields.
-    private func declareIndex(cycle: Int) throws {
+    /// The composite indexes the cycles declare, in order, none serving another's query (an index read backwards
+    /// serves the reversed order, so only the relative direction of the fields after `a` tells two apart): `a`
+    /// then one field ascending (4), then `a` and two fields in the same or opposite directions (24).
+    static let indexShapes: [[(field: String, ascending: Bool)]] = {
         let others = ["b", "c", "d", "e"]
-        let second = others[cycle % 4]
-        var fields: [[String: Any]] = [
-            ["fieldPath": "a", "order": "ASCENDING"],
-            ["fieldPath": second, "order": (cycle / 4) % 2 == 0 ? "ASCENDING" : "DESCENDING"],
-        ]
-        if cycle >= 8 {
-            let third = others.filter { $0 != second }[(cycle / 8) % 3]
-            fields.append(["fieldPath": third, "order": (cycle / 2) % 2 == 0 ? "DESCENDING" : "ASCENDING"])
+        let pairs = others.map { [("a", true), ($0, true)] }
+        let triples = others.flatMap { second in
+            others.filter { $0 != second }.flatMap { third in
+                [[("a", true), (second, true), (third, true)], [("a", true), (second, true), (third, false)]]
+            }
+        }
+        return pairs + triples
+    }()
+
+    /// Declares the cycle's composite index over `bulk`; remembers the query it serves.
+    private func declareIndex(cycle: Int) throws {
+        let shape = Self.indexShapes[cycle % Self.indexShapes.count]
+        let fields: [[String: Any]] = shape.map {
+            ["fieldPath": $0.field, "order": $0.ascending ? "ASCENDING" : "DESCENDING"]
         }
         let response = try request(
             "POST", "/api/admin/indexes", ["collectionGroup": "bulk", "queryScope": "COLLECTION", "fields": fields])
@@ -153,9 +161,7 @@ final class CrashRun {
             let id = declared["id"] as? Int
         else { throw TestFailure("declaring an index: \(response.status) \(response.body)") }
         let value = cycle % 10
-        let orderBy = fields.dropFirst().map {
-            ["field": $0["fieldPath"]!, "direction": $0["order"] as! String == "ASCENDING" ? "asc" : "desc"]
-        }
+        let orderBy = shape.dropFirst().map { ["field": $0.field, "direction": $0.ascending ? "asc" : "desc"] }
         indexes[id] = [
             "collection": "bulk", "where": [["field": "a", "op": "==", "value": value]], "orderBy": orderBy,
             "limit": 1000,
