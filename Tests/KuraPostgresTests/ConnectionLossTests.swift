@@ -54,4 +54,17 @@ struct ConnectionLossTests {
         let outcome = try running.join()
         #expect(outcome.isEmpty, "\(outcome)")
     }
+
+    @Test("a pooled connection whose server restarted while it sat idle is re-opened before it is lent")
+    func idleConnectionAcrossARestart() throws {
+        let server = try TestPostgres.startServer()
+        defer { try? TestPostgres.stopServer(server.directory) }
+        let pool = PostgresConnectionPool(url: server.url, maximumConnections: 1, checkoutTimeout: .seconds(60))
+        let before = try pool.withConnection { try $0.query("SELECT pg_backend_pid()").int(0, 0) }
+        try TestPostgres.killServer(server.directory)
+        try TestPostgres.restartServer(server.directory, url: server.url)
+        // The first request after the restart must not be the one that finds the connection dead.
+        let after = try pool.withConnection { try $0.query("SELECT pg_backend_pid()").int(0, 0) }
+        #expect(after != nil && after != before)
+    }
 }

@@ -64,6 +64,8 @@ final class CrashRun {
         var arguments = [
             "--set", "auth.rateLimits=false", "--set", "auth.passwordOpsLimit=1", "--set", "auth.passwordMemLimit=8192",
             "--set", "realtime.maxReplayChanges=10000000",
+            // A refresh in doubt at a crash is retried after the restart, however long that took on a loaded machine.
+            "--set", "auth.refreshTokenReuseGraceSeconds=3600",
         ]
         if let postgres { arguments += ["--set", "store.engine=postgres", "--set", "store.url=\(postgres.url)"] }
         return arguments
