@@ -63,6 +63,19 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// True while the connection is usable; false once the server or the network dropped it.
     public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+    /// Whether the connection is still usable as far as the socket tells without waiting: reads what it holds, so
+    /// that a server that closed the connection while it sat idle (a restart or crash of the database) shows now,
+    /// before a statement is sent on it, rather than as that statement's failure.
+    public func isStillConnected() -> Bool {
+        // A dying server may send a notice before it closes: the first read takes the notice, the next the end.
+        for _ in 0..<8 {
+            guard isConnected else { return false }
+            var poller = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 0) > 0 else { return true }
+            guard PQconsumeInput(handle) == 1 else { return false }
+        }
+        return isConnected
+    }
     /// True inside `BEGIN … COMMIT` (also after an error that aborted the transaction).
     public var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
     /// The host the connection went to: with a multi-host URL, the one libpq kept.
@@ -186,8 +199,12 @@ public final class PostgresConnection: @unchecked Sendable {
             let message = field("M") ?? Self.errorMessage(handle)
             let detail = field("D")
             PQclear(result)
+            // The server sends a SQLSTATE with every error; a failure without one is libpq's own, reported when
+            // it lost the server (an EPIPE while sending a statement to a crashed server comes this way while
+            // PQstatus still says CONNECTION_OK). Treating it as the statement's error made callers give up for
+            // good instead of reconnecting: an index build whose server restarted under it stayed ERROR.
             throw PostgresError(
-                kind: isConnected ? .statement : .connectionLost, sqlState: sqlState,
+                kind: isConnected && sqlState != nil ? .statement : .connectionLost, sqlState: sqlState,
                 message: "\(sql.prefix(80)): \(message)", detail: detail)
         }
     }

@@ -4,7 +4,8 @@ import KuraCore
 /// A bounded set of connections to one database, shared by many threads. `withConnection` lends a connection to
 /// one thread at a time; connections open lazily up to `maximumConnections`, and a caller waits (up to
 /// `checkoutTimeout`) when all are lent. A connection that broke is re-opened (`reconnect()`) before it is lent
-/// again, so after a failover the pool follows the multi-host URL to the new primary.
+/// again, so after a failover the pool follows the multi-host URL to the new primary; so is one whose server
+/// closed it while it sat idle (a database restart), so that no request after the restart finds it dead.
 public final class PostgresConnectionPool: @unchecked Sendable {
     /// The libpq connection string every connection is opened with.
     public let url: String
@@ -45,7 +46,7 @@ public final class PostgresConnectionPool: @unchecked Sendable {
     public func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
         let connection = try checkOut()
         defer { checkIn(connection) }
-        if !connection.isConnected { try connection.reconnect() }
+        if !connection.isStillConnected() { try connection.reconnect() }
         return try body(connection)
     }
 
@@ -54,7 +55,7 @@ public final class PostgresConnectionPool: @unchecked Sendable {
     /// re-opened first if it broke; `giveBack` rolls back a transaction left open.
     public func borrow() throws -> PostgresConnection {
         let connection = try checkOut()
-        if !connection.isConnected {
+        if !connection.isStillConnected() {
             do { try connection.reconnect() } catch {
                 checkIn(connection)
                 throw error

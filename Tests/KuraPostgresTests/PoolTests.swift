@@ -3,6 +3,10 @@ import KuraPostgres
 import KuraTestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite(TestPostgres.available)
 struct PoolTests {
     @Test func manyThreadsShareABoundedPool() throws {
@@ -61,8 +65,17 @@ struct PoolTests {
             #expect(try connection.query("SELECT count(*) FROM t").int(0, 0) == 0)
             return connection.serverProcessID
         }
-        try PostgresConnection(url: url).query("SELECT pg_terminate_backend($1::int)", [.int(Int64(pid))])
-        #expect(throws: PostgresError.self) { try pool.withConnection { try $0.query("SELECT 1") } }
+        let observer = try PostgresConnection(url: url)
+        try observer.query("SELECT pg_terminate_backend($1::int)", [.int(Int64(pid))])
+        // Once the server process is gone (its socket closed), the idle connection is re-opened before it is lent:
+        // no borrower finds it dead. The process leaves pg_stat_activity just before it exits; a server on this
+        // machine is watched until the process itself is gone.
+        while try observer.query("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", [.int(Int64(pid))])
+            .int(0, 0) != 0
+        {
+            usleep(10_000)
+        }
+        if TestPostgres.hostAndPort(of: url).hasPrefix("127.0.0.1") { while kill(pid, 0) == 0 { usleep(10_000) } }
         let newPid = try pool.withConnection { (connection) throws -> Int32 in
             #expect(try connection.query("SELECT 1").int(0, 0) == 1)
             return connection.serverProcessID

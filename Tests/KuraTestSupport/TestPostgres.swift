@@ -100,6 +100,24 @@ public enum TestPostgres {
         _ = try runScript("stop '\(directory)'")
     }
 
+    /// Stops a server that `startServer` started at once, as a crash would (`pg_ctl stop -m immediate`: no
+    /// checkpoint; the next start replays the write-ahead log), keeping its directory.
+    public static func killServer(_ directory: String) throws {
+        let output = try runScript("kill '\(directory)'")
+        guard !FileManager.default.fileExists(atPath: directory + "/data/postmaster.pid") else {
+            throw TestFailure("postgres_server.sh kill left the server running: \(output)")
+        }
+    }
+
+    /// Starts a server that `killServer` stopped again, on the port of `url`; returns once it accepts connections.
+    public static func restartServer(_ directory: String, url: String) throws {
+        let port = hostAndPort(of: url).split(separator: ":").last.map(String.init) ?? ""
+        let output = try runScript("restart '\(directory)' \(port)")
+        guard (try? PostgresConnection(url: url)) != nil else {
+            throw TestFailure("postgres_server.sh restart: the server does not accept connections: \(output)")
+        }
+    }
+
     /// Runs Tests/Support/postgres_server.sh with `arguments` and returns what it printed (stdout and stderr).
     /// Through `popen`: Foundation's `Process` hung here (its child reaped by nobody) when called from the static
     /// initializer above while other tests waited on it.

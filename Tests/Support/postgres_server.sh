@@ -12,6 +12,8 @@
 #   postgres_server.sh promote DIRECTORY         promotes that standby to a primary (waits until it accepts writes)
 #   postgres_server.sh kill DIRECTORY            stops that server at once (pg_ctl -m immediate: like a crash),
 #                                                 keeping its directory
+#   postgres_server.sh restart DIRECTORY PORT    starts that (killed) server again on PORT, where it was, and waits
+#                                                 until it accepts connections (after its crash recovery)
 #
 # PG_BIN overrides the binaries' directory (default /usr/lib/postgresql/15/bin). KURA_TEST_POSTGRES_FSYNC=off
 # trades durability for speed (default on, so timings mean what they would in production).
@@ -129,11 +131,20 @@ kill_server() {
     as_server_user "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
 }
 
+restart_server() {
+    local dir=${1:?restart needs the directory of the server} port=${2:?restart needs the port}
+    [ -f "$dir/data/PG_VERSION" ] || die "$dir is not a directory this script made"
+    as_server_user "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 600 start -o \
+        "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=${KURA_TEST_POSTGRES_FSYNC:-on} ${KURA_TEST_POSTGRES_OPTIONS:-}" \
+        >/dev/null 2>&1 || { tail -n 20 "$dir/server.log" >&2; die "the server did not start again on port $port"; }
+}
+
 case "${1:-}" in
     start) shift; start "$@" ;;
     stop) stop "${2:?stop needs the directory that start printed}" ;;
     standby) shift; standby "$@" ;;
     promote) promote "${2:-}" ;;
     kill) kill_server "${2:-}" ;;
-    *) die "usage: $0 start [--owner-pid PID] | stop DIRECTORY | standby DIRECTORY [--owner-pid PID] | promote DIRECTORY | kill DIRECTORY" ;;
+    restart) restart_server "${2:-}" "${3:-}" ;;
+    *) die "usage: $0 start [--owner-pid PID] | stop DIRECTORY | standby DIRECTORY [--owner-pid PID] | promote DIRECTORY | kill DIRECTORY | restart DIRECTORY PORT" ;;
 esac

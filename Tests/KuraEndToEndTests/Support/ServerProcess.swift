@@ -11,7 +11,11 @@ final class ServerProcess {
     let port: Int
 
     /// `arguments` go after `serve` and the port, data and log-level flags; `environment` over this process's.
-    init(dataDirectory: String, logFile: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `healthTimeout`: how long to wait for the first answer (a restart after a crash may recover a journal).
+    init(
+        dataDirectory: String, logFile: String, arguments: [String] = [], environment: [String: String] = [:],
+        healthTimeout: Duration = .seconds(15)
+    ) throws {
         port = try TestEnvironment.freePort()
         process.executableURL = KuraBinary.url
         if !environment.isEmpty {
@@ -27,12 +31,12 @@ final class ServerProcess {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        try waitUntilHealthy()
+        try waitUntilHealthy(timeout: healthTimeout)
     }
 
-    /// Polls `GET /api/health` until it answers 200 (or the process dies, or 15 s pass).
-    private func waitUntilHealthy() throws {
-        let deadline = ContinuousClock.now + .seconds(15)
+    /// Polls `GET /api/health` until it answers 200 (or the process dies, or `timeout` passes).
+    private func waitUntilHealthy(timeout: Duration) throws {
+        let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard process.isRunning else { throw TestFailure("kura exited with \(process.terminationStatus)") }
             if let response = try? HTTPClient.get(port: port, "/api/health"), response.status == 200 { return }
