@@ -12,24 +12,7 @@ import Testing
     static func kura(
         _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil, input: String? = nil
     ) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = KuraBinary.url
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let stdin = Pipe()
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try runToEnd(KuraBinary.url, arguments, environment: environment, in: directory, input: input)
     }
 
     @Test("kura backup refuses a data directory with nothing stored, and an unknown engine by name")

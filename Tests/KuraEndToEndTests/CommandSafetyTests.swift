@@ -11,16 +11,9 @@ import Testing
 @Suite struct CommandSafetyTests {
     /// Runs `kura ARGUMENTS` under `umask`; returns the exit status and what it printed.
     static func kura(_ arguments: [String], umask: String = "022") throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", KuraBinary.url.path] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try runToEnd(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "umask \(umask) && exec \"$0\" \"$@\"", KuraBinary.url.path] + arguments)
     }
 
     static func mode(_ path: String) throws -> Int {

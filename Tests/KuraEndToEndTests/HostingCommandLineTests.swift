@@ -77,10 +77,11 @@ import Testing
             let process = Process()
             process.executableURL = KuraBinary.url
             process.arguments = ["serve", "--port", "0", "--data", data, "--public", root]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
+            let pipe = try CloseOnExecPipe()  // see CloseOnExecPipe: no other child may hold its write end
+            process.standardOutput = pipe.writing
+            process.standardError = pipe.writing
             try process.run()
+            try pipe.writing.close()
             let deadline = ContinuousClock.now + .seconds(60)
             while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
             if process.isRunning {
@@ -89,7 +90,7 @@ import Testing
                 Issue.record("kura serve --public \(root) --data \(data) kept running")
                 continue
             }
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let output = String(decoding: pipe.reading.readDataToEndOfFile(), as: UTF8.self)
             #expect(process.terminationStatus != 0)
             #expect(output.contains("data directory"), "\(output)")
             #expect(output.contains("--public DIR"), "\(output)")

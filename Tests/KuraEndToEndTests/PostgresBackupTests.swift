@@ -7,16 +7,7 @@ import Testing
 @Suite(TestPostgres.available) struct PostgresBackupTests {
     /// Runs a PostgreSQL client program from `TestPostgres.binaries`; returns its status and output.
     static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPostgres.binaries + "/" + program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try runToEnd(URL(fileURLWithPath: TestPostgres.binaries + "/" + program), arguments)
     }
 
     @Test("pg_dump under load, pg_restore into a new database: the node serves everything acknowledged before")

@@ -10,14 +10,17 @@ import Testing
         let process = Process()
         process.executableURL = KuraBinary.url
         process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        // Close-on-exec pipes (CloseOnExecPipe): a process another test spawns meanwhile must not keep them open.
+        let output = try CloseOnExecPipe()
+        let errors = try CloseOnExecPipe()
+        process.standardOutput = output.writing
+        process.standardError = errors.writing
         try process.run()
+        try output.writing.close()
+        try errors.writing.close()
         // Read both pipes at once: a full one would stop the child.
-        let collected = Thread.detachAndRead(errors.fileHandleForReading)
-        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let collected = Thread.detachAndRead(errors.reading)
+        let out = output.reading.readDataToEndOfFile()
         process.waitUntilExit()
         return (
             process.terminationStatus, String(decoding: out, as: UTF8.self),

@@ -112,23 +112,16 @@ struct FirebaseAdminTests {
         try withFirebaseKura { kura in
             // An ID token from Kura's own sign-in, for the SDK to verify.
             let session = try kura.signUp("signed-in@example.com")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try TestEnvironment.python())
-            process.arguments = [
-                TestEnvironment.repositoryRoot + "/Tests/Support/firebase_admin_check.py", session.idToken,
-                session.uid,
-            ]
-            var environment = ProcessInfo.processInfo.environment
-            environment["FIREBASE_AUTH_EMULATOR_HOST"] = "127.0.0.1:\(kura.port)"
-            environment["GOOGLE_CLOUD_PROJECT"] = firebaseProject
-            process.environment = environment
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(text)")
+            let (status, text) = try runToEnd(
+                URL(fileURLWithPath: try TestEnvironment.python()),
+                [
+                    TestEnvironment.repositoryRoot + "/Tests/Support/firebase_admin_check.py", session.idToken,
+                    session.uid,
+                ],
+                environment: [
+                    "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:\(kura.port)", "GOOGLE_CLOUD_PROJECT": firebaseProject,
+                ])
+            #expect(status == 0, "\(text)")
             #expect(text.contains("all admin checks passed"), "\(text)")
         }
     }

@@ -56,14 +56,17 @@ func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/gzip")
     process.arguments = ["-dc"]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
+    // Close-on-exec pipes (CloseOnExecPipe): a process another test spawns meanwhile must not hold their ends.
+    let input = try CloseOnExecPipe()
+    let output = try CloseOnExecPipe()
+    process.standardInput = input.reading
+    process.standardOutput = output.writing
     try process.run()
-    input.fileHandleForWriting.write(Data(bytes))
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
+    try input.reading.close()
+    try output.writing.close()
+    input.writing.write(Data(bytes))
+    try input.writing.close()
+    let data = output.reading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else { throw TestFailure("gzip -dc exited \(process.terminationStatus)") }
     return Array(data)

@@ -1,0 +1,59 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A pipe whose two ends are closed on exec (a `SOCK_CLOEXEC` socket pair), for a child process's standard streams.
+///
+/// Tests start processes on many threads at once. Foundation's `Pipe` leaves its descriptors inheritable, so a
+/// process another test spawns in the same instant (a PostgreSQL server, a shell) inherits the write end of this
+/// test's output pipe and keeps it open for its whole life: `readDataToEndOfFile()` then never sees EOF and the
+/// test hangs (it did, in `make test`). `Process` still hands these ends to its own child, because `dup2` onto
+/// 0, 1 and 2 clears the flag on the copies.
+public struct CloseOnExecPipe {
+    public let reading: FileHandle
+    public let writing: FileHandle
+
+    public init() throws {
+        // A socket pair made close-on-exec in the same call (Swift's Glibc module does not export pipe2): setting
+        // FD_CLOEXEC afterwards would leave a window for exactly the race this type exists to close. Children
+        // read and write it as they would a pipe, and see end-of-file once every copy of the other end is closed.
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+    }
+}
+
+/// Runs `executable` with `arguments` to its end and returns its exit status and everything it wrote to standard
+/// output and error (interleaved as written). `input`, when given, is written to its standard input, which is
+/// then closed; without it the child reads end-of-file at once. The pipes are `CloseOnExecPipe`s.
+public func runToEnd(
+    _ executable: URL, _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil,
+    input: String? = nil
+) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
+    let output = try CloseOnExecPipe()
+    let stdin = try CloseOnExecPipe()
+    process.standardOutput = output.writing
+    process.standardError = output.writing
+    process.standardInput = stdin.reading
+    try process.run()
+    // The parent's copies: only the child may hold the output's write end, or EOF never comes.
+    try output.writing.close()
+    try stdin.reading.close()
+    if let input { try stdin.writing.write(contentsOf: Data(input.utf8)) }
+    try stdin.writing.close()
+    let data = output.reading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
