@@ -167,7 +167,7 @@ let package = Package(
                 "KuraCore", "KuraHTTP", "KuraRealtime", "KuraStore",
             ]),
         // The calculator engine against apps/calc/cases.json (shared with the web app's browser test) and its own cases.
-        .testTarget(name: "KuraCalcTests", dependencies: ["KuraCalc"]),
+        .testTarget(name: "KuraCalcTests", dependencies: ["KuraCalc", "KuraTestSupport"]),
         // KuraQuiz and `kura-quiz` against an in-process server, and apps/quiz/cases.json (shared with the web app).
         .testTarget(
             name: "KuraQuizTests",

@@ -1,4 +1,5 @@
 import Foundation
+import KuraTestSupport
 import Testing
 
 /// `kura-calc`, run as a user runs it (built next to this test bundle by `swift build --build-tests`).
@@ -11,15 +12,19 @@ import Testing
             .appendingPathComponent("kura-calc")
         process.arguments = arguments
         process.environment = ["LANG": "C"]
-        let (output, error, standardInput) = (Pipe(), Pipe(), Pipe())
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = standardInput
+        // Close-on-exec pipes (CloseOnExecPipe): a process another test spawns meanwhile must not hold their ends.
+        let (output, error, standardInput) = (try CloseOnExecPipe(), try CloseOnExecPipe(), try CloseOnExecPipe())
+        process.standardOutput = output.writing
+        process.standardError = error.writing
+        process.standardInput = standardInput.reading
         try process.run()
-        standardInput.fileHandleForWriting.write(Data((input ?? "").utf8))
-        try standardInput.fileHandleForWriting.close()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaints = error.fileHandleForReading.readDataToEndOfFile()
+        try output.writing.close()
+        try error.writing.close()
+        try standardInput.reading.close()
+        standardInput.writing.write(Data((input ?? "").utf8))
+        try standardInput.writing.close()
+        let printed = output.reading.readDataToEndOfFile()
+        let complaints = error.reading.readDataToEndOfFile()
         process.waitUntilExit()
         return (
             process.terminationStatus, String(decoding: printed, as: UTF8.self),

@@ -11,7 +11,7 @@ import Foundation
 /// test's output pipe and keeps it open for its whole life: `readDataToEndOfFile()` then never sees EOF and the
 /// test hangs (it did, in `make test`). `Process` still hands these ends to its own child, because `dup2` onto
 /// 0, 1 and 2 clears the flag on the copies.
-public struct CloseOnExecPipe {
+public struct CloseOnExecPipe: Sendable {
     public let reading: FileHandle
     public let writing: FileHandle
 
