@@ -62,11 +62,19 @@ struct SMTPTransport: Sendable {
             }
         }
         guard code != CURLE_OK else { return }
+        throw Self.failure(code, on: curl, errorBuffer)
+    }
+
+    /// What a failed `curl_easy_perform` on `curl` says: the relay's last reply code, and libcurl's error buffer
+    /// (or, when that is empty, the text of `code`).
+    private static func failure(_ code: CURLcode, on curl: UnsafeMutableRawPointer, _ errorBuffer: [CChar])
+        -> SMTPError
+    {
         var reply = 0
         kura_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &reply)
         let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-        throw SMTPError(curlCode: Int(code.rawValue), replyCode: reply, message: message)
+        return SMTPError(curlCode: Int(code.rawValue), replyCode: reply, message: message)
     }
 
     /// The options of every connection to the relay: its URL, timeouts, TLS and credentials.
@@ -114,11 +122,7 @@ struct SMTPTransport: Sendable {
             return curl_easy_perform(curl)
         }
         guard code != CURLE_OK else { return }
-        var reply = 0
-        kura_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &reply)
-        let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-        throw SMTPError(curlCode: Int(code.rawValue), replyCode: reply, message: message)
+        throw Self.failure(code, on: curl, errorBuffer)
     }
 }
 
