@@ -134,13 +134,8 @@ enum DataDirectoryBackup {
         guard fd >= 0 else { throw ConfigurationError("cannot create \(target): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         fchmod(fd, 0o600)
-        let bytes = [UInt8](data)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw ConfigurationError("cannot write \(target): \(String(cString: strerror(errno)))") }
-            offset += n
+        if let error = writeAll(fd, [UInt8](data)) {
+            throw ConfigurationError("cannot write \(target): \(String(cString: strerror(error)))")
         }
         guard fsync(fd) == 0 else {
             throw ConfigurationError("cannot sync \(target): \(String(cString: strerror(errno)))")

@@ -189,16 +189,10 @@ public final class SecurityRules: Sendable {
         guard fd >= 0 else { throw failure("open") }
         var closed = false
         defer { if !closed { close(fd) } }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                unlink(temporary)
-                throw failure("write")
-            }
-            offset += n
+        if let error = writeAll(fd, Array(text.utf8)) {
+            unlink(temporary)
+            errno = error
+            throw failure("write")
         }
         guard fsync(fd) == 0 else {
             unlink(temporary)

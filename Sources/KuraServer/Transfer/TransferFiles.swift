@@ -156,12 +156,8 @@ final class TransferLineWriter {
     }
 
     private func flush() throws {
-        var offset = 0
-        while offset < pending.count {
-            let n = pending.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw TransferError("cannot write the export: \(String(cString: strerror(errno)))") }
-            offset += n
+        if let error = writeAll(fd, pending) {
+            throw TransferError("cannot write the export: \(String(cString: strerror(error)))")
         }
         pending.removeAll(keepingCapacity: true)
     }
