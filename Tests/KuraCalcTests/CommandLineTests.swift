@@ -7,29 +7,11 @@ import Testing
     static func kuraCalc(_ arguments: [String], input: String? = nil) throws -> (
         status: Int32, output: String, error: String
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("kura-calc")
-        process.arguments = arguments
-        process.environment = ["LANG": "C"]
-        // Close-on-exec pipes (CloseOnExecPipe): a process another test spawns meanwhile must not hold their ends.
-        let (output, error, standardInput) = (try CloseOnExecPipe(), try CloseOnExecPipe(), try CloseOnExecPipe())
-        process.standardOutput = output.writing
-        process.standardError = error.writing
-        process.standardInput = standardInput.reading
-        try process.run()
-        try output.writing.close()
-        try error.writing.close()
-        try standardInput.reading.close()
-        standardInput.writing.write(Data((input ?? "").utf8))
-        try standardInput.writing.close()
-        let printed = output.reading.readDataToEndOfFile()
-        let complaints = error.reading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: printed, as: UTF8.self),
-            String(decoding: complaints, as: UTF8.self)
-        )
+        let run = try runToEndApart(
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("kura-calc"),
+            arguments, environment: ["LANG": "C"], inheritEnvironment: false, input: input ?? "")
+        return (run.status, run.output, run.errors)
     }
 
     @Test func oneShot() throws {

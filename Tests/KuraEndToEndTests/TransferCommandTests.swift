@@ -7,25 +7,7 @@ import Testing
 @Suite struct TransferCommandTests {
     /// Runs `kura ARGUMENTS`; returns the exit status, standard output and standard error apart.
     static func kura(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = KuraBinary.url
-        process.arguments = arguments
-        // Close-on-exec pipes (CloseOnExecPipe): a process another test spawns meanwhile must not keep them open.
-        let output = try CloseOnExecPipe()
-        let errors = try CloseOnExecPipe()
-        process.standardOutput = output.writing
-        process.standardError = errors.writing
-        try process.run()
-        try output.writing.close()
-        try errors.writing.close()
-        // Read both pipes at once: a full one would stop the child.
-        let collected = Thread.detachAndRead(errors.reading)
-        let out = output.reading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: out, as: UTF8.self),
-            String(decoding: collected.wait(), as: UTF8.self)
-        )
+        try runToEndApart(KuraBinary.url, arguments)
     }
 
     @Test("kura export - while serving, kura import into a new data directory, and the user signs in there")
@@ -126,28 +108,5 @@ import Testing
         #expect(try records(file).count == 2)  // the rules and the account
         #expect(try records(file) == records(back))
         #expect(try String(contentsOfFile: back, encoding: .utf8).contains(#""engine":"postgres""#))
-    }
-}
-
-extension Thread {
-    /// Reads `handle` to its end on a thread of its own.
-    fileprivate static func detachAndRead(_ handle: FileHandle) -> PipeReading {
-        let reading = PipeReading()
-        let thread = Thread {
-            reading.data = handle.readDataToEndOfFile()
-            reading.done.signal()
-        }
-        thread.start()
-        return reading
-    }
-}
-
-/// What `detachAndRead` read, once it is done.
-private final class PipeReading: @unchecked Sendable {
-    var data = Data()
-    let done = DispatchSemaphore(value: 0)
-    func wait() -> Data {
-        done.wait()
-        return data
     }
 }

@@ -30,30 +30,68 @@ public struct CloseOnExecPipe: Sendable {
 
 /// Runs `executable` with `arguments` to its end and returns its exit status and everything it wrote to standard
 /// output and error (interleaved as written). `input`, when given, is written to its standard input, which is
-/// then closed; without it the child reads end-of-file at once. The pipes are `CloseOnExecPipe`s.
+/// then closed; without it the child reads end-of-file at once. `environment` goes over this process's. The pipes
+/// are `CloseOnExecPipe`s.
 public func runToEnd(
     _ executable: URL, _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil,
     input: String? = nil
 ) throws -> (status: Int32, output: String) {
+    let run = try runToEnd(
+        executable, arguments, environment: environment, in: directory, input: input, errorsApart: false)
+    return (run.status, run.output)
+}
+
+/// `runToEnd`, with standard error kept apart from standard output (both read at once, so that neither pipe fills
+/// and stops the child). `inheritEnvironment: false` gives the child `environment` alone.
+public func runToEndApart(
+    _ executable: URL, _ arguments: [String], environment: [String: String] = [:], inheritEnvironment: Bool = true,
+    in directory: String? = nil, input: String? = nil
+) throws -> (status: Int32, output: String, errors: String) {
+    try runToEnd(
+        executable, arguments, environment: environment, inheritEnvironment: inheritEnvironment, in: directory,
+        input: input, errorsApart: true)
+}
+
+private func runToEnd(
+    _ executable: URL, _ arguments: [String], environment: [String: String], inheritEnvironment: Bool = true,
+    in directory: String?, input: String?, errorsApart: Bool
+) throws -> (status: Int32, output: String, errors: String) {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    if !environment.isEmpty {
+    if !inheritEnvironment {
+        process.environment = environment
+    } else if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     }
     let output = try CloseOnExecPipe()
+    let errors = errorsApart ? try CloseOnExecPipe() : output
     let stdin = try CloseOnExecPipe()
     process.standardOutput = output.writing
-    process.standardError = output.writing
+    process.standardError = errors.writing
     process.standardInput = stdin.reading
     try process.run()
-    // The parent's copies: only the child may hold the output's write end, or EOF never comes.
+    // The parent's copies: only the child may hold the write ends, or end-of-file never comes.
     try output.writing.close()
+    if errorsApart { try errors.writing.close() }
     try stdin.reading.close()
     if let input { try stdin.writing.write(contentsOf: Data(input.utf8)) }
     try stdin.writing.close()
+    let errorsRead = Shared(Data())
+    let reading = DispatchGroup()
+    if errorsApart {
+        reading.enter()
+        Thread {
+            errorsRead.withLock { $0 = errors.reading.readDataToEndOfFile() }
+            reading.leave()
+        }.start()
+    }
     let data = output.reading.readDataToEndOfFile()
+    reading.wait()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    return (
+        process.terminationStatus, String(decoding: data, as: UTF8.self),
+        String(decoding: errorsRead.current, as: UTF8.self)
+    )
 }
