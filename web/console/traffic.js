@@ -139,17 +139,12 @@ export function trafficPanel() {
   let last = null;
   const render = () => {
     if (!last) return;
-    if (!last.metricsEnabled) {
-      figure.dataset.state = 'off';
-      caption.textContent = t('metricsOff');
-      box.replaceChildren();
-      legend.hidden = true;
-      tableBox.replaceChildren();
-      return;
-    }
-    if (!last.summary || last.summary.requests === 0) {
-      figure.dataset.state = 'empty';
-      caption.textContent = t('noTraffic');
+    // Metrics off, or nothing answered yet: a sentence instead of the chart.
+    const blank = !last.metricsEnabled ? ['off', 'metricsOff']
+      : !last.summary || last.summary.requests === 0 ? ['empty', 'noTraffic'] : null;
+    if (blank) {
+      figure.dataset.state = blank[0];
+      caption.textContent = t(blank[1]);
       box.replaceChildren();
       legend.hidden = true;
       tableBox.replaceChildren();
