@@ -81,12 +81,13 @@ build_cre2
 lib KuraModel
 want json && harness json "KuraModel" ""
 want path && harness path "KuraModel" ""
-if want http || want query || want commit || want rules || want rules-eval; then
+if want http || want connection || want query || want commit || want rules || want rules-eval; then
     lib KuraCore KuraModel
 fi
-if want http || want query || want commit; then
+if want http || want connection || want query || want commit; then
     lib KuraHTTP KuraCore KuraModel
     want http && harness http "KuraHTTP KuraCore KuraModel" "uv http_parser sodium"
+    want connection && harness connection "KuraHTTP KuraCore KuraModel" "uv http_parser sodium"
 fi
 if want query || want commit; then
     lib KuraStore KuraCore KuraModel

@@ -168,8 +168,9 @@ final class Connection: @unchecked Sendable {
             close()
             return
         }
-        // A half-closed client may still read the responses to what it sent.
-        if sequenceIn > sequenceOut && !parser.inMessage {
+        // A half-closed client may still read the responses to what it sent; a request it cut short is dropped
+        // (it can never be whole), not the answers to the whole ones before it.
+        if sequenceIn > sequenceOut {
             closeAfter = min(closeAfter, sequenceIn - 1)
             stopReading()
         } else {

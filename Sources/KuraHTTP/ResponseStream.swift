@@ -2,7 +2,8 @@ import Synchronization
 
 /// The writer of a streaming response: chunked (Server-Sent Events), or of a length given in advance when the
 /// response has a `Content-Length` header (a file). Safe to use from any thread; writes are sent on the
-/// connection's loop in order.
+/// connection's loop in the order they were made, and `finish` ends the stream after every write made before it,
+/// whichever threads made them (a write on the loop does not overtake one a worker made before it).
 public final class ResponseStream: Sendable {
     let connection: Connection
     let exchange: Exchange
@@ -13,6 +14,12 @@ public final class ResponseStream: Sendable {
 
     private struct State {
         var closed = false
+        /// `finish` was called: later writes are ignored.
+        var finishing = false
+        /// Chunks written but not yet handed to the connection, oldest first.
+        var pending: [[UInt8]] = []
+        /// Whether a job that hands `pending` to the connection is queued on the loop.
+        var handOverQueued = false
         var onClose: (@Sendable () -> Void)?
         /// Run once at most `limit` bytes are queued (`whenQueued`).
         var drained: (limit: Int, handler: @Sendable () -> Void)?
@@ -46,14 +53,34 @@ public final class ResponseStream: Sendable {
         if runNow { handler() }
     }
 
-    /// Sends `bytes` as one chunk. Ignored after the stream closed.
+    /// Sends `bytes` as one chunk. Ignored after the stream closed or `finish` was called.
+    ///
+    /// The chunk joins the stream's queue and the loop takes the queue in order: a write on the loop thread first
+    /// hands over what other threads queued before it, so the order of writes (and of `finish`) is the order they
+    /// were made in, not the order their jobs reach the loop.
     public func write(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty, !isClosed else { return }
-        let connection = self.connection
-        connection.onLoop { [self] in
-            guard !isClosed else { return }
-            connection.writeChunk(bytes, for: exchange, framed: framed)
+        guard !bytes.isEmpty else { return }
+        let queueJob = state.withLock { state -> Bool in
+            guard !state.closed, !state.finishing else { return false }
+            state.pending.append(bytes)
+            if state.handOverQueued { return false }
+            state.handOverQueued = true
+            return true
         }
+        guard queueJob else { return }
+        connection.onLoop { [self] in handOver() }
+    }
+
+    /// Hands the queued chunks to the connection, in order. Loop thread only.
+    private func handOver() {
+        let chunks = state.withLock { state -> [[UInt8]] in
+            defer {
+                state.pending = []
+                state.handOverQueued = false
+            }
+            return state.closed ? [] : state.pending
+        }
+        for chunk in chunks { connection.writeChunk(chunk, for: exchange, framed: framed) }
     }
 
     /// Runs `handler` on the loop once no more than `limit` bytes wait to be written (at once if that is so now):
@@ -86,8 +113,10 @@ public final class ResponseStream: Sendable {
     /// the latest after `Connection.closeGraceMs` if the client does not read it (a client too slow for a stream
     /// must not hold its memory).
     public func finish(closingConnection: Bool) {
+        state.withLock { $0.finishing = true }
         let connection = self.connection
         connection.onLoop { [self] in
+            handOver()
             guard markClosed() else { return }
             connection.finishStream(self, closing: closingConnection)
         }
@@ -100,6 +129,7 @@ public final class ResponseStream: Sendable {
             if state.closed { return nil }
             state.closed = true
             state.drained = nil
+            state.pending = []
             defer { state.onClose = nil }
             return .some(state.onClose)
         }

@@ -71,6 +71,20 @@ private func protocolRoutes(_ router: Router<BasicRequestContext>) {
         }
     }
 
+    @Test("a client that half-closes in the middle of a request still gets the answers to the requests before it")
+    func halfCloseInsideARequest() throws {
+        try withTestHTTPServer(routes: protocolRoutes) { server in
+            let client = try server.connect()
+            try client.send(
+                "GET /later/200 HTTP/1.1\r\nHost: t\r\n\r\n" + "GET /item/a HTTP/1.1\r\nHost: t\r\n\r\n"
+                    + "GET /item/never HTTP/1.1\r\nHo")
+            client.shutdownWrite()
+            let bodies = try (0..<2).map { _ in try client.readResponse().body }
+            #expect(bodies == ["later 200", "item a"])
+            #expect(client.closes(within: .seconds(10)))
+        }
+    }
+
     @Test("an HTTP/1.0 request without keep-alive is answered and the connection closed")
     func http10() throws {
         try withTestHTTPServer(routes: protocolRoutes) { server in

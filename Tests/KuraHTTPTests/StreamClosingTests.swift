@@ -73,4 +73,30 @@ import Testing
             #expect(server.stillServes())
         }
     }
+
+    @Test("a write another thread made before one on the loop is sent first, and finish sends both")
+    func writesKeepTheirOrderAcrossThreads() throws {
+        try withTestHTTPServer(routes: { router in
+            router.get("/events") { _, _ in
+                .stream(headers: ["Content-Type": "text/event-stream"]) { writer in
+                    writer.write(Array("one ".utf8))
+                    // Another thread writes while the loop is busy (here: waiting for it), so its write cannot reach
+                    // the loop before the loop's own next write and the finish.
+                    let written = Signal()
+                    Thread.detachNewThread {
+                        writer.write(Array("two ".utf8))
+                        written.raise()
+                    }
+                    _ = written.wait(timeout: 120)
+                    writer.write(Array("three".utf8))
+                    writer.finish(closingConnection: true)
+                }
+            }
+        }) { server in
+            let client = try server.connect()
+            try client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.body == "one two three")
+        }
+    }
 }
