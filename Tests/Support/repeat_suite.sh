@@ -14,6 +14,8 @@ hog=1
 build=${BUILD_DIR:-.build}
 logs=${LOG_DIR:-$build/repeat-logs}
 mkdir -p "$logs"
+# What `make test` installs first: the test packages and .venv-test (aiosmtpd, selenium, firebase-admin).
+make --no-print-directory deps-test >/dev/null
 swift build --build-tests --scratch-path "$build" >/dev/null
 
 hogs=()
