@@ -98,6 +98,12 @@ public struct CallerResolution: Sendable {
         return { request, context in try resolution.respond(request, context, policy, tokenInQuery, handler) }
     }
 
+    /// The routes serving `policy`: each registered through the result (`forAdmins.get("/api/admin/…") { … }`)
+    /// runs with its caller resolved as `resolving(policy, tokenInQuery:)` resolves it.
+    func routes(_ policy: CallerPolicy, tokenInQuery: Bool = false, on router: Router<KuraContext>) -> PolicyRoutes {
+        PolicyRoutes(router: router, callers: self, policy: policy, tokenInQuery: tokenInQuery)
+    }
+
     private func respond(
         _ request: Request, _ context: KuraContext, _ policy: CallerPolicy, _ tokenInQuery: Bool,
         _ handler: @escaping Router<KuraContext>.Handler
@@ -109,6 +115,7 @@ public struct CallerResolution: Sendable {
             var context = context
             context.caller = entry.caller
             context.callerEpoch = entry.epoch
+            context.credential = request.bearerToken
             return try handler(request, context)
         }
         guard let token = try Self.credential(request, header: header, tokenInQuery: tokenInQuery) else {
@@ -119,6 +126,7 @@ public struct CallerResolution: Sendable {
             try policy.check(.admin, admitted: false, requireVerifiedEmail: requireVerified)
             var context = context
             context.caller = .admin
+            context.credential = token
             return try handler(request, context)
         }
         if let verification = auth.cachedVerification(token: token) {
@@ -132,6 +140,7 @@ public struct CallerResolution: Sendable {
             var context = context
             context.caller = caller
             context.callerEpoch = verification.epoch
+            context.credential = token
             return try handler(request, context)
         }
         // Read before the check, so that a revocation racing it is still seen by whoever keeps the caller.
@@ -144,6 +153,7 @@ public struct CallerResolution: Sendable {
             var context = context
             context.caller = caller
             context.callerEpoch = epoch
+            context.credential = token
             return try handler(request, context)
         }
     }
@@ -198,5 +208,24 @@ public struct CallerResolution: Sendable {
         guard let claims = auth.cachedClaims(token: token) else { return nil }
         try CallerPolicy.anyone.check(.user(claims), admitted: false, requireVerifiedEmail: requireVerified)
         return .user(claims)
+    }
+}
+
+/// Routes registered with one `CallerPolicy` (`CallerResolution.routes`), so that a route file names its policy
+/// once instead of once per route.
+struct PolicyRoutes {
+    let router: Router<KuraContext>
+    let callers: CallerResolution
+    let policy: CallerPolicy
+    let tokenInQuery: Bool
+
+    func get(_ pattern: String, _ handler: @escaping Router<KuraContext>.Handler) { on(.GET, pattern, handler) }
+    func post(_ pattern: String, _ handler: @escaping Router<KuraContext>.Handler) { on(.POST, pattern, handler) }
+    func put(_ pattern: String, _ handler: @escaping Router<KuraContext>.Handler) { on(.PUT, pattern, handler) }
+    func patch(_ pattern: String, _ handler: @escaping Router<KuraContext>.Handler) { on(.PATCH, pattern, handler) }
+    func delete(_ pattern: String, _ handler: @escaping Router<KuraContext>.Handler) { on(.DELETE, pattern, handler) }
+
+    private func on(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Router<KuraContext>.Handler) {
+        router.on(method, pattern, callers.resolving(policy, tokenInQuery: tokenInQuery, handler))
     }
 }

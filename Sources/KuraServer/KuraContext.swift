@@ -12,6 +12,11 @@ public struct KuraContext: RequestContext {
     /// `AuthService.revocationEpoch` as it was before the caller's ID token was checked; `nil` for anonymous
     /// callers and the admin key. Listen streams keep it to notice a revocation that raced the check.
     var callerEpoch: UInt64?
+    /// The token the caller was resolved from: `Authorization: Bearer …`, or `?token=` on routes that take it there
+    /// (listen streams); `nil` for anonymous callers and on routes that do not read `Authorization`. Read it here
+    /// rather than from the request again: a listen stream re-checks it while it lives, and `/api/auth/me` answers
+    /// from the token's cache entry.
+    var credential: String?
 
     public init(environment: RequestEnvironment) { self.environment = environment }
 

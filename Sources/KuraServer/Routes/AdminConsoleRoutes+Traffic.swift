@@ -11,15 +11,14 @@ extension AdminConsoleRoutes {
     static let percentiles: [(String, Double)] = [("p50Ms", 0.5), ("p95Ms", 0.95), ("p99Ms", 0.99)]
 
     func registerTraffic(on router: Router<KuraContext>) {
+        let forAdmins = callers.routes(.admin, on: router)
         let connections = self.connections
         let configuration = self.configuration
-        router.get(
-            "/api/admin/traffic",
-            callers.resolving(.admin) { _, _ in
-                // Memory only (a few thousand relaxed loads): answered on the loop.
-                let history = configuration.metrics.enabled ? connections.trafficHistory() : nil
-                return .json(Self.traffic(history, configuration: configuration).jsonBytes)
-            })
+        forAdmins.get("/api/admin/traffic") { _, _ in
+            // Memory only (a few thousand relaxed loads): answered on the loop.
+            let history = configuration.metrics.enabled ? connections.trafficHistory() : nil
+            return .json(Self.traffic(history, configuration: configuration).jsonBytes)
+        }
     }
 
     /// The answer for `history` (`nil`: the metrics are off), its times by the wall clock now.

@@ -25,39 +25,38 @@ struct AdminConsoleRoutes {
     static let started = MonotonicClock.nanoseconds()
 
     func register(on router: Router<KuraContext>) {
+        let forAdmins = callers.routes(.admin, on: router)
         _ = Self.started  // the clock starts with the routes, not at the first status request
         let database = self.database
-        router.get(
-            "/api/admin/collections",
-            callers.resolving(.admin) { request, context in
-                try context.offload {
-                    let parent = try request.query("parent").flatMap { $0.isEmpty ? nil : try DocumentPath($0) }
-                    let size = try Self.pageSize(request)
-                    var after: String? = nil
-                    if let token = try request.query("pageToken"), !token.isEmpty {
-                        guard let bytes = Base64.decode(token, .urlSafe),
-                            let path = String(validating: bytes, as: UTF8.self),
-                            path.utf8.starts(with: (parent.map { $0.description + "/" } ?? "").utf8)
-                        else { throw APIError.badRequest("invalid page token") }
-                        after = path
-                    }
-                    guard let transfer = database as? any DocumentTransfer else {
-                        throw APIError(.failedPrecondition, status: 400, message: "this engine cannot list collections")
-                    }
-                    let page = try transfer.withDocumentSnapshot { snapshot in
-                        guard let catalogue = snapshot as? any CollectionSnapshot else {
-                            throw APIError(
-                                .failedPrecondition, status: 400, message: "this engine cannot list collections")
-                        }
-                        return try catalogue.collectionIDs(under: parent, after: after, limit: size)
-                    }
-                    let next: JSONValue = page.next.map { .string(Base64.encode(Array($0.utf8), .urlSafe)) } ?? .null
-                    return .json(
-                        JSONValue.object([
-                            "collectionIds": .array(page.ids.map { .string($0) }), "nextPageToken": next,
-                        ]).jsonBytes)
+        forAdmins.get("/api/admin/collections") { request, context in
+            try context.offload {
+                let parent = try request.query("parent").flatMap { $0.isEmpty ? nil : try DocumentPath($0) }
+                let size = try Self.pageSize(request)
+                var after: String? = nil
+                if let token = try request.query("pageToken"), !token.isEmpty {
+                    guard let bytes = Base64.decode(token, .urlSafe),
+                        let path = String(validating: bytes, as: UTF8.self),
+                        path.utf8.starts(with: (parent.map { $0.description + "/" } ?? "").utf8)
+                    else { throw APIError.badRequest("invalid page token") }
+                    after = path
                 }
-            })
+                guard let transfer = database as? any DocumentTransfer else {
+                    throw APIError(.failedPrecondition, status: 400, message: "this engine cannot list collections")
+                }
+                let page = try transfer.withDocumentSnapshot { snapshot in
+                    guard let catalogue = snapshot as? any CollectionSnapshot else {
+                        throw APIError(
+                            .failedPrecondition, status: 400, message: "this engine cannot list collections")
+                    }
+                    return try catalogue.collectionIDs(under: parent, after: after, limit: size)
+                }
+                let next: JSONValue = page.next.map { .string(Base64.encode(Array($0.utf8), .urlSafe)) } ?? .null
+                return .json(
+                    JSONValue.object([
+                        "collectionIds": .array(page.ids.map { .string($0) }), "nextPageToken": next,
+                    ]).jsonBytes)
+            }
+        }
         let store = self.store
         let realtime = self.realtime
         let connections = self.connections
@@ -65,38 +64,36 @@ struct AdminConsoleRoutes {
         let cluster = self.cluster
         let storeSize = self.storeSize
         registerTraffic(on: router)
-        router.get(
-            "/api/admin/status",
-            callers.resolving(.admin) { request, context in
-                try context.offload {
-                    var status = JSONObject([
-                        ("version", .string(KuraNode.version)),
-                        ("uptimeSeconds", .int(Int64((MonotonicClock.nanoseconds() - Self.started) / 1_000_000_000))),
-                        ("engine", .string(configuration.store.engine)),
-                        ("connections", .int(Int64(connections.count))),
-                        ("listenStreams", .int(Int64(realtime.connectionCount))),
-                        ("listenTargets", .int(Int64(realtime.targetCount))),
-                        ("changeLogPosition", .int(try store.latestSequence())),
-                        ("changeLogOldest", .int(try store.oldestRetainedSequence())),
-                        ("changeLogRetentionSeconds", .int(configuration.store.changeRetentionSeconds)),
-                        ("developmentMode", .bool(configuration.developmentMode)),
-                    ])
-                    status["lastBackup"] =
-                        LastBackup.read(dataDirectory: configuration.dataDirectory).map { backup in
-                            .object(
-                                JSONObject([
-                                    ("time", .string(RFC3339.format(backup.time))), ("file", .string(backup.file)),
-                                ]))
-                        } ?? .null
-                    status["dataBytes"] =
-                        configuration.store.engine == "sqlite"
-                        ? .int(Self.directoryBytes(configuration.dataDirectory))
-                        : (try? storeSize()).map { .int($0) }
-                            ?? .null
-                    status["nodes"] = try cluster.members().map { members in .array(members.map(Self.member)) } ?? .null
-                    return .json(JSONValue.object(status).jsonBytes)
-                }
-            })
+        forAdmins.get("/api/admin/status") { request, context in
+            try context.offload {
+                var status = JSONObject([
+                    ("version", .string(KuraNode.version)),
+                    ("uptimeSeconds", .int(Int64((MonotonicClock.nanoseconds() - Self.started) / 1_000_000_000))),
+                    ("engine", .string(configuration.store.engine)),
+                    ("connections", .int(Int64(connections.count))),
+                    ("listenStreams", .int(Int64(realtime.connectionCount))),
+                    ("listenTargets", .int(Int64(realtime.targetCount))),
+                    ("changeLogPosition", .int(try store.latestSequence())),
+                    ("changeLogOldest", .int(try store.oldestRetainedSequence())),
+                    ("changeLogRetentionSeconds", .int(configuration.store.changeRetentionSeconds)),
+                    ("developmentMode", .bool(configuration.developmentMode)),
+                ])
+                status["lastBackup"] =
+                    LastBackup.read(dataDirectory: configuration.dataDirectory).map { backup in
+                        .object(
+                            JSONObject([
+                                ("time", .string(RFC3339.format(backup.time))), ("file", .string(backup.file)),
+                            ]))
+                    } ?? .null
+                status["dataBytes"] =
+                    configuration.store.engine == "sqlite"
+                    ? .int(Self.directoryBytes(configuration.dataDirectory))
+                    : (try? storeSize()).map { .int($0) }
+                        ?? .null
+                status["nodes"] = try cluster.members().map { members in .array(members.map(Self.member)) } ?? .null
+                return .json(JSONValue.object(status).jsonBytes)
+            }
+        }
     }
 
     let callers: CallerResolution

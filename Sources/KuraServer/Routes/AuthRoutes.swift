@@ -17,6 +17,8 @@ struct AuthRoutes {
     var accounts: AccountOperations { AccountOperations(auth: auth, mailer: mailer, addressMails: addressMails) }
 
     func register(on router: Router<KuraContext>) {
+        let forUsers = callers.routes(.user, on: router)
+        let forUsersOrAnonymous = callers.routes(.userOrAnonymous, on: router)
         let keys = auth
         let accounts = self.accounts
         router.get("/api/auth/keys") { _, _ in .json(keys.jwks().jsonBytes) }
@@ -44,61 +46,51 @@ struct AuthRoutes {
             try body.allowOnly(["refreshToken"])
             return try accounts.refresh(refreshToken: try body.string("refreshToken") ?? "", request: request).json
         }
-        router.post(
-            "/api/auth/signout",
-            callers.resolving(.user) { request, context in
-                let claims = try context.user()
-                return try context.offload {
-                    let all = request.body.isEmpty ? false : (try JSONBody(request).bool("all") ?? false)
-                    try auth.signOut(claims, allSessions: all)
-                    return .json(JSONValue.object([:]).jsonBytes)
+        forUsers.post("/api/auth/signout") { request, context in
+            let claims = try context.user()
+            return try context.offload {
+                let all = request.body.isEmpty ? false : (try JSONBody(request).bool("all") ?? false)
+                try auth.signOut(claims, allSessions: all)
+                return .json(JSONValue.object([:]).jsonBytes)
+            }
+        }
+        forUsers.get("/api/auth/me") { request, context in
+            let claims = try context.user()
+            // The hot path: token and account both in memory, answered on the loop.
+            if let token = context.credential, let user = auth.cachedUserJSON(token: token) {
+                var body: [UInt8] = []
+                body.reserveCapacity(user.count + 10)
+                body.append(contentsOf: #"{"user":"#.utf8)
+                body.append(contentsOf: user)
+                body.append(UInt8(ascii: "}"))
+                return .json(body)
+            }
+            return try context.offload {
+                .json(JSONValue.object(["user": try auth.currentUser(claims).json]).jsonBytes)
+            }
+        }
+        forUsers.patch("/api/auth/me") { request, context in
+            let claims = try context.user()
+            return try context.offload { try updateMe(request, claims) }
+        }
+        forUsers.delete("/api/auth/me") { request, context in
+            let claims = try context.user()
+            return try context.offload {
+                try auth.deleteAccount(claims)
+                return .noContent
+            }
+        }
+        forUsersOrAnonymous.post("/api/auth/verify-email") { request, context in
+            guard case .user(let claims) = context.caller else {
+                // Without credentials, by address: for an account that cannot sign in before verifying. (Neither
+                // a token nor a body: 401, as for the signed-in form.)
+                guard !request.body.isEmpty else {
+                    throw APIError.unauthenticated("give a signed-in user's ID token, or {\"email\"}")
                 }
-            })
-        router.get(
-            "/api/auth/me",
-            callers.resolving(.user) { request, context in
-                let claims = try context.user()
-                // The hot path: token and account both in memory, answered on the loop.
-                if let token = request.bearerToken, let user = auth.cachedUserJSON(token: token) {
-                    var body: [UInt8] = []
-                    body.reserveCapacity(user.count + 10)
-                    body.append(contentsOf: #"{"user":"#.utf8)
-                    body.append(contentsOf: user)
-                    body.append(UInt8(ascii: "}"))
-                    return .json(body)
-                }
-                return try context.offload {
-                    .json(JSONValue.object(["user": try auth.currentUser(claims).json]).jsonBytes)
-                }
-            })
-        router.patch(
-            "/api/auth/me",
-            callers.resolving(.user) { request, context in
-                let claims = try context.user()
-                return try context.offload { try updateMe(request, claims) }
-            })
-        router.delete(
-            "/api/auth/me",
-            callers.resolving(.user) { request, context in
-                let claims = try context.user()
-                return try context.offload {
-                    try auth.deleteAccount(claims)
-                    return .noContent
-                }
-            })
-        router.post(
-            "/api/auth/verify-email",
-            callers.resolving(.userOrAnonymous) { request, context in
-                guard case .user(let claims) = context.caller else {
-                    // Without credentials, by address: for an account that cannot sign in before verifying. (Neither
-                    // a token nor a body: 401, as for the signed-in form.)
-                    guard !request.body.isEmpty else {
-                        throw APIError.unauthenticated("give a signed-in user's ID token, or {\"email\"}")
-                    }
-                    return try byAddress(.verification, .verifyEmail, request, context.environment)
-                }
-                return try context.offload { .json(try resendVerification(request, claims).jsonBytes) }
-            })
+                return try byAddress(.verification, .verifyEmail, request, context.environment)
+            }
+            return try context.offload { .json(try resendVerification(request, claims).jsonBytes) }
+        }
         post(router, "/api/auth/verify-email/confirm") { request in
             .object(["user": try confirmEmail(code: try code(request)).json])
         }

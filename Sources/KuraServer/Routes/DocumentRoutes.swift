@@ -13,83 +13,74 @@ struct DocumentRoutes {
     let pages: PageLimits
 
     func register(on router: Router<KuraContext>) {
-        router.get(
-            "/api/docs/*path",
-            callers.resolving(.anyone) { request, context in
-                let caller = context.caller
-                if let pathKey = request.parameters["path"], let path = try? DocumentPath(pathKey),
-                    let entry = store.cache.lookup(path)
-                {
-                    if case .admin = caller { return documentResponse(body: entry.body, version: entry.version) }
-                    do {
-                        // On the loop for a user whose claims are cached; MustRunOnWorkerPool if rules look up.
-                        try access.authorizeGet(
-                            caller, path, pathKey: pathKey, fields: entry.fields, on: context.environment.eventLoop)
-                        return documentResponse(body: entry.body, version: entry.version)
-                    } catch is MustRunOnWorkerPool {}
-                }
-                return try context.offload { try read(request, caller) }
-            })
+        let forAnyone = callers.routes(.anyone, on: router)
+        forAnyone.get("/api/docs/*path") { request, context in
+            let caller = context.caller
+            if let pathKey = request.parameters["path"], let path = try? DocumentPath(pathKey),
+                let entry = store.cache.lookup(path)
+            {
+                if case .admin = caller { return documentResponse(body: entry.body, version: entry.version) }
+                do {
+                    // On the loop for a user whose claims are cached; MustRunOnWorkerPool if rules look up.
+                    try access.authorizeGet(
+                        caller, path, pathKey: pathKey, fields: entry.fields, on: context.environment.eventLoop)
+                    return documentResponse(body: entry.body, version: entry.version)
+                } catch is MustRunOnWorkerPool {}
+            }
+            return try context.offload { try read(request, caller) }
+        }
         let durable = DurableCommit(store: store, lines: access.writeLines)
-        router.post(
-            "/api/docs/*path",
-            callers.resolving(.anyone) { request, context in
-                let caller = context.caller
-                let path = try CollectionPath(try request.parameter("path")).document(AutoID.automatic())
-                let fields = Fields()
-                // A new automatic ID: nothing to read (`resource` is null) and nothing to pin.
-                return durable.respond(
-                    to: request, context.environment, caller: caller, access: access, readsExisting: false
-                ) {
-                    fields.value = try dataObject(request)
-                    return [Write(path: path, operation: .create(fields.value))]
-                } respond: { results in
-                    let time = results.first?.updateTime ?? 0
-                    let document = Document(
-                        path: path, fields: fields.value, createTime: time, updateTime: time, version: 1)
-                    return documentResponse(document, status: 201)
-                }
-            })
-        router.put(
-            "/api/docs/*path",
-            callers.resolving(.anyone) { request, context in
-                let caller = context.caller
-                let path = try DocumentPath(try request.parameter("path"))
-                return durable.respond(
-                    to: request, context.environment, caller: caller, access: access, answer: .onWorkerPool
-                ) {
-                    [try setWrite(path, request)]
-                } respond: { _ in
-                    try written(path, caller)
-                }
-            })
-        router.patch(
-            "/api/docs/*path",
-            callers.resolving(.anyone) { request, context in
-                let caller = context.caller
-                let path = try DocumentPath(try request.parameter("path"))
-                return durable.respond(
-                    to: request, context.environment, caller: caller, access: access, answer: .onWorkerPool
-                ) {
-                    let fields = try WriteDecoding.fieldUpdates(try dataObject(request))
-                    return [
-                        Write(path: path, operation: .update(fields), precondition: try versionPrecondition(request))
-                    ]
-                } respond: { _ in
-                    try written(path, caller)
-                }
-            })
-        router.delete(
-            "/api/docs/*path",
-            callers.resolving(.anyone) { request, context in
-                let caller = context.caller
-                let path = try DocumentPath(try request.parameter("path"))
-                return durable.respond(to: request, context.environment, caller: caller, access: access) {
-                    [Write(path: path, operation: .delete, precondition: try versionPrecondition(request))]
-                } respond: { _ in
-                    .noContent
-                }
-            })
+        forAnyone.post("/api/docs/*path") { request, context in
+            let caller = context.caller
+            let path = try CollectionPath(try request.parameter("path")).document(AutoID.automatic())
+            let fields = Fields()
+            // A new automatic ID: nothing to read (`resource` is null) and nothing to pin.
+            return durable.respond(
+                to: request, context.environment, caller: caller, access: access, readsExisting: false
+            ) {
+                fields.value = try dataObject(request)
+                return [Write(path: path, operation: .create(fields.value))]
+            } respond: { results in
+                let time = results.first?.updateTime ?? 0
+                let document = Document(
+                    path: path, fields: fields.value, createTime: time, updateTime: time, version: 1)
+                return documentResponse(document, status: 201)
+            }
+        }
+        forAnyone.put("/api/docs/*path") { request, context in
+            let caller = context.caller
+            let path = try DocumentPath(try request.parameter("path"))
+            return durable.respond(
+                to: request, context.environment, caller: caller, access: access, answer: .onWorkerPool
+            ) {
+                [try setWrite(path, request)]
+            } respond: { _ in
+                try written(path, caller)
+            }
+        }
+        forAnyone.patch("/api/docs/*path") { request, context in
+            let caller = context.caller
+            let path = try DocumentPath(try request.parameter("path"))
+            return durable.respond(
+                to: request, context.environment, caller: caller, access: access, answer: .onWorkerPool
+            ) {
+                let fields = try WriteDecoding.fieldUpdates(try dataObject(request))
+                return [
+                    Write(path: path, operation: .update(fields), precondition: try versionPrecondition(request))
+                ]
+            } respond: { _ in
+                try written(path, caller)
+            }
+        }
+        forAnyone.delete("/api/docs/*path") { request, context in
+            let caller = context.caller
+            let path = try DocumentPath(try request.parameter("path"))
+            return durable.respond(to: request, context.environment, caller: caller, access: access) {
+                [Write(path: path, operation: .delete, precondition: try versionPrecondition(request))]
+            } respond: { _ in
+                .noContent
+            }
+        }
     }
 
     /// The decoded fields of a create, carried from decoding to the answer.

@@ -11,38 +11,33 @@ struct IndexRoutes {
     let callers: CallerResolution
 
     func register(on router: Router<KuraContext>) {
-        router.get(
-            "/api/admin/indexes",
-            callers.resolving(.admin) { request, context in
-                try context.offload {
-                    return Self.listResponse(indexes.compositeIndexes)
+        let forAdmins = callers.routes(.admin, on: router)
+        forAdmins.get("/api/admin/indexes") { request, context in
+            try context.offload {
+                return Self.listResponse(indexes.compositeIndexes)
+            }
+        }
+        forAdmins.post("/api/admin/indexes") { request, context in
+            try context.offload {
+                let body = try JSONValue.parse(request.body)
+                let declared: [CompositeIndex]
+                if case .object(let object) = body, object["indexes"] != nil {
+                    declared = try CompositeIndex.parseFile(request.body)
+                } else {
+                    declared = [try CompositeIndex(json: body)]
                 }
-            })
-        router.post(
-            "/api/admin/indexes",
-            callers.resolving(.admin) { request, context in
-                try context.offload {
-                    let body = try JSONValue.parse(request.body)
-                    let declared: [CompositeIndex]
-                    if case .object(let object) = body, object["indexes"] != nil {
-                        declared = try CompositeIndex.parseFile(request.body)
-                    } else {
-                        declared = [try CompositeIndex(json: body)]
-                    }
-                    return Self.listResponse(try declared.map { try indexes.createIndex($0) })
+                return Self.listResponse(try declared.map { try indexes.createIndex($0) })
+            }
+        }
+        forAdmins.delete("/api/admin/indexes/:id") { request, context in
+            try context.offload {
+                let text = try request.parameter("id")
+                guard let id = Int64(text), indexes.dropIndex(id: id) else {
+                    throw APIError.notFound("no composite index with id '\(text)'")
                 }
-            })
-        router.delete(
-            "/api/admin/indexes/:id",
-            callers.resolving(.admin) { request, context in
-                try context.offload {
-                    let text = try request.parameter("id")
-                    guard let id = Int64(text), indexes.dropIndex(id: id) else {
-                        throw APIError.notFound("no composite index with id '\(text)'")
-                    }
-                    return .json(JSONValue.object([:]).jsonBytes)
-                }
-            })
+                return .json(JSONValue.object([:]).jsonBytes)
+            }
+        }
     }
 
     /// `{"indexes":[{…definition…, "id", "state", "documentsScanned"}], "fieldOverrides": []}`: the file shape,

@@ -16,56 +16,53 @@ struct ListenRoutes {
     var queryLimits = QueryLimits()
 
     func register(on router: Router<KuraContext>) {
-        router.get(
-            "/api/listen",
-            callers.resolving(.anyone, tokenInQuery: true) { request, context in
-                let resume = try Self.resumePosition(request)
-                let target = try Self.urlTarget(request, pages: pages, queryLimits: queryLimits)
-                guard registry.hasCapacity else {
-                    throw APIError.unavailable(
-                        "too many listen streams (limit \(registry.configuration.maxConnections)); retry later")
-                }
-                let environment = context.environment
-                let principal = access.principal(context, bearerToken: Self.token(request))
-                return .stream(headers: Self.streamHeaders) { stream in
-                    do {
-                        let connection = try registry.open(principal: principal, stream: stream, resume: resume)
-                        if let target {
-                            try registry.add(
-                                target, to: connection, resumeAfter: resume, fromURL: true,
-                                workers: environment.workers, loop: stream.eventLoop)
-                        }
-                    } catch {
-                        let failure = APIError(answering: error) ?? .internalError(requestID: stream.requestID)
-                        stream.write(Self.errorEvent(failure, target: target?.id))
-                        stream.finish(closingConnection: true)
+        let forAnyoneWithTokenInQuery = callers.routes(.anyone, tokenInQuery: true, on: router)
+        forAnyoneWithTokenInQuery.get("/api/listen") { request, context in
+            let resume = try Self.resumePosition(request)
+            let target = try Self.urlTarget(request, pages: pages, queryLimits: queryLimits)
+            guard registry.hasCapacity else {
+                throw APIError.unavailable(
+                    "too many listen streams (limit \(registry.configuration.maxConnections)); retry later")
+            }
+            let environment = context.environment
+            let principal = access.principal(context, bearerToken: context.credential)
+            return .stream(headers: Self.streamHeaders) { stream in
+                do {
+                    let connection = try registry.open(principal: principal, stream: stream, resume: resume)
+                    if let target {
+                        try registry.add(
+                            target, to: connection, resumeAfter: resume, fromURL: true,
+                            workers: environment.workers, loop: stream.eventLoop)
                     }
+                } catch {
+                    let failure = APIError(answering: error) ?? .internalError(requestID: stream.requestID)
+                    stream.write(Self.errorEvent(failure, target: target?.id))
+                    stream.finish(closingConnection: true)
                 }
-            })
-        router.post(
-            "/api/listen/:connection",
-            callers.resolving(.anyone, tokenInQuery: true) { request, context in
-                guard let connection = registry.connection(try request.parameter("connection")) else {
-                    throw APIError.notFound("no open listen stream with this id")
-                }
-                let (adds, removes) = try Self.targetChanges(request, pages: pages, queryLimits: queryLimits)
-                let environment = context.environment
-                let principal = access.principal(context, bearerToken: Self.token(request))
-                guard principal.identity.bytesEqual(connection.principal.identity) else {
-                    throw APIError.permissionDenied("this listen stream belongs to another caller")
-                }
-                var removed: [JSONValue] = []
-                for id in removes where registry.remove(id, from: connection) { removed.append(.string(id)) }
-                for (target, resumeAfter) in adds {
-                    try registry.add(
-                        target, to: connection, resumeAfter: resumeAfter, workers: environment.workers,
-                        loop: environment.eventLoop)
-                }
-                let body: JSONValue = .object([
-                    "added": .array(adds.map { .string($0.0.id) }), "removed": .array(removed),
-                ])
-                return .json(body.jsonBytes)
-            })
+            }
+        }
+        forAnyoneWithTokenInQuery.post("/api/listen/:connection") { request, context in
+            guard let connection = registry.connection(try request.parameter("connection")) else {
+                throw APIError.notFound("no open listen stream with this id")
+            }
+            let (adds, removes) = try Self.targetChanges(request, pages: pages, queryLimits: queryLimits)
+            let environment = context.environment
+            let principal = access.principal(context, bearerToken: context.credential)
+            guard principal.identity.bytesEqual(connection.principal.identity) else {
+                throw APIError.permissionDenied("this listen stream belongs to another caller")
+            }
+            var removed: [JSONValue] = []
+            for id in removes where registry.remove(id, from: connection) { removed.append(.string(id)) }
+            for (target, resumeAfter) in adds {
+                try registry.add(
+                    target, to: connection, resumeAfter: resumeAfter, workers: environment.workers,
+                    loop: environment.eventLoop)
+            }
+            let body: JSONValue = .object([
+                "added": .array(adds.map { .string($0.0.id) }), "removed": .array(removed),
+            ])
+            return .json(body.jsonBytes)
+        }
     }
 
     static let streamHeaders: HTTPHeaders = [
@@ -73,13 +70,6 @@ struct ListenRoutes {
         // Proxies such as nginx buffer responses unless told not to.
         "X-Accel-Buffering": "no",
     ]
-
-    /// The bearer token the caller was resolved from (checked again while the stream lives): `Authorization:
-    /// Bearer …`, or `?token=` for browsers' EventSource. The access log never prints query strings, so the token
-    /// does not land there.
-    static func token(_ request: Request) -> String? {
-        request.headers["Authorization"] != nil ? request.bearerToken : request.query("token")
-    }
 
     /// `Last-Event-ID` (sent by EventSource when it reconnects), else `?lastEventId=` (for a new EventSource
     /// that continues an old one, e.g. after a token refresh).

@@ -18,58 +18,51 @@ struct QueryRoutes {
     var concurrency = QueryConcurrency(perCaller: 0, workers: 4)
 
     func register(on router: Router<KuraContext>) {
-        router.post(
-            "/api/query",
-            callers.resolving(.anyone) { request, context in
-                let caller = context.caller
-                let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
-                return try concurrency.offload(slot, context) {
-                    let query = try QueryDecoding.decode(
-                        try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits)
-                    if request.query("explain") == "true" {
-                        guard case .admin = caller else {
-                            throw APIError.permissionDenied("explain is for the admin key")
-                        }
-                        return .json(JSONValue.object(["explain": try indexes.explain(query).json]).jsonBytes)
+        let forAnyone = callers.routes(.anyone, on: router)
+        forAnyone.post("/api/query") { request, context in
+            let caller = context.caller
+            let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
+            return try concurrency.offload(slot, context) {
+                let query = try QueryDecoding.decode(
+                    try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits)
+                if request.query("explain") == "true" {
+                    guard case .admin = caller else {
+                        throw APIError.permissionDenied("explain is for the admin key")
                     }
-                    return Self.resultResponse(try access.query(query, caller: caller))
+                    return .json(JSONValue.object(["explain": try indexes.explain(query).json]).jsonBytes)
                 }
-            })
-        router.post(
-            "/api/query/count",
-            callers.resolving(.anyone) { request, context in
-                let caller = context.caller
-                let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
-                return try concurrency.offload(slot, context) {
-                    let query = try QueryDecoding.decode(
-                        try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits, paged: false)
-                    let count = try access.count(query, caller: caller)
-                    return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
-                }
-            })
-        router.post(
-            "/api/query/aggregate",
-            callers.resolving(.anyone) { request, context in
-                let caller = context.caller
-                let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
-                return try concurrency.offload(slot, context) {
-                    let (query, aggregations) = try AggregateDecoding.decode(
-                        try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits)
-                    let data = try access.aggregate(query, aggregations, caller: caller)
-                    return .json(JSONValue.object(["data": .object(data)]).jsonBytes)
-                }
-            })
+                return Self.resultResponse(try access.query(query, caller: caller))
+            }
+        }
+        forAnyone.post("/api/query/count") { request, context in
+            let caller = context.caller
+            let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
+            return try concurrency.offload(slot, context) {
+                let query = try QueryDecoding.decode(
+                    try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits, paged: false)
+                let count = try access.count(query, caller: caller)
+                return .json(JSONValue.object(["count": .int(count)]).jsonBytes)
+            }
+        }
+        forAnyone.post("/api/query/aggregate") { request, context in
+            let caller = context.caller
+            let slot = QueryConcurrency.key(caller, address: request.remoteAddress)
+            return try concurrency.offload(slot, context) {
+                let (query, aggregations) = try AggregateDecoding.decode(
+                    try JSONValue.parse(request.body), limits: pages, queryLimits: queryLimits)
+                let data = try access.aggregate(query, aggregations, caller: caller)
+                return .json(JSONValue.object(["data": .object(data)]).jsonBytes)
+            }
+        }
         let durable = DurableCommit(store: store, lines: access.writeLines)
-        router.post(
-            "/api/commit",
-            callers.resolving(.anyone) { request, context in
-                let caller = context.caller
-                return durable.respond(to: request, context.environment, caller: caller, access: access) {
-                    try Self.writes(request)
-                } respond: { results in
-                    Self.commitResponse(results)
-                }
-            })
+        forAnyone.post("/api/commit") { request, context in
+            let caller = context.caller
+            return durable.respond(to: request, context.environment, caller: caller, access: access) {
+                try Self.writes(request)
+            } respond: { results in
+                Self.commitResponse(results)
+            }
+        }
     }
 
     /// `{"writes":[…]}`: at most `CommitLimits.maxWrites`, all applied or none.

@@ -12,51 +12,42 @@ struct RulesRoutes {
     let callers: CallerResolution
 
     func register(on router: Router<KuraContext>) {
-        router.get(
-            "/api/admin/rules",
-            callers.resolving(.admin) { request, context in
-                try context.offload {
-                    return Self.sourceResponse(rules.current.source)
+        let forAdmins = callers.routes(.admin, on: router)
+        forAdmins.get("/api/admin/rules") { request, context in
+            try context.offload {
+                return Self.sourceResponse(rules.current.source)
+            }
+        }
+        forAdmins.post("/api/admin/rules/test") { request, context in
+            try context.offload { try Self.test(request, rules: rules) }
+        }
+        forAdmins.post("/api/admin/rules") { request, context in
+            try context.offload {
+                let previous = rules.current.source
+                let published = try rules.replace(source: try Self.source(request)).source
+                // The rules are in force whether or not the history could be written.
+                try? history.record(previous: previous, published: published)
+                return Self.sourceResponse(published)
+            }
+        }
+        forAdmins.get("/api/admin/rules/versions") { request, context in
+            try context.offload {
+                let versions: [JSONValue] = try history.versions().map { version in
+                    .object(
+                        JSONObject([
+                            ("id", .string(version.id)), ("publishTime", .string(RFC3339.format(version.micros))),
+                            ("bytes", .int(Int64(version.bytes))),
+                        ]))
                 }
-            })
-        router.post(
-            "/api/admin/rules/test",
-            callers.resolving(.admin) { request, context in
-                try context.offload { try Self.test(request, rules: rules) }
-            })
-        router.post(
-            "/api/admin/rules",
-            callers.resolving(.admin) { request, context in
-                try context.offload {
-                    let previous = rules.current.source
-                    let published = try rules.replace(source: try Self.source(request)).source
-                    // The rules are in force whether or not the history could be written.
-                    try? history.record(previous: previous, published: published)
-                    return Self.sourceResponse(published)
-                }
-            })
-        router.get(
-            "/api/admin/rules/versions",
-            callers.resolving(.admin) { request, context in
-                try context.offload {
-                    let versions: [JSONValue] = try history.versions().map { version in
-                        .object(
-                            JSONObject([
-                                ("id", .string(version.id)), ("publishTime", .string(RFC3339.format(version.micros))),
-                                ("bytes", .int(Int64(version.bytes))),
-                            ]))
-                    }
-                    return .json(JSONValue.object(["versions": .array(versions)]).jsonBytes)
-                }
-            })
-        router.get(
-            "/api/admin/rules/versions/:id",
-            callers.resolving(.admin) { request, context in
-                try context.offload {
-                    let id = try request.parameter("id")
-                    return Self.sourceResponse(try history.source(id))
-                }
-            })
+                return .json(JSONValue.object(["versions": .array(versions)]).jsonBytes)
+            }
+        }
+        forAdmins.get("/api/admin/rules/versions/:id") { request, context in
+            try context.offload {
+                let id = try request.parameter("id")
+                return Self.sourceResponse(try history.source(id))
+            }
+        }
     }
 
     /// `{"source"?, "table"}`: the table (`kura rules test`'s JSON, docs/rules.md) run against `source`, or against

@@ -18,19 +18,16 @@ struct SeedShapeRoutes {
     static let ordinals = ["1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th", "9th", "10th"]
 
     func register(on router: Router<KuraContext>) {
-        router.get(
-            "/api/seed/hit_7th/datalist",
-            callers.resolving(.anyone) { _, context in
-                let caller = context.caller
-                return try context.offload { try list(caller) }
-            })
-        router.get(
-            "/api/seed/hit_7th/datalist/:id",
-            callers.resolving(.anyone) { request, context in
-                let caller = context.caller
-                let id = try request.parameter("id")
-                return try context.offload { try one(id, caller) }
-            })
+        let forAnyone = callers.routes(.anyone, on: router)
+        forAnyone.get("/api/seed/hit_7th/datalist") { _, context in
+            let caller = context.caller
+            return try context.offload { try list(caller) }
+        }
+        forAnyone.get("/api/seed/hit_7th/datalist/:id") { request, context in
+            let caller = context.caller
+            let id = try request.parameter("id")
+            return try context.offload { try one(id, caller) }
+        }
     }
 
     /// Every quiz the caller may list, in the order of their numeric IDs; documents not in a quiz's shape are left
