@@ -114,6 +114,11 @@ let package = Package(
         .target(
             name: "KuraStoreTestSupport", dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraTestSupport"],
             path: "Tests/KuraStoreTestSupport"),
+        // The engines as the conformance suites open them (TestEngine.all: StoreEngines.all, each on a fresh database).
+        .target(
+            name: "KuraEngineTestSupport",
+            dependencies: ["KuraEngine", "KuraEngines", "KuraStore", "KuraTestSupport"],
+            path: "Tests/KuraEngineTestSupport"),
 
         .testTarget(name: "KuraModelTests", dependencies: ["KuraModel"]),
         .testTarget(name: "KuraCoreTests", dependencies: ["KuraModel", "KuraCore", "KuraTestSupport"]),
@@ -123,8 +128,8 @@ let package = Package(
         .testTarget(
             name: "KuraStoreTests",
             dependencies: [
-                "KuraStore", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraTestSupport", "KuraStoreTestSupport",
-                "KuraCore", "KuraModel",
+                "KuraStore", "KuraEngineTestSupport", "KuraTestSupport", "KuraStoreTestSupport", "KuraCore",
+                "KuraModel",
             ]),
         // What only the SQLite engine has: its writer, schema, query plans, backup.
         .testTarget(
@@ -153,8 +158,8 @@ let package = Package(
         .testTarget(
             name: "KuraEngineConformanceTests",
             dependencies: [
-                "KuraAuth", "KuraMail", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraSQLite", "KuraCore",
-                "KuraTestSupport", "KuraModel", "KuraPostgres",
+                "KuraAuth", "KuraMail", "KuraStore", "KuraEngineTestSupport", "KuraSQLiteEngine", "KuraPostgresEngine",
+                "KuraSQLite", "KuraCore", "KuraTestSupport", "KuraModel", "KuraPostgres",
             ]),
         .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules", "KuraTestSupport", "KuraCore", "KuraModel"]),
         .testTarget(
