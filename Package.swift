@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// Kura: a self-hosted app backend. Modules are laid out by capability (docs/architecture.md);
-/// dependencies point one way: kura → KuraServer → (KuraStore, …) → KuraHTTP → KuraCore → C shims.
+/// dependencies point one way: kura → KuraServer → KuraEngines → the engines (KuraSQLiteEngine, KuraPostgresEngine)
+/// → KuraEngine → (KuraStore, KuraAuth, KuraMail, …) → KuraHTTP → KuraCore → C shims.
 let package = Package(
     name: "Kura",
     // What the Swift SDK (KuraClient) needs: `URLSession.data(for:)` (async). The server runs on Linux.
@@ -49,14 +50,21 @@ let package = Package(
         .target(name: "KuraStore", dependencies: ["KuraModel", "KuraCore"]),
         .target(name: "KuraAuth", dependencies: ["KuraModel", "KuraCore", "CSodium"]),
         .target(name: "KuraMail", dependencies: ["KuraModel", "KuraCore", "CCurl"]),
+        // What an engine is to a node (NodeEngine: documents, accounts, keys, outbox, the cluster channel) and how it
+        // declares its own settings (EngineSetting).
+        .target(name: "KuraEngine", dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraAuth", "KuraMail"]),
         // The SQLite engine: the SQLite implementations of the store protocols (Documents/, Accounts/, Keys/, Outbox/).
         .target(
             name: "KuraSQLiteEngine",
-            dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraAuth", "KuraMail", "KuraSQLite", "CSQLite"]),
+            dependencies: [
+                "KuraModel", "KuraCore", "KuraStore", "KuraAuth", "KuraMail", "KuraEngine", "KuraSQLite", "CSQLite",
+            ]),
         // The PostgreSQL engine, shared by many nodes (docs/scaling.md): Documents/, Accounts/, Keys/, Outbox/, Cluster/.
         .target(
             name: "KuraPostgresEngine",
-            dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraAuth", "KuraMail", "KuraPostgres"]),
+            dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraAuth", "KuraMail", "KuraEngine", "KuraPostgres"]),
+        // The engines this build has (StoreEngines.all): a new engine is its target here and one line in that list.
+        .target(name: "KuraEngines", dependencies: ["KuraEngine", "KuraSQLiteEngine", "KuraPostgresEngine"]),
         .target(name: "KuraRules", dependencies: ["KuraCore", "CRE2", "KuraModel"]),
         .target(name: "KuraRealtime", dependencies: ["KuraCore", "KuraHTTP", "KuraStore", "KuraModel"]),
         .target(name: "KuraHosting", dependencies: ["KuraCore", "KuraHTTP", "CZlib", "KuraModel"]),
@@ -64,7 +72,7 @@ let package = Package(
             name: "KuraServer",
             dependencies: [
                 "KuraCore", "KuraHTTP", "KuraStore", "KuraAuth", "KuraMail", "KuraRules", "KuraRealtime", "KuraHosting",
-                "CKuraWebSDK", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraModel",
+                "CKuraWebSDK", "KuraEngine", "KuraEngines", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraModel",
             ]),
         .executableTarget(name: "kura", dependencies: ["KuraServer", "KuraCore", "KuraHTTP", "KuraModel"]),
         // The Swift SDK: Foundation, the shared model (imported `internal`, so apps see only the SDK's names) and the
@@ -106,17 +114,22 @@ let package = Package(
         .target(
             name: "KuraStoreTestSupport", dependencies: ["KuraModel", "KuraCore", "KuraStore", "KuraTestSupport"],
             path: "Tests/KuraStoreTestSupport"),
+        // The engines as the conformance suites open them (TestEngine.all: StoreEngines.all, each on a fresh database).
+        .target(
+            name: "KuraEngineTestSupport",
+            dependencies: ["KuraEngine", "KuraEngines", "KuraStore", "KuraTestSupport"],
+            path: "Tests/KuraEngineTestSupport"),
 
         .testTarget(name: "KuraModelTests", dependencies: ["KuraModel"]),
         .testTarget(name: "KuraCoreTests", dependencies: ["KuraModel", "KuraCore", "KuraTestSupport"]),
         .testTarget(name: "KuraSQLiteTests", dependencies: ["KuraSQLite", "CSQLite", "KuraTestSupport"]),
         .testTarget(name: "KuraHTTPTests", dependencies: ["KuraHTTP", "KuraTestSupport", "KuraCore", "KuraModel"]),
-        // The document-store conformance suite, run against every engine (StoreEngines.swift).
+        // The document-store conformance suite, run against every engine (TestEngine.all).
         .testTarget(
             name: "KuraStoreTests",
             dependencies: [
-                "KuraStore", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraTestSupport", "KuraStoreTestSupport",
-                "KuraCore", "KuraModel",
+                "KuraStore", "KuraEngineTestSupport", "KuraTestSupport", "KuraStoreTestSupport", "KuraCore",
+                "KuraModel",
             ]),
         // What only the SQLite engine has: its writer, schema, query plans, backup.
         .testTarget(
@@ -131,8 +144,8 @@ let package = Package(
         .testTarget(
             name: "KuraPostgresEngineTests",
             dependencies: [
-                "KuraPostgresEngine", "KuraPostgres", "KuraStore", "KuraTestSupport", "KuraStoreTestSupport",
-                "KuraCore", "KuraModel",
+                "KuraPostgresEngine", "KuraPostgres", "KuraEngine", "KuraStore", "KuraTestSupport",
+                "KuraStoreTestSupport", "KuraCore", "KuraModel",
             ]),
         .testTarget(
             name: "KuraAuthTests",
@@ -140,12 +153,13 @@ let package = Package(
         .testTarget(
             name: "KuraMailTests",
             dependencies: ["KuraMail", "KuraSQLiteEngine", "KuraTestSupport", "KuraCore", "KuraModel"]),
-        // One suite per store seam (accounts and sessions, signing keys, mail outbox), run against every engine.
+        // One suite per store seam (accounts and sessions, signing keys, mail outbox), run against every engine
+        // (TestEngine.all).
         .testTarget(
             name: "KuraEngineConformanceTests",
             dependencies: [
-                "KuraAuth", "KuraMail", "KuraSQLiteEngine", "KuraPostgresEngine", "KuraSQLite", "KuraCore",
-                "KuraTestSupport", "KuraModel", "KuraPostgres",
+                "KuraAuth", "KuraMail", "KuraStore", "KuraEngineTestSupport", "KuraSQLiteEngine", "KuraPostgresEngine",
+                "KuraSQLite", "KuraCore", "KuraTestSupport", "KuraModel", "KuraPostgres",
             ]),
         .testTarget(name: "KuraRulesTests", dependencies: ["KuraRules", "KuraTestSupport", "KuraCore", "KuraModel"]),
         .testTarget(
@@ -157,7 +171,7 @@ let package = Package(
             dependencies: [
                 "KuraServer", "KuraHTTP", "KuraStore", "KuraRealtime", "KuraHosting", "KuraSQLiteEngine",
                 "KuraTestSupport", "KuraServerTestSupport", "KuraAuth", "KuraCore", "KuraMail", "KuraModel",
-                "KuraPostgres", "KuraPostgresEngine",
+                "KuraPostgres", "KuraPostgresEngine", "KuraEngine", "KuraEngines",
             ]),
         // The SDK and `kura-todo` against an in-process server.
         .testTarget(

@@ -25,7 +25,7 @@ public final class PostgresDatabase: Sendable {
     }
 
     /// Opens nothing yet: `store.url`, `store.poolSize` and the connections' options from `settings`.
-    public convenience init(_ settings: StoreConfiguration.PostgresSettings) {
+    public convenience init(_ settings: PostgresSettings) {
         self.init(url: settings.url, poolSize: settings.poolSize, options: Self.options(settings))
     }
 
@@ -33,7 +33,7 @@ public final class PostgresDatabase: Sendable {
     /// `tcp_user_timeout` (unless `store.url` sets them), so a connection whose server vanished without closing it
     /// fails within `store.tcpTimeoutSeconds` (docs/scaling.md, "When the database stops answering").
     /// `store.passwordFile`'s password goes in as a default too: a password `store.url` holds beats it.
-    public static func options(_ settings: StoreConfiguration.PostgresSettings) -> PostgresConnectionOptions {
+    public static func options(_ settings: PostgresSettings) -> PostgresConnectionOptions {
         var defaults = PostgresConnectionOptions.unansweredConnectionTimeout(.seconds(settings.tcpTimeoutSeconds))
         if let password = settings.password { defaults["password"] = password }
         return PostgresConnectionOptions(
@@ -41,7 +41,7 @@ public final class PostgresDatabase: Sendable {
     }
 
     /// The options of the default settings.
-    public static let defaultOptions = options(StoreConfiguration.PostgresSettings())
+    public static let defaultOptions = options(PostgresSettings())
 
     /// A connection of its own (not from the pool), with the pool's options and, over them and over `store.url`,
     /// `overriding` (the notification listener's tighter timeouts).

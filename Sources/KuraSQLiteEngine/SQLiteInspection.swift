@@ -57,4 +57,18 @@ public enum SQLiteInspection {
     private static func hasTable(_ name: String, _ connection: SQLiteConnection) throws -> Bool {
         try !connection.rows("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(name)]).isEmpty
     }
+
+    /// The bytes of the regular files in `directory` whose names contain `.db` (SQLite databases with their
+    /// `-wal` and `-shm` files).
+    public static func databaseBytes(in directory: String) -> Int64 {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
+        var total: Int64 = 0
+        for name in names where name.contains(".db") {
+            var info = stat()
+            if stat(directory + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+                total += Int64(info.st_size)
+            }
+        }
+        return total
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KuraEngine
 
 extension KuraConfiguration {
     /// Applies a JSON config file: `{"port": 8090, "http": {"maxBodyBytes": 1048576}}`. Nested objects become
@@ -42,16 +43,11 @@ extension KuraConfiguration {
     }
 
     /// The first line of the file at `path` (a password kept out of the command line), without its line end;
-    /// throws, naming `key`, when the file cannot be read or the line is empty.
+    /// throws, naming `key`, when the file cannot be read or the line is empty (`SettingText.firstLineOfFile`, as
+    /// the engines' settings read theirs).
     static func secret(fromFile path: String, _ key: String) throws -> String {
-        let text: String
-        do { text = try String(contentsOfFile: path.trimmingSpaces(), encoding: .utf8) } catch {
-            throw ConfigurationError("\(key): cannot read \(path): \(error.localizedDescription)")
+        do throws(SettingError) { return try SettingText(key: key, text: path).firstLineOfFile() } catch {
+            throw ConfigurationError(error.message)
         }
-        let line = text.prefix { $0 != "\n" && $0 != "\r\n" && $0 != "\r" }
-        guard !line.isEmpty else {
-            throw ConfigurationError("\(key): \(path) is empty; its first line is the password")
-        }
-        return String(line)
     }
 }

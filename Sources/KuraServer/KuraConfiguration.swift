@@ -1,5 +1,7 @@
 import KuraAuth
 import KuraCore
+import KuraEngine
+import KuraEngines
 import KuraHTTP
 import KuraHosting
 import KuraMail
@@ -95,8 +97,17 @@ public struct KuraConfiguration: Sendable {
         }
     }
 
-    /// Every setting, in the order `kura --help` lists them.
-    public static let settings: [Setting] = [
+    /// Every setting, in the order `kura --help` lists them: the server's own, and each engine's own settings
+    /// (`NodeEngine.settings`, declared in the engine's target) after the `store.*` settings every engine honours.
+    public static let settings: [Setting] = {
+        var settings = serverSettings
+        let afterStore = settings.lastIndex { $0.key.hasPrefix("store.") }.map { $0 + 1 } ?? settings.endIndex
+        settings.insert(contentsOf: StoreEngines.settings.map { Setting($0) }, at: afterStore)
+        return settings
+    }()
+
+    /// The settings the server itself declares.
+    private static let serverSettings: [Setting] = [
         Setting(key: "host", help: "address to listen on (default 127.0.0.1)") { $0.http.host = $1 },
         Setting(key: "port", help: "TCP port; 0 picks a free one (default 8090)") {
             $0.http.port = try integer($1, "port", 0...65535)
@@ -114,39 +125,6 @@ public struct KuraConfiguration: Sendable {
         },
         Setting(key: "store.cacheBytes", help: "memory for hot documents served from RAM (default 67108864)") {
             $0.store.cacheBytes = try integer($1, "store.cacheBytes", 0...(1 << 40))
-        },
-        Setting(key: "store.checkpointPages", help: "WAL pages between two checkpoints (default 1000)") {
-            $0.store.sqlite.checkpointPages = try integer($1, "store.checkpointPages", 1...1_000_000)
-        },
-        Setting(key: "store.maxWALBytes", help: "bound on the WAL's size in bytes (default 67108864)") {
-            $0.store.sqlite.maxWALBytes = try integer($1, "store.maxWALBytes", 4096...(1 << 40))
-        },
-        Setting(key: "store.mmapBytes", help: "database bytes readers map into memory; 0: none (default 268435456)") {
-            $0.store.sqlite.mmapBytes = try integer($1, "store.mmapBytes", 0...(1 << 40))
-        },
-        Setting(key: "store.url", help: "the PostgreSQL engine's libpq connection string (postgresql://…)") {
-            $0.store.postgres.url = $1.trimmingSpaces()
-        },
-        Setting(
-            key: "store.passwordFile",
-            help: "file whose first line is the PostgreSQL password, to keep it out of store.url (unset: libpq's)"
-        ) {
-            $0.store.postgres.password = try secret(fromFile: $1, "store.passwordFile")
-        },
-        Setting(key: "store.poolSize", help: "connections a node keeps to PostgreSQL (default 8)") {
-            $0.store.postgres.poolSize = try integer($1, "store.poolSize", 1...1000)
-        },
-        Setting(
-            key: "store.preparedStatements",
-            help: "statements each PostgreSQL connection keeps prepared, least recently used dropped (default 256)"
-        ) {
-            $0.store.postgres.preparedStatements = try integer($1, "store.preparedStatements", 16...100_000)
-        },
-        Setting(
-            key: "store.tcpTimeoutSeconds",
-            help: "how long a PostgreSQL connection may go unanswered before it counts as broken; 0: OS (default 30)"
-        ) {
-            $0.store.postgres.tcpTimeoutSeconds = try integer($1, "store.tcpTimeoutSeconds", 0...3600)
         },
         Setting(
             key: "docs.defaultPageSize", help: "documents per page when a list or query gives no limit (default 100)"
@@ -538,12 +516,11 @@ public struct KuraConfiguration: Sendable {
         return value
     }
 
+    /// Parsed as the engines' integer settings are (`SettingText`, KuraEngine), so every message reads the same.
     private static func integer(_ text: String, _ key: String, _ range: ClosedRange<Int>) throws -> Int {
-        guard let value = Int(text.trimmingSpaces()), range.contains(value) else {
-            throw ConfigurationError(
-                "\(key): expected an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+        do throws(SettingError) { return try SettingText(key: key, text: text).integer(in: range) } catch {
+            throw ConfigurationError(error.message)
         }
-        return value
     }
 }
 

@@ -1,6 +1,8 @@
 import Foundation
 import KuraAuth
 import KuraCore
+import KuraEngine
+import KuraEngines
 import KuraHTTP
 import KuraHosting
 import KuraMail

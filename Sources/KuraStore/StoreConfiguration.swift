@@ -1,7 +1,8 @@
 /// The document database's settings: which engine holds the data (`store.engine`) and what every engine honours
-/// (`store.*`, `indexes.*`; docs/configuration.md). The accounts and the outbox have settings of their own.
+/// (`store.*`, `indexes.*`; docs/configuration.md), and each engine's own settings (`EngineSettings`, declared in the
+/// engine's target). The accounts and the outbox have settings of their own.
 public struct StoreConfiguration: Sendable {
-    /// The engine, by the name `store.engine` gives (`SQLiteEngine.name`: `sqlite`, the default).
+    /// The engine, by the name `store.engine` gives (`sqlite`, the default).
     public var engine = "sqlite"
     /// Change-log entries older than this are pruned (realtime listeners resume from the log).
     public var changeRetentionSeconds: Int64 = 86_400
@@ -15,48 +16,29 @@ public struct StoreConfiguration: Sendable {
     /// How long the work of one composite index build step may take, roughly (SQLite: a write that arrives during a
     /// step waits for it, so this bounds what a build adds to a write's latency; smaller steps make the build slower).
     public var indexBuildStepMilliseconds = 5
-    /// The SQLite engine's own knobs (`store.checkpointPages`, `store.maxWALBytes`, `store.mmapBytes`).
-    public var sqlite = SQLiteSettings()
-    /// The PostgreSQL engine's own knobs (`store.url`, `store.poolSize`, `store.preparedStatements`,
-    /// `store.tcpTimeoutSeconds`).
-    public var postgres = PostgresSettings()
-
-    /// Settings only the SQLite engine reads.
-    public struct SQLiteSettings: Sendable {
-        /// WAL pages written between two checkpoints (run off the writer thread).
-        public var checkpointPages = 1000
-        /// The WAL's size bound in bytes (the writer waits for a checkpoint past it).
-        public var maxWALBytes = 64 << 20
-        /// Bytes of the database file each read connection maps into memory (0: read with `pread`).
-        public var mmapBytes = 256 << 20
-
-        /// The defaults.
-        public init() {}
-    }
+    /// The engines' own settings that differ from their defaults, one value per type (see the subscript).
+    private var engineSettings: [any EngineSettings] = []
 
     /// The defaults.
     public init() {}
+
+    /// The settings of type `Settings` (one engine's own knobs): the defaults until some were set. Engines add a
+    /// property for theirs (`configuration.sqlite`, `configuration.postgres`).
+    public subscript<Settings: EngineSettings>(_ type: Settings.Type) -> Settings {
+        get { engineSettings.lazy.compactMap { $0 as? Settings }.first ?? Settings() }
+        set {
+            engineSettings.removeAll { $0 is Settings }
+            // Only values that differ from the defaults are kept, so a configuration set back to the defaults
+            // equals the default one.
+            if newValue != Settings() { engineSettings.append(newValue) }
+        }
+    }
 }
 
-extension StoreConfiguration {
-    /// Settings only the PostgreSQL engine reads (docs/scaling.md).
-    public struct PostgresSettings: Sendable {
-        /// A libpq connection string: a `postgresql://` URL (multi-host with `target_session_attrs=read-write` to
-        /// follow a promoted standby) or `key=value` pairs.
-        public var url = ""
-        /// The password for the connections, when it is not in `url` (`store.passwordFile` reads it from a file);
-        /// a password `url` holds wins, as libpq's own sources (`PGPASSWORD`, the password file) lose to it.
-        public var password: String?
-        /// Connections this node keeps open to the database, shared by its worker threads.
-        public var poolSize = 8
-        /// Statements each connection keeps prepared on its session; past it the least recently used are
-        /// deallocated.
-        public var preparedStatements = 256
-        /// How long a connection may go unanswered (the server or the network vanished without closing it) before
-        /// it counts as broken: TCP keepalives and `tcp_user_timeout` (0: the system's defaults).
-        public var tcpTimeoutSeconds = 30
-
-        /// The defaults.
-        public init() {}
-    }
+/// One engine's own settings (the `store.*` keys only that engine reads), held in `StoreConfiguration` by type so
+/// that KuraStore names no engine. The engine's target declares the type, with its defaults as `init()`, and the keys
+/// that set it (`NodeEngine.settings`, KuraEngine).
+public protocol EngineSettings: Sendable, Equatable {
+    /// The defaults.
+    init()
 }

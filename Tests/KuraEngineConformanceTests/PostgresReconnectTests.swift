@@ -15,7 +15,7 @@ import Testing
 @Suite(TestPostgres.available) struct PostgresReconnectTests {
     @Test func readsRunAgainOnAReopenedConnectionWhenTheServerDroppedTheirs() throws {
         let url = try TestPostgres.freshDatabase()
-        defer { Engine.dropPostgresDatabase(url) }
+        defer { TestPostgres.dropDatabase(url) }
         let database = PostgresDatabase(url: url, poolSize: 2)
         let accounts = try PostgresAccountStore(database: database)
         let keys = try PostgresSigningKeyStore(database: database)

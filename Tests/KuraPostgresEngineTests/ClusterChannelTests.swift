@@ -1,3 +1,4 @@
+import KuraEngine
 import KuraPostgres
 import KuraPostgresEngine
 import KuraStore

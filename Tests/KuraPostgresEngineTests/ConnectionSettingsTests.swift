@@ -1,4 +1,5 @@
 import Foundation
+import KuraEngine
 import KuraPostgres
 import KuraStore
 import KuraTestSupport

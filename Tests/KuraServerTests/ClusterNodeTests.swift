@@ -1,5 +1,7 @@
 import Foundation
 import KuraCore
+import KuraEngine
+import KuraEngines
 import KuraModel
 import KuraPostgres
 import KuraPostgresEngine

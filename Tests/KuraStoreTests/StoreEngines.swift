@@ -1,10 +1,5 @@
-import Foundation
-import KuraCore
-import KuraModel
-import KuraPostgresEngine
-import KuraSQLiteEngine
+import KuraEngineTestSupport
 import KuraStore
-import KuraTestSupport
 import Testing
 
 /// A store under test plus whatever it needs cleaned up afterwards.
@@ -21,46 +16,26 @@ final class StoreHarness: @unchecked Sendable {
 }
 
 /// One `DocumentStore` engine the conformance suite runs against, opened through its `StoreEngine` the way the
-/// server opens it.
+/// server opens it, on a fresh database (`TestEngine`).
 struct EngineUnderTest: Sendable, CustomTestStringConvertible {
-    let name: String
-    /// Opens a fresh store with `configuration` (the engine's own settings are filled in) and the store's `log`.
-    let open:
-        @Sendable (_ configuration: StoreConfiguration, _ log: (@Sendable (String) -> Void)?) throws -> StoreHarness
-    var testDescription: String { name }
+    let engine: TestEngine
+    var testDescription: String { engine.name }
+
+    /// Opens a fresh store with `configuration` and the store's `log`; the harness drops its database.
+    func open(_ configuration: StoreConfiguration, _ log: (@Sendable (String) -> Void)? = nil) throws -> StoreHarness {
+        let database = try engine.fresh(configuration)
+        let store = try database.open().openDocuments(log: log)
+        return StoreHarness(store: store) {
+            store.close()
+            database.drop()
+        }
+    }
 
     /// A fresh store with the server's default configuration.
-    func make() throws -> StoreHarness { try open(StoreConfiguration(), nil) }
+    func make() throws -> StoreHarness { try open(StoreConfiguration()) }
 
-    static let sqlite = EngineUnderTest(name: "SQLite") { configuration, log in
-        let directory = try TemporaryDirectory("store")
-        let store = try SQLiteEngine(configuration: configuration, dataDirectory: directory.path)
-            .openDocuments(log: log)
-        return StoreHarness(store: store) {
-            store.close()
-            directory.remove()
-        }
-    }
+    static let sqlite = EngineUnderTest(engine: .named("sqlite"))
 
-    /// The PostgreSQL engine on a fresh database of the test server (`TestPostgres`), opened as a node opens it.
-    static let postgres = EngineUnderTest(name: "PostgreSQL") { configuration, log in
-        var configuration = configuration
-        configuration.engine = PostgresEngine.name
-        configuration.postgres.url = try TestPostgres.freshDatabase()
-        let directory = try TemporaryDirectory("store")
-        let store = try PostgresEngine(configuration: configuration, dataDirectory: directory.path)
-            .openDocuments(log: log)
-        return StoreHarness(store: store) {
-            store.close()
-            directory.remove()
-        }
-    }
-
-    /// Every engine the conformance suite covers: PostgreSQL too when a server can be had (`TestPostgres`).
-    static let all: [EngineUnderTest] = postgresAvailable ? [.sqlite, .postgres] : [.sqlite]
-
-    private static var postgresAvailable: Bool {
-        ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"] != nil
-            || FileManager.default.isExecutableFile(atPath: TestPostgres.binaries + "/initdb")
-    }
+    /// Every engine the conformance suite covers: `StoreEngines.all`, PostgreSQL when a server can be had.
+    static let all = TestEngine.all.map(EngineUnderTest.init)
 }

@@ -18,8 +18,13 @@ public enum TestPostgres {
     /// binaries (`make test` installs Debian's `postgresql`, so in CI they are there).
     public static var available: ConditionTrait {
         .enabled(
-            if: ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"] != nil || binariesInstalled,
+            if: isAvailable,
             "no PostgreSQL binaries in \(binaries) (apt-get install postgresql) and KURA_TEST_POSTGRES_URL is not set")
+    }
+
+    /// What `available` checks, as a value: a server URL is given, or the binaries to start one are installed.
+    public static var isAvailable: Bool {
+        ProcessInfo.processInfo.environment["KURA_TEST_POSTGRES_URL"] != nil || binariesInstalled
     }
 
     /// Put on suites that start servers of their own (`startServer`), which takes the binaries even when
@@ -39,6 +44,12 @@ public enum TestPostgres {
         let name = "kura_test_\(getpid())_\(counter.withLock { $0 += 1; return $0 })"
         try PostgresConnection(url: url).execute("CREATE DATABASE \(name)")
         return replacingDatabase(in: url, with: name)
+    }
+
+    /// Drops the database at `url` (made by `freshDatabase()`), cutting its open connections.
+    public static func dropDatabase(_ url: String) {
+        let name = url.split(separator: "/").last.map { String($0.prefix { $0 != "?" }) } ?? ""
+        try? PostgresConnection(url: serverURL()).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }
 
     /// `url` with its database name (the path after the hosts) replaced.

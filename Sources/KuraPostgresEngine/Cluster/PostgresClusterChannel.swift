@@ -1,4 +1,5 @@
 import KuraCore
+import KuraEngine
 import KuraPostgres
 import KuraStore
 import Synchronization

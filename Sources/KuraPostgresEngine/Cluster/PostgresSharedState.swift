@@ -1,5 +1,5 @@
+import KuraEngine
 import KuraPostgres
-import KuraStore
 
 /// The rules and the admin key every node shares (`SharedNodeState`), in the `rules` and `admin_key` tables
 /// (PostgresClusterSchema.swift). Every version of the rules is kept, so an operator can see what was in force when.

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraEngine
 import KuraModel
 import KuraRules
 import KuraStore

@@ -1,4 +1,5 @@
 import KuraCore
+import KuraEngine
 import KuraModel
 import KuraRealtime
 import KuraStore

@@ -1,5 +1,6 @@
 import KuraAuth
 import KuraCore
+import KuraEngine
 import KuraRealtime
 import KuraStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraSQLiteEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -123,7 +124,7 @@ extension Doctor {
         }
         let free = Int64(info.f_bavail) * Int64(info.f_frsize)
         let total = Int64(info.f_blocks) * Int64(info.f_frsize)
-        let databases = ProcessStats.databaseBytes(in: data)
+        let databases = SQLiteInspection.databaseBytes(in: data)
         let text = "\(size(free)) free of \(size(total)); the databases take \(size(databases))"
         if free < 64 << 20 {
             findings.append(

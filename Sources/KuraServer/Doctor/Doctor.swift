@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraEngines
 import KuraModel
 import KuraPostgresEngine
 import KuraSQLiteEngine
@@ -58,6 +59,11 @@ public enum Doctor {
             if directoryFound { checkSQLite(data, full: full, into: &findings) }
         } else if configuration.store.engine == PostgresEngine.name {
             checkPostgres(configuration, into: &findings)
+        } else if StoreEngines.engine(named: configuration.store.engine) != nil {
+            findings.append(
+                DoctorFinding(
+                    "engine", .warn, "kura doctor has no database checks for the \(configuration.store.engine) engine",
+                    fix: "check the database with the engine's own tools"))
         } else {
             findings.append(
                 DoctorFinding(

@@ -30,18 +30,4 @@ enum ProcessStats {
     /// When the process started, in seconds since the epoch (close enough: when this type was first used, which
     /// the server does at start-up).
     static let startTime = Date().timeIntervalSince1970
-
-    /// The bytes of the regular files in `directory` whose names contain `.db` (SQLite databases with their
-    /// `-wal` and `-shm` files).
-    static func databaseBytes(in directory: String) -> Int64 {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
-        var total: Int64 = 0
-        for name in names where name.contains(".db") {
-            var info = stat()
-            if stat(directory + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
-                total += Int64(info.st_size)
-            }
-        }
-        return total
-    }
 }

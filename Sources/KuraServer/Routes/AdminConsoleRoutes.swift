@@ -1,5 +1,6 @@
 import Foundation
 import KuraCore
+import KuraEngine
 import KuraHTTP
 import KuraModel
 import KuraRealtime

@@ -1,6 +1,7 @@
 import Foundation
 import KuraAuth
 import KuraCore
+import KuraEngines
 import KuraModel
 import KuraStore
 

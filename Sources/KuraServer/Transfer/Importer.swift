@@ -1,6 +1,8 @@
 import Foundation
 import KuraAuth
 import KuraCore
+import KuraEngine
+import KuraEngines
 import KuraModel
 import KuraRules
 import KuraStore
