@@ -81,7 +81,7 @@ struct Write: Sendable, Equatable {
                     throw KuraError.invalidArgument(
                         "FieldValue.delete() works in updateData and setData(_:merge: true) only")
                 }
-                transforms.append((FieldPathText.join(prefix + [key]), transform))
+                transforms.append((FieldPath(unchecked: prefix + [key]).description, transform))
             case .map(let map):
                 plain[key] = .map(try extract(map, prefix: prefix + [key], allowDelete: allowDelete, into: &transforms))
             default:
