@@ -72,17 +72,10 @@ struct QueryRoutes {
             })
     }
 
-    /// `{"writes":[…]}`: at most `CommitLimits.maxWrites`, all applied or none.
+    /// `{"writes":[…]}` (KuraModel's `CommitRequest`): at most `CommitLimits.maxWrites`, all applied or none.
     private static func writes(_ request: Request) throws -> [Write] {
-        let body = try JSONBody(request)
-        try body.allowOnly(["writes"])
-        guard let writes = try body.array("writes"), !writes.isEmpty else {
-            throw APIError.badRequest("a commit needs a non-empty 'writes' array")
-        }
-        guard writes.count <= CommitLimits.maxWrites else {
-            throw APIError.badRequest("a commit holds at most \(CommitLimits.maxWrites) writes, not \(writes.count)")
-        }
-        return try writes.map(WriteDecoding.decode)
+        guard !request.body.isEmpty else { throw APIError.badRequest("the request needs a JSON body") }
+        return try CommitRequest.writes(try JSONValue.parse(request.body), maxWrites: CommitLimits.maxWrites)
     }
 
     /// `{"writeResults":[{"path","version","updateTime"}],"commitTime"}`.
