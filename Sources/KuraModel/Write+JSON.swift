@@ -189,3 +189,62 @@ public enum CommitRequest {
         return try writes.map(Write.init(json:))
     }
 }
+
+/// The answer to `POST /api/commit`, `{"writeResults":[{"path","version","updateTime"}],"commitTime"}`: the server
+/// writes it with `json`, the SDK reads it with `init(json:)`.
+public struct CommitResponse: Sendable, Equatable {
+    /// One write's outcome.
+    public struct Result: Sendable, Equatable {
+        /// The document written.
+        public var path: String
+        /// Its version after the write; 0 for a delete.
+        public var version: Int64
+        /// The commit time, RFC 3339.
+        public var updateTime: String
+
+        /// A write's outcome.
+        public init(path: String, version: Int64, updateTime: String) {
+            self.path = path
+            self.version = version
+            self.updateTime = updateTime
+        }
+    }
+
+    /// The writes' outcomes, in the order of the writes.
+    public var results: [Result]
+    /// The commit time, RFC 3339; `nil` (`null`) only for a commit of no writes.
+    public var commitTime: String?
+
+    /// An answer.
+    public init(results: [Result], commitTime: String?) {
+        self.results = results
+        self.commitTime = commitTime
+    }
+
+    /// The answer's JSON.
+    public var json: JSONValue {
+        let items: [JSONValue] = results.map { result in
+            ["path": .string(result.path), "version": .int(result.version), "updateTime": .string(result.updateTime)]
+        }
+        return ["writeResults": .array(items), "commitTime": commitTime.map(JSONValue.string) ?? .null]
+    }
+
+    /// Reads an answer as a client trusting its server does: a missing or malformed member reads as empty (no
+    /// results, version 0, empty text).
+    public init(json: JSONValue?) {
+        let object = json?.objectValue
+        results = (object?["writeResults"]?.arrayValue ?? []).map { item in
+            let member = item.objectValue
+            let version: Int64 =
+                switch member?["version"] {
+                case .int(let number)?: number
+                case .double(let number)?: Int64(exactly: number) ?? 0
+                default: 0
+                }
+            return Result(
+                path: member?["path"]?.stringValue ?? "", version: version,
+                updateTime: member?["updateTime"]?.stringValue ?? "")
+        }
+        commitTime = object?["commitTime"]?.stringValue
+    }
+}

@@ -111,6 +111,29 @@ import Testing
         #expect(throws: ValidationError.self) { try Write(json: ["path": "a", "op": "delete"]) }
     }
 
+    @Test func commitResponsesRoundTrip() throws {
+        let response = CommitResponse(
+            results: [
+                .init(path: "a/b", version: 2, updateTime: "2026-01-01T00:00:00.000001Z"),
+                .init(path: "a/c", version: 0, updateTime: "2026-01-01T00:00:00.000001Z"),
+            ],
+            commitTime: "2026-01-01T00:00:00.000001Z")
+        #expect(
+            String(decoding: response.json.jsonBytes, as: UTF8.self)
+                == #"{"writeResults":[{"path":"a/b","version":2,"updateTime":"2026-01-01T00:00:00.000001Z"},"#
+                + #"{"path":"a/c","version":0,"updateTime":"2026-01-01T00:00:00.000001Z"}],"#
+                + #""commitTime":"2026-01-01T00:00:00.000001Z"}"#)
+        #expect(CommitResponse(json: response.json) == response)
+        #expect(CommitResponse(json: nil) == CommitResponse(results: [], commitTime: nil))
+        #expect(
+            CommitResponse(json: ["writeResults": [["version": .double(3)], 1]])
+                == CommitResponse(
+                    results: [
+                        .init(path: "", version: 3, updateTime: ""), .init(path: "", version: 0, updateTime: ""),
+                    ],
+                    commitTime: nil))
+    }
+
     @Test func automaticIDsSortByTimeAndAreBase62() {
         let early = AutoID.make(micros: 1_000_000)
         let late = AutoID.make(micros: 2_000_000)

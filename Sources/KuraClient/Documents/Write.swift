@@ -175,14 +175,16 @@ struct Write: Sendable, Equatable {
     }
 }
 
-/// What the server answered to a commit: each write's new version, and the commit time.
+/// What the server answered to a commit: each write's new version, and the commit time (read with the model's
+/// `CommitResponse`, which the server writes it with).
 struct CommitResult: Sendable {
     var versions: [Int64]
     var commitTime: String
 
     init(json: KuraValue?) {
-        versions = (json?["writeResults"]?.arrayValue ?? []).map { $0["version"]?.int64Value ?? 0 }
-        commitTime = json?["commitTime"]?.stringValue ?? ""
+        let response = CommitResponse(json: json?.model)
+        versions = response.results.map(\.version)
+        commitTime = response.commitTime ?? ""
     }
 }
 

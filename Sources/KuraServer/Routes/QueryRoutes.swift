@@ -78,16 +78,15 @@ struct QueryRoutes {
         return try CommitRequest.writes(try JSONValue.parse(request.body), maxWrites: CommitLimits.maxWrites)
     }
 
-    /// `{"writeResults":[{"path","version","updateTime"}],"commitTime"}`.
+    /// `{"writeResults":[{"path","version","updateTime"}],"commitTime"}` (KuraModel's `CommitResponse`).
     private static func commitResponse(_ results: [WriteResult]) -> Response {
-        let items: [JSONValue] = results.map { result in
-            .object([
-                "path": .string(result.path.description), "version": .int(result.version),
-                "updateTime": .string(RFC3339.format(result.updateTime)),
-            ])
-        }
-        let commitTime = results.first.map { JSONValue.string(RFC3339.format($0.updateTime)) } ?? .null
-        return .json(JSONValue.object(["writeResults": .array(items), "commitTime": commitTime]).jsonBytes)
+        let response = CommitResponse(
+            results: results.map {
+                CommitResponse.Result(
+                    path: $0.path.description, version: $0.version, updateTime: RFC3339.format($0.updateTime))
+            },
+            commitTime: results.first.map { RFC3339.format($0.updateTime) })
+        return .json(response.json.jsonBytes)
     }
 
     /// `{"documents":[…],"nextPageToken":…}`, written directly: building the `JSONValue` tree of every document
