@@ -1,6 +1,6 @@
 // libFuzzer harness for commit decoding: the input is the JSON body of `POST /api/commit` (`{"writes":[…]}`, or one
-// write alone), each write decoded by the server's WriteDecoding (compiled into this module with the other
-// Sources/KuraServer/Decoding files), written back as JSON and decoded again.
+// write alone), each write decoded by KuraModel's `Write(json:)` (what the server decodes with), written back as
+// JSON by the model's `json` (what the Swift SDK sends) and decoded again.
 // Properties: decode → encode → decode gives the same writes (path, operation and data by bytes, merge,
 // precondition, transforms in order); decoding fails only with a 400 APIError/ValidationError, never a crash.
 import KuraCore
@@ -14,7 +14,7 @@ public func commitFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) ->
     for item in items.prefix(CommitLimits.maxWrites) {
         let write: Write
         do {
-            write = try WriteDecoding.decode(item)
+            write = try Write(json: item)
         } catch {
             if let error = error as? APIError {
                 require(error.status == 400, "a write refused with \(error.status)")
@@ -23,8 +23,8 @@ public func commitFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) ->
             }
             continue
         }
-        let encoded = encode(write)
-        guard let again = try? WriteDecoding.decode(encoded) else {
+        let encoded = write.json
+        guard let again = try? Write(json: encoded) else {
             require(false, "the encoded write \(encoded.jsonString) (from \(item.jsonString)) does not decode")
             continue
         }
@@ -33,52 +33,6 @@ public func commitFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) ->
             "decode → encode → decode changed the write:\n\(describe(write))\n\(describe(again))")
     }
     return 0
-}
-
-/// The write as the SDKs send it.
-private func encode(_ write: Write) -> JSONValue {
-    var body = JSONObject()
-    body["path"] = .string(write.path.description)
-    switch write.operation {
-    case .create(let data):
-        body["op"] = "create"
-        body["data"] = .object(data)
-    case .set(let data, let merge):
-        body["op"] = "set"
-        body["data"] = .object(data)
-        if merge { body["merge"] = true }
-    case .update(let updates):
-        body["op"] = "update"
-        var data = JSONObject()
-        for (path, value) in updates {
-            require(data.appendIfAbsent(path.description, value), "an update names the field '\(path)' twice")
-        }
-        body["data"] = .object(data)
-    case .delete:
-        body["op"] = "delete"
-    }
-    switch write.precondition {
-    case nil: break
-    case .exists(let exists)?: body["precondition"] = .object(["exists": .bool(exists)])
-    case .version(let version)?: body["precondition"] = .object(["version": .int(version)])
-    }
-    if !write.transforms.isEmpty {
-        body["transforms"] = .array(
-            write.transforms.map { transform in
-                let (kind, operand): (String, JSONValue) =
-                    switch transform.kind {
-                    case .increment(let n): ("increment", n)
-                    case .maximum(let n): ("maximum", n)
-                    case .minimum(let n): ("minimum", n)
-                    case .arrayUnion(let values): ("arrayUnion", .array(values))
-                    case .arrayRemove(let values): ("arrayRemove", .array(values))
-                    case .serverTimestamp: ("serverTimestamp", true)
-                    case .delete: ("delete", true)
-                    }
-                return .object(["field": .string(transform.field.description), .init(kind): operand])
-            })
-    }
-    return .object(body)
 }
 
 private func bytes(_ path: FieldPath) -> String { "\(path.segments.map { Array($0.utf8) })" }

@@ -41,12 +41,19 @@ extension APIError {
         self.init(error.code, status: 400, message: error.message)
     }
 
-    /// `error` as it is answered when it is an `APIError` or a model `ValidationError`; `nil` for anything else
-    /// (which the router answers as an opaque 500).
+    /// A model `WriteRefusal` as it is answered: its status, code and message.
+    public init(_ refusal: WriteRefusal) {
+        self.init(refusal.code, status: refusal.status, message: refusal.message)
+    }
+
+    /// `error` as it is answered when it is an `APIError` or a model `ValidationError` or `WriteRefusal`; `nil` for
+    /// anything else (which the router answers as an opaque 500).
     public init?(answering error: any Error) {
         if let error = error as? APIError {
             self = error
         } else if let error = error as? ValidationError {
+            self.init(error)
+        } else if let error = error as? WriteRefusal {
             self.init(error)
         } else if let error = error as? any AnswerableError, let answer = error.answer {
             self = answer

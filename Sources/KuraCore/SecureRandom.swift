@@ -36,4 +36,17 @@ public enum SecureRandom {
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// libsodium's random numbers as a `RandomNumberGenerator`, for the standard library's unbiased draws
+    /// (`next(upperBound:)`).
+    public struct Generator: RandomNumberGenerator {
+        /// A generator; every instance draws from the one libsodium source.
+        public init() { precondition(SecureRandom.ready, "libsodium failed to initialise") }
+
+        public mutating func next() -> UInt64 {
+            var value: UInt64 = 0
+            withUnsafeMutableBytes(of: &value) { randombytes_buf($0.baseAddress!, 8) }
+            return value
+        }
+    }
 }

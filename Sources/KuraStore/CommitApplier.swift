@@ -64,7 +64,7 @@ package enum CommitApplier {
         let (knownCid, stored) = try transaction.document(at: write.path)
         let existing = stored?.document
         let id = write.path.id
-        guard let fields = try WriteApplier.apply(write, to: existing, commitTime: commitTime) else {
+        guard let fields = try write.applied(to: existing, at: commitTime) else {
             if let stored, let knownCid {
                 try transaction.remove(cid: knownCid, id: id, fields: stored.document.fields)
                 try transaction.updateCompositeEntries(write.path, cid: knownCid, old: stored.document.fields, new: nil)

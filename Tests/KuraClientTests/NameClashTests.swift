@@ -3,6 +3,7 @@ import KuraAuth
 import KuraClient
 import KuraCore
 import KuraHTTP
+import KuraModel
 import KuraRealtime
 import KuraServer
 import KuraStore

@@ -42,16 +42,4 @@ public indirect enum FieldTransform: Sendable, Hashable, CustomStringConvertible
         }
     }
 
-    /// `{"field": path, "<kind>": operand}` as `/api/commit` takes it.
-    func json(field: String) -> KuraValue {
-        switch self {
-        case .serverTimestamp: ["field": .string(field), "serverTimestamp": true]
-        case .increment(let value): ["field": .string(field), "increment": value]
-        case .maximum(let value): ["field": .string(field), "maximum": value]
-        case .minimum(let value): ["field": .string(field), "minimum": value]
-        case .arrayUnion(let values): ["field": .string(field), "arrayUnion": .array(values)]
-        case .arrayRemove(let values): ["field": .string(field), "arrayRemove": .array(values)]
-        case .delete: ["field": .string(field), "delete": true]
-        }
-    }
 }

@@ -47,7 +47,7 @@ struct RemoteDocument: Sendable, Equatable {
         case "id": return .string(id)
         case "createTime": return .string(createTime)
         case "updateTime": return .string(updateTime)
-        default: return Self.value(in: data, at: FieldPathText.split(fieldPath))
+        default: return Self.value(in: data, at: Self.fieldNames(fieldPath))
         }
     }
 
@@ -57,10 +57,14 @@ struct RemoteDocument: Sendable, Equatable {
         var result = data
         for (field, previous) in pendingServerTimestamps {
             let value: KuraValue = behavior == .previous ? (previous ?? .null) : .null
-            LocalEvaluation.set(&result, FieldPathText.split(field)[...], value)
+            LocalEvaluation.set(&result, field, value)
         }
         return result
     }
+
+    /// The field names of a dotted field path, parsed as the server parses it (KuraModel's `FieldPath`); none for
+    /// a path the server would refuse (no field has it).
+    static func fieldNames(_ fieldPath: String) -> [String] { (try? FieldPath(fieldPath))?.segments ?? [] }
 
     static func value(in data: DocumentData, at names: [String]) -> KuraValue? {
         guard let first = names.first, var value = data[first] else { return nil }
@@ -128,7 +132,7 @@ public struct DocumentSnapshot: Sendable {
     }
     /// One field as Firestore gives it, with a pending server timestamp read as `behavior` says.
     public func get(_ field: String, serverTimestampBehavior behavior: ServerTimestampBehavior) -> Any? {
-        document.flatMap { RemoteDocument.value(in: $0.data(with: behavior), at: FieldPathText.split(field)) }?
+        document.flatMap { RemoteDocument.value(in: $0.data(with: behavior), at: RemoteDocument.fieldNames(field)) }?
             .bridged
     }
     /// The fields as typed values, or `nil` when the document does not exist.
@@ -171,7 +175,7 @@ public struct QueryDocumentSnapshot: Sendable {
     }
     /// One field as Firestore gives it, with a pending server timestamp read as `behavior` says.
     public func get(_ field: String, serverTimestampBehavior behavior: ServerTimestampBehavior) -> Any? {
-        RemoteDocument.value(in: document.data(with: behavior), at: FieldPathText.split(field))?.bridged
+        RemoteDocument.value(in: document.data(with: behavior), at: RemoteDocument.fieldNames(field))?.bridged
     }
     /// The fields as typed values.
     public var fields: DocumentData { document.data }

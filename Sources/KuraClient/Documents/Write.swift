@@ -81,7 +81,7 @@ struct Write: Sendable, Equatable {
                     throw KuraError.invalidArgument(
                         "FieldValue.delete() works in updateData and setData(_:merge: true) only")
                 }
-                transforms.append((FieldPathText.join(prefix + [key]), transform))
+                transforms.append((FieldPath(unchecked: prefix + [key]).description, transform))
             case .map(let map):
                 plain[key] = .map(try extract(map, prefix: prefix + [key], allowDelete: allowDelete, into: &transforms))
             default:
@@ -102,28 +102,26 @@ struct Write: Sendable, Equatable {
         }
     }
 
+    /// The write as `POST /api/commit` takes it, in the model's wire form (the server decodes it with the model's
+    /// `Write(json:)`); paths go as the caller wrote them, for the server to judge.
+    var wire: JSONValue {
+        func object(_ data: DocumentData) -> JSONObject { JSONObject(data.map { ($0.key, $0.value.model) }) }
+        let operation: KuraModel.Write.WireOperation
+        switch self.operation {
+        case .create(let data): operation = .create(object(data))
+        case .set(let data, let merge): operation = .set(object(data), merge: merge)
+        case .update(let data): operation = .update(object(data))
+        case .delete: operation = .delete
+        }
+        return KuraModel.Write.json(
+            path: path, operation: operation, precondition: precondition?.model,
+            transforms: transforms.map { ($0.field, $0.transform.model) })
+    }
+
+    /// `wire` as the SDK's value (the offline write queue stores writes so).
     var json: KuraValue {
-        var out: DocumentData = ["path": .string(path)]
-        switch operation {
-        case .create(let data):
-            out["op"] = "create"
-            out["data"] = .map(data)
-        case .set(let data, let merge):
-            out["op"] = "set"
-            out["data"] = .map(data)
-            if merge { out["merge"] = true }
-        case .update(let data):
-            out["op"] = "update"
-            out["data"] = .map(data)
-        case .delete: out["op"] = "delete"
-        }
-        switch precondition {
-        case .exists(let exists): out["precondition"] = ["exists": .bool(exists)]
-        case .version(let version): out["precondition"] = ["version": .integer(version)]
-        case nil: break
-        }
-        if !transforms.isEmpty { out["transforms"] = .array(transforms.map { $0.transform.json(field: $0.field) }) }
-        return .map(out)
+        // Every object in it comes from a `DocumentData`, whose keys are distinct Swift strings: this cannot fail.
+        (try? KuraValue(model: wire)) ?? .null
     }
 
     /// The inverse of `json` (the offline write queue stores writes as JSON).
@@ -177,14 +175,16 @@ struct Write: Sendable, Equatable {
     }
 }
 
-/// What the server answered to a commit: each write's new version, and the commit time.
+/// What the server answered to a commit: each write's new version, and the commit time (read with the model's
+/// `CommitResponse`, which the server writes it with).
 struct CommitResult: Sendable {
     var versions: [Int64]
     var commitTime: String
 
     init(json: KuraValue?) {
-        versions = (json?["writeResults"]?.arrayValue ?? []).map { $0["version"]?.int64Value ?? 0 }
-        commitTime = json?["commitTime"]?.stringValue ?? ""
+        let response = CommitResponse(json: json?.model)
+        versions = response.results.map(\.version)
+        commitTime = response.commitTime ?? ""
     }
 }
 
@@ -202,7 +202,9 @@ extension Kura {
 
     /// `POST /api/commit` straight to the server.
     func sendCommit(_ writes: [Write]) async throws -> CommitResult {
-        let response = try await call(APIRequest("POST", "/api/commit", body: ["writes": .array(writes.map(\.json))]))
+        // As `json`: objects from `DocumentData`s, so the conversion cannot fail.
+        let body = (try? KuraValue(model: CommitRequest.json(writes: writes.map(\.wire)))) ?? .null
+        let response = try await call(APIRequest("POST", "/api/commit", body: body))
         return CommitResult(json: response.body)
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 internal import KuraModel
 
-/// The SDK's values, queries and documents as the shared model's (KuraModel), so that offline results come from the
-/// very code the server runs: `ValueOrdering` for the order of values, `QueryMatcher` for which documents a query
-/// matches and in which order.
+/// The SDK's values, queries, writes and documents as the shared model's (KuraModel), so that offline results come
+/// from the very code the server runs: `WriteApplier` for what a write leaves, `ValueOrdering` for the order of
+/// values, `QueryMatcher` for which documents a query matches and in which order.
 extension KuraValue {
     /// The model's JSON value. A `.transform` is never stored, so it has no stored value (`null`).
     var model: JSONValue {
@@ -15,6 +15,54 @@ extension KuraValue {
         case .string(let text): .string(text)
         case .array(let elements): .array(elements.map(\.model))
         case .map(let members): .object(JSONObject(members.map { ($0.key, $0.value.model) }))
+        }
+    }
+}
+
+extension Write {
+    /// This write as the model's (`POST /api/commit` decodes to it): update keys and transform fields parsed as
+    /// field paths. Throws the model's `ValidationError` for a path the server would refuse.
+    func model() throws -> KuraModel.Write {
+        let operation: KuraModel.Write.Operation
+        switch self.operation {
+        case .create(let data): operation = .create(Self.object(data))
+        case .set(let data, let merge): operation = .set(Self.object(data), merge: merge)
+        case .update(let fields): operation = .update(try fields.map { (try FieldPath($0.key), $0.value.model) })
+        case .delete: operation = .delete
+        }
+        return KuraModel.Write(
+            path: try DocumentPath(path), operation: operation, precondition: precondition?.model,
+            transforms: try transforms.map {
+                KuraModel.FieldTransform(field: try FieldPath($0.field), kind: $0.transform.model)
+            })
+    }
+
+    private static func object(_ data: DocumentData) -> JSONObject {
+        JSONObject(data.map { ($0.key, $0.value.model) })
+    }
+}
+
+extension Write.Precondition {
+    /// The model's precondition.
+    var model: KuraModel.Precondition {
+        switch self {
+        case .exists(let exists): .exists(exists)
+        case .version(let version): .version(version)
+        }
+    }
+}
+
+extension FieldTransform {
+    /// The model's transform kind.
+    var model: KuraModel.FieldTransform.Kind {
+        switch self {
+        case .serverTimestamp: .serverTimestamp
+        case .increment(let operand): .increment(operand.model)
+        case .maximum(let operand): .maximum(operand.model)
+        case .minimum(let operand): .minimum(operand.model)
+        case .arrayUnion(let elements): .arrayUnion(elements.map(\.model))
+        case .arrayRemove(let elements): .arrayRemove(elements.map(\.model))
+        case .delete: .delete
         }
     }
 }

@@ -38,74 +38,10 @@ enum ResourcePath {
     }
 }
 
-/// Document IDs made on the client, in the server's format: 20 base62 characters, 9 from the time (so new
-/// documents sort together in the indexes) and 11 random ones.
+/// Document IDs made on the client, in the server's format (KuraModel's `AutoID`): 20 base62 characters, 9 from the
+/// time (so new documents sort together in the indexes) and 11 random ones.
 enum AutoID {
-    private static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-
     static func make(now: Date = Date()) -> String {
-        var time = UInt64(max(0, now.timeIntervalSince1970 * 1_000_000))
-        var prefix = [Character](repeating: "0", count: 9)
-        for index in stride(from: 8, through: 0, by: -1) {
-            prefix[index] = digits[Int(time % 62)]
-            time /= 62
-        }
-        var generator = SystemRandomNumberGenerator()
-        let random = (0..<11).map { _ in digits[Int(generator.next(upperBound: UInt64(62)))] }
-        return String(prefix + random)
-    }
-}
-
-/// A field path for `/api/commit` and queries from a list of field names: plain names as they are, others quoted
-/// with backticks (`` a.`b.c` ``), as the server parses them.
-enum FieldPathText {
-    static func join(_ names: [String]) -> String {
-        names.map { name in
-            let plain = name.unicodeScalars.allSatisfy {
-                ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "_"
-            }
-            if plain, let first = name.unicodeScalars.first, !("0"..."9").contains(first) { return name }
-            // By code point, as the server reads bytes: a `Character` holding "`" and a combining mark is not
-            // equal to "`" and would go unescaped.
-            var quoted = String.UnicodeScalarView()
-            quoted.append("`")
-            for scalar in name.unicodeScalars {
-                if scalar == "`" || scalar == "\\" { quoted.append("\\") }
-                quoted.append(scalar)
-            }
-            quoted.append("`")
-            return String(quoted)
-        }.joined(separator: ".")
-    }
-
-    /// Splits a dotted field path as the server does (backticks quote, `\` escapes inside them).
-    static func split(_ path: String) -> [String] {
-        var names: [String] = []
-        var current = String.UnicodeScalarView()
-        var quoted = false
-        var escaping = false
-        for character in path.unicodeScalars {
-            if escaping {
-                current.append(character)
-                escaping = false
-            } else if quoted {
-                if character == "\\" {
-                    escaping = true
-                } else if character == "`" {
-                    quoted = false
-                } else {
-                    current.append(character)
-                }
-            } else if character == "`" {
-                quoted = true
-            } else if character == "." {
-                names.append(String(current))
-                current = String.UnicodeScalarView()
-            } else {
-                current.append(character)
-            }
-        }
-        names.append(String(current))
-        return names
+        KuraModel.AutoID.make(micros: Int64(max(0, now.timeIntervalSince1970 * 1_000_000)))
     }
 }

@@ -39,7 +39,7 @@ extension DataAccess {
                 requestResource: after.map { Self.ruleDocument(write.path, $0) }, time: time, rules: rules,
                 onLoop: onLoop)
             if failure == nil {
-                do { _ = try WriteApplier.apply(write, to: existing, commitTime: time) } catch { failure = error }
+                do { _ = try write.applied(to: existing, at: time) } catch { failure = error }
             }
             state[write.path] = .some(
                 after.map { fields in
@@ -85,6 +85,6 @@ extension DataAccess {
         case .set:
             break
         }
-        return try WriteApplier.apply(lenient, to: base, commitTime: time)
+        return try lenient.applied(to: base, at: time)
     }
 }

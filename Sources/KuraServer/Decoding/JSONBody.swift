@@ -3,11 +3,14 @@ import KuraHTTP
 import KuraModel
 
 /// Reading JSON request bodies: one object at the top, fields looked up by name with typed accessors that
-/// answer 400 with the field's name when the shape is wrong.
+/// answer 400 with the field's name when the shape is wrong. The reading is KuraModel's `JSONMembers` (which the
+/// model's wire formats use too); this throws its refusals as `APIError`s.
 struct JSONBody {
-    let object: JSONObject
+    let members: JSONMembers
+    /// The object read.
+    var object: JSONObject { members.object }
     /// The error code a malformed field gets (`INVALID_ARGUMENT`, `INVALID_QUERY`…).
-    let code: ErrorCode
+    var code: ErrorCode { members.code }
 
     init(_ request: Request, code: ErrorCode = .invalidArgument) throws {
         guard !request.body.isEmpty else { throw APIError.badRequest("the request needs a JSON body", code: code) }
@@ -15,58 +18,28 @@ struct JSONBody {
     }
 
     init(_ value: JSONValue, code: ErrorCode, context: String = "the body") throws {
-        guard let object = value.objectValue else {
-            throw APIError.badRequest("\(context) must be a JSON object", code: code)
-        }
-        self.object = object
-        self.code = code
+        members = try Self.answered { try JSONMembers(value, code: code, context: context) }
     }
 
     /// Fails on any member not in `known`, so that typos do not pass silently.
     func allowOnly(_ known: Set<String>, in context: String = "the body") throws {
-        // By bytes, as `object[key]` finds members: `Set.contains` would accept a canonically equivalent spelling
-        // that no lookup then reads.
-        for key in object.keys where !known.contains(where: { $0.bytesEqual(key) }) {
-            throw APIError.badRequest("unknown field '\(key)' in \(context)", code: code)
-        }
+        try Self.answered { try members.allowOnly(known, in: context) }
     }
 
-    subscript(_ key: String) -> JSONValue? { object[key] }
+    subscript(_ key: String) -> JSONValue? { members[key] }
 
-    func object(_ key: String) throws -> JSONObject? {
-        guard let value = object[key], value != .null else { return nil }
-        guard let object = value.objectValue else { throw wrong(key, "an object") }
-        return object
-    }
+    func object(_ key: String) throws -> JSONObject? { try Self.answered { try members.object(key) } }
 
-    func string(_ key: String) throws -> String? {
-        guard let value = object[key], value != .null else { return nil }
-        guard let string = value.stringValue else { throw wrong(key, "a string") }
-        return string
-    }
+    func string(_ key: String) throws -> String? { try Self.answered { try members.string(key) } }
 
-    func array(_ key: String) throws -> [JSONValue]? {
-        guard let value = object[key], value != .null else { return nil }
-        guard let array = value.arrayValue else { throw wrong(key, "an array") }
-        return array
-    }
+    func array(_ key: String) throws -> [JSONValue]? { try Self.answered { try members.array(key) } }
 
-    func bool(_ key: String) throws -> Bool? {
-        guard let value = object[key], value != .null else { return nil }
-        guard case .bool(let flag) = value else { throw wrong(key, "true or false") }
-        return flag
-    }
+    func bool(_ key: String) throws -> Bool? { try Self.answered { try members.bool(key) } }
 
-    func integer(_ key: String) throws -> Int64? {
-        guard let value = object[key], value != .null else { return nil }
-        switch value {
-        case .int(let n): return n
-        case .double(let d) where d.rounded() == d && abs(d) < 9e15: return Int64(d)
-        default: throw wrong(key, "an integer")
-        }
-    }
+    func integer(_ key: String) throws -> Int64? { try Self.answered { try members.integer(key) } }
 
-    private func wrong(_ key: String, _ expected: String) -> APIError {
-        APIError.badRequest("'\(key)' must be \(expected)", code: code)
+    /// `body`'s model refusal as the `APIError` it is answered with (400, the same code and message).
+    private static func answered<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as ValidationError { throw APIError(error) }
     }
 }

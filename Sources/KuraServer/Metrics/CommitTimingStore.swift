@@ -1,4 +1,5 @@
 import KuraCore
+import KuraModel
 import KuraStore
 
 /// The document database with its commits timed: each commit's latency, from the call to the durable result (or

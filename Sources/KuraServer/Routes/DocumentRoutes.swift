@@ -64,7 +64,7 @@ struct DocumentRoutes {
             return durable.respond(
                 to: request, context.environment, caller: caller, access: access, answer: .onWorkerPool
             ) {
-                let fields = try WriteDecoding.fieldUpdates(try dataObject(request))
+                let fields = try Write.fieldUpdates(try dataObject(request))
                 return [
                     Write(path: path, operation: .update(fields), precondition: try versionPrecondition(request))
                 ]

@@ -65,29 +65,21 @@ struct QueryRoutes {
         }
     }
 
-    /// `{"writes":[…]}`: at most `CommitLimits.maxWrites`, all applied or none.
+    /// `{"writes":[…]}` (KuraModel's `CommitRequest`): at most `CommitLimits.maxWrites`, all applied or none.
     private static func writes(_ request: Request) throws -> [Write] {
-        let body = try JSONBody(request)
-        try body.allowOnly(["writes"])
-        guard let writes = try body.array("writes"), !writes.isEmpty else {
-            throw APIError.badRequest("a commit needs a non-empty 'writes' array")
-        }
-        guard writes.count <= CommitLimits.maxWrites else {
-            throw APIError.badRequest("a commit holds at most \(CommitLimits.maxWrites) writes, not \(writes.count)")
-        }
-        return try writes.map(WriteDecoding.decode)
+        guard !request.body.isEmpty else { throw APIError.badRequest("the request needs a JSON body") }
+        return try CommitRequest.writes(try JSONValue.parse(request.body), maxWrites: CommitLimits.maxWrites)
     }
 
-    /// `{"writeResults":[{"path","version","updateTime"}],"commitTime"}`.
+    /// `{"writeResults":[{"path","version","updateTime"}],"commitTime"}` (KuraModel's `CommitResponse`).
     private static func commitResponse(_ results: [WriteResult]) -> Response {
-        let items: [JSONValue] = results.map { result in
-            .object([
-                "path": .string(result.path.description), "version": .int(result.version),
-                "updateTime": .string(RFC3339.format(result.updateTime)),
-            ])
-        }
-        let commitTime = results.first.map { JSONValue.string(RFC3339.format($0.updateTime)) } ?? .null
-        return .json(JSONValue.object(["writeResults": .array(items), "commitTime": commitTime]).jsonBytes)
+        let response = CommitResponse(
+            results: results.map {
+                CommitResponse.Result(
+                    path: $0.path.description, version: $0.version, updateTime: RFC3339.format($0.updateTime))
+            },
+            commitTime: results.first.map { RFC3339.format($0.updateTime) })
+        return .json(response.json.jsonBytes)
     }
 
     /// `{"documents":[…],"nextPageToken":…}`, written directly: building the `JSONValue` tree of every document

@@ -1,13 +1,11 @@
-import KuraCore
-import KuraModel
-
 /// Computes what a write does to a document, independently of any storage engine: preconditions, create /
-/// set / merge / update semantics and field transforms. Engines read the current document, call `apply`, and
-/// store the outcome.
+/// set / merge / update semantics and field transforms. The server's engines read the current document, call
+/// `apply`, and store the outcome; the Swift SDK runs the same code over its offline cache.
 public enum WriteApplier {
     /// The new fields, or `nil` when the write deletes the document.
     ///
-    /// Throws 412 `FAILED_PRECONDITION`, 409 `ALREADY_EXISTS`, 404 `NOT_FOUND`, 400 `INVALID_ARGUMENT`.
+    /// Throws a `WriteRefusal`: 412 `FAILED_PRECONDITION`, 409 `ALREADY_EXISTS`, 404 `NOT_FOUND`,
+    /// 400 `INVALID_ARGUMENT`.
     public static func apply(_ write: Write, to existing: Document?, commitTime: Int64) throws -> JSONObject? {
         try check(write.precondition, existing: existing, path: write.path)
         var fields: JSONObject
@@ -16,13 +14,13 @@ public enum WriteApplier {
             return nil
         case .create(let new):
             if existing != nil {
-                throw APIError.alreadyExists("document \(write.path) already exists")
+                throw WriteRefusal.alreadyExists("document \(write.path) already exists")
             }
             fields = new
         case .set(let new, let merge):
             fields = merge ? deepMerge(existing?.fields ?? JSONObject(), new) : new
         case .update(let assignments):
-            guard let existing else { throw APIError.notFound("document \(write.path) does not exist") }
+            guard let existing else { throw WriteRefusal.notFound("document \(write.path) does not exist") }
             fields = existing.fields
             try checkDisjoint(assignments.map(\.0))
             for (path, value) in assignments { fields.setValue(value, at: path) }
@@ -37,12 +35,12 @@ public enum WriteApplier {
         switch precondition {
         case nil: return
         case .exists(true) where existing == nil:
-            throw APIError.failedPrecondition("document \(path) does not exist")
+            throw WriteRefusal.failedPrecondition("document \(path) does not exist")
         case .exists(false) where existing != nil:
-            throw APIError.failedPrecondition("document \(path) already exists")
+            throw WriteRefusal.failedPrecondition("document \(path) already exists")
         case .version(let version) where existing?.version != version:
             let actual = existing.map { "version \($0.version)" } ?? "no document"
-            throw APIError.failedPrecondition("document \(path) is not at version \(version) (found \(actual))")
+            throw WriteRefusal.failedPrecondition("document \(path) is not at version \(version) (found \(actual))")
         default: return
         }
     }
@@ -53,7 +51,7 @@ public enum WriteApplier {
         let sorted = paths.sorted { $0.segments.count < $1.segments.count }
         for (position, outer) in sorted.enumerated() {
             for inner in sorted[(position + 1)...] where inner.isWithin(outer) {
-                throw APIError.badRequest("field paths \(outer) and \(inner) overlap")
+                throw WriteRefusal.invalidArgument("field paths \(outer) and \(inner) overlap")
             }
         }
     }
@@ -109,7 +107,7 @@ public enum WriteApplier {
     }
 
     private static func requireNumber(_ value: JSONValue, _ name: String) throws {
-        guard value.isNumber else { throw APIError.badRequest("\(name) needs a numeric operand") }
+        guard value.isNumber else { throw WriteRefusal.invalidArgument("\(name) needs a numeric operand") }
     }
 
     /// int + int saturates at the Int64 bounds; any double makes the result a double.
@@ -124,5 +122,40 @@ public enum WriteApplier {
         case (.double(let a), .double(let b)): return .double(a + b)
         default: return rhs
         }
+    }
+}
+
+/// Why a write does not apply to the document as it is. The server answers it with `status` and the SDK raises it
+/// with its code; the messages are the server's.
+public struct WriteRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was wrong, for programs.
+    public var code: ErrorCode
+    /// The HTTP status the server answers it with.
+    public var status: Int
+    /// What was wrong, for people; never holds document data.
+    public var message: String
+
+    /// A refusal with `code`, answered with `status`.
+    public init(_ code: ErrorCode, status: Int, _ message: String) {
+        self.code = code
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    /// 412 `FAILED_PRECONDITION`: a precondition does not hold.
+    public static func failedPrecondition(_ message: String) -> WriteRefusal {
+        WriteRefusal(.failedPrecondition, status: 412, message)
+    }
+    /// 409 `ALREADY_EXISTS`: a create of a document that exists.
+    public static func alreadyExists(_ message: String) -> WriteRefusal {
+        WriteRefusal(.alreadyExists, status: 409, message)
+    }
+    /// 404 `NOT_FOUND`: an update of a missing document.
+    public static func notFound(_ message: String) -> WriteRefusal { WriteRefusal(.notFound, status: 404, message) }
+    /// 400 `INVALID_ARGUMENT`: a write that cannot apply to any document.
+    public static func invalidArgument(_ message: String) -> WriteRefusal {
+        WriteRefusal(.invalidArgument, status: 400, message)
     }
 }
