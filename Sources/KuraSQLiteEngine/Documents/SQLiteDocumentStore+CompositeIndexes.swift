@@ -16,7 +16,8 @@ import KuraStore
 ///    of what it holds now, a deleted one none (the writes that changed them kept their entries meanwhile).
 ///    Neighbouring keys share `cidx` pages, so a step's COMMIT writes and syncs a few pages rather than one per
 ///    entry, and writes queued behind a step wait for little. Steps last about
-///    `configuration.indexBuildStepSeconds` of work each, and the writes queued meanwhile go before the next one.
+///    `configuration.indexBuildStepSeconds` of work each, a write queued while a step works ends it after at most
+///    16 more entries (`SQLiteWriter.writesWaiting`), and the writes queued meanwhile go before the next step.
 /// The step that adds the last entry marks the index READY in the database, and once that step is durable the
 /// planner starts using it. A restart starts an unfinished build over (the entries already written stay; adding
 /// them again changes nothing).
