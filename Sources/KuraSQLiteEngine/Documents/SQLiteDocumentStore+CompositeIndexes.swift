@@ -127,6 +127,9 @@ extension SQLiteDocumentStore {
             scanned = composites.recordBuildStep(iid, scanned: documents, done: false)
             report("\(scanned) documents scanned so far")
         }
+        configuration.log?(
+            "index \(iid) \(index): CREATING, \(scanned) documents scanned into \(entries.count) entries in "
+                + String(format: "%.1f s", MonotonicClock.seconds() - started) + ", adding them")
         buildScanned(iid)
         // Pass 2.
         var window = Self.buildWindow
