@@ -45,7 +45,7 @@ import Testing
         let directory = try TemporaryDirectory("store")
         defer { directory.remove() }
         let log = LogLines()
-        // A step of a microsecond: every step after the first (1000 row ids) shrinks to the smallest window (100),
+        // A step of a microsecond: every step after the first (1000 entries) shrinks to the smallest window (100),
         // whatever the machine's speed, so the 6100 documents take 1 + 51 steps; with the default (5 ms) on a quick
         // machine they take a handful.
         let store = try SQLiteDocumentStore(
@@ -58,7 +58,7 @@ import Testing
         let status = try #require(store.compositeIndexes.first)
         #expect(status.state == .ready)
         #expect(status.documentsScanned == 6100)
-        #expect(log.all.contains { $0.contains("READY (6100 documents, 52 steps,") }, "\(log.all)")
+        #expect(log.all.contains { $0.contains("READY (6100 documents, 6100 entries, 52 steps,") }, "\(log.all)")
         #expect(try store.query(query).documents.map(\.id) == ["t4099", "t4098"])
         #expect(try store.explain(query).compositeIndexID == status.id)
     }

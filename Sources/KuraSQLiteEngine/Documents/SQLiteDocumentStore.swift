@@ -78,6 +78,8 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
     let indexJobs = SerialQueue(name: "kura-indexer")
     /// Missing-index suggestions already logged (each once).
     let reportedSuggestions = SuggestionLog()
+    /// Called between the two passes of every index build (tests).
+    let buildScanned = IndexBuildHook()
 
     /// Opens (creating if needed) the database at `configuration.path`.
     public init(_ configuration: Configuration) throws {
@@ -107,7 +109,7 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unche
             connection: connection, composites: composites,
             beforeTransaction: { checkpointer.beforeTransaction() }, log: configuration.log
         ) { Self.prune($0, when: pruning) }
-        for (iid, position) in unfinished { startBuild(iid, from: position) }
+        for iid in unfinished { startBuild(iid) }
     }
 
     /// Opens the database file at `path` with default settings.

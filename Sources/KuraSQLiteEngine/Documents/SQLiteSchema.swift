@@ -18,8 +18,8 @@ import KuraStore
 ///   order, so `value` ranges are type ranges and ORDER BY value is Firestore's order. `field` is the canonical
 ///   dotted field path. Rows are diffed on every write (only changed entries are deleted/inserted).
 /// - `composite_indexes(iid, definition, state, scanned, build_rid, message)`: declared composite indexes
-///   (`CompositeIndex`, definition as its `firestore.indexes.json` JSON), their build state and how far the
-///   background build has gone (`build_rid`: documents up to this `docs.rid` are indexed). AUTOINCREMENT: an
+///   (`CompositeIndex`, definition as its `firestore.indexes.json` JSON), their build state and the documents the
+///   build scanned (`build_rid` is unused: a build that a restart interrupted starts over). AUTOINCREMENT: an
 ///   `iid` is never reused, so entries of a dropped index still being deleted cannot be mistaken for a new one's.
 /// - `cidx(iid, scope, key, cid, id)` WITHOUT ROWID, primary key `(iid, scope, key)`: composite index entries.
 ///   `scope` is the collection's cid for COLLECTION indexes and 0 for COLLECTION_GROUP ones; `key` is

@@ -31,34 +31,42 @@ extension SQLiteWriteTransaction {
         return iid
     }
 
-    /// One step of an index build: indexes the documents with `rid` in `(from, from + window]` of the index's
-    /// collections. Returns the new position and the documents seen, and whether every document that existed is
-    /// now indexed (the position passed the largest `rid`); then the index is marked READY in the database.
-    func buildCompositeIndex(
-        _ iid: Int64, _ index: CompositeIndex, from: Int64, window: Int64
-    ) throws -> (position: Int64, scanned: Int64, done: Bool) {
-        let rows = try connection.rows(
-            """
-            SELECT d.cid, d.id, d.data, c.path FROM docs d CROSS JOIN collections c ON c.cid = d.cid
-            WHERE d.rid > ? AND d.rid <= ? AND c.group_id = ?
-            """, [.int(from), .int(from + window), .text(index.collectionGroup)])
-        for row in rows {
-            guard let cid = row[0].int, let id = row[1].text, let bytes = row[2].blob,
-                let collection = try? CollectionPath(row[3].text ?? ""),
-                case .object(let fields) = try JSONValue.parse(bytes, maxDepth: 512)
+    /// One step of an index build: adds `entries` (computed from the documents as a read connection saw them)
+    /// to index `iid`. Each entry's document is read again: unchanged since (same version and data), it gets the
+    /// entry; changed, the entries of its current data instead; deleted, nothing (the writes that changed or
+    /// deleted it kept its entries, except those its data had before and after, which are the ones added here).
+    /// Every `yieldEvery` entries it asks `shouldYield` whether to stop early (a write is waiting); returns how many
+    /// entries it added. When `done` and it added them all, the index is marked READY with `scanned` documents.
+    func addBuiltEntries(
+        _ iid: Int64, _ index: CompositeIndex, _ entries: [IndexBuildEntry], scanned: Int64, done: Bool,
+        yieldEvery: Int = 16, shouldYield: () -> Bool = { false }
+    ) throws -> Int {
+        for (position, entry) in entries.enumerated() {
+            if position > 0 && position % yieldEvery == 0 && shouldYield() { return position }
+            guard
+                let row = try connection.rows(
+                    "SELECT version, data FROM docs WHERE cid = ? AND id = ?", [.int(entry.cid), .text(entry.id)]
+                ).first, let data = row[1].blob
             else { continue }
-            let scope = index.scope == .collection ? cid : 0
-            for key in CompositeIndexKey.keys(index, fields: fields, id: id, collection: collection) {
-                try insertCompositeEntry(iid: iid, scope: scope, key: key, cid: cid, id: id)
+            if row[0].int == entry.version && IndexBuildEntry.fingerprint(data) == entry.fingerprint {
+                try insertCompositeEntry(iid: iid, scope: entry.scope, key: entry.key, cid: entry.cid, id: entry.id)
+                continue
+            }
+            guard
+                let path = try connection.rows("SELECT path FROM collections WHERE cid = ?", [.int(entry.cid)])
+                    .first?[0].text,
+                let collection = try? CollectionPath(path),
+                case .object(let fields) = try JSONValue.parse(data, maxDepth: 512)
+            else { continue }
+            for key in CompositeIndexKey.keys(index, fields: fields, id: entry.id, collection: collection) {
+                try insertCompositeEntry(iid: iid, scope: entry.scope, key: key, cid: entry.cid, id: entry.id)
             }
         }
-        let position = from + window
-        let largest = try connection.rows("SELECT max(rid) FROM docs").first?[0].int ?? 0
-        let done = position >= largest
-        try connection.run(
-            "UPDATE composite_indexes SET build_rid = ?, scanned = scanned + ?, state = ? WHERE iid = ?",
-            [.int(position), .int(Int64(rows.count)), .text(done ? "READY" : "CREATING"), .int(iid)])
-        return (position, Int64(rows.count), done)
+        if done {
+            try connection.run(
+                "UPDATE composite_indexes SET scanned = ?, state = 'READY' WHERE iid = ?", [.int(scanned), .int(iid)])
+        }
+        return entries.count
     }
 
     /// Deletes up to `batch` entries of a dropped index (and its definition); `false` once none are left.

@@ -139,6 +139,14 @@ final class SQLiteWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether a write (a job that is not a background job) is queued: a background job running on the writer
+    /// thread may end early to let it go next.
+    var writesWaiting: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.contains { !$0.background }
+    }
+
     /// Carries a blocking submit's result from the acknowledgement queue to the waiting caller (`result` is
     /// written before `done` is raised and read after).
     private final class Outcome<T>: @unchecked Sendable {
