@@ -37,7 +37,8 @@
 # Environment: DOCS=100000 ROUNDS=5 DURATION=10 (seconds per side per round) CONNECTIONS=64 THREADS=2 (wrk's)
 #              HEALTH_DURATION GET_DURATION CREATE_DURATION QUERY_DURATION SIGNIN_DURATION (each row's own,
 #              default DURATION); SIGNIN_CONNECTIONS=16 ACCOUNTS=8 (row 5); LISTENERS=1000 WRITES=200
-#              INTERVAL_MS=20 LISTEN_ROUNDS=3 (row 6); BUILD_DIR=.build KURA_BIN=… (bench/lib.sh)
+#              INTERVAL_MS=20 LISTEN_ROUNDS=3 DRAIN_MS=60000 (row 6: how long after the last write's answer the
+#              listeners may still hear it; a server that falls behind is measured late, not cut off); BUILD_DIR=.build KURA_BIN=… (bench/lib.sh)
 #              POCKETBASE=.venv-bench/bin/pocketbase KURA_ARGS="…" adds flags to `kura serve`;
 #              KEEP_LOGS=/some/dir copies the servers' logs and wrk's reports there on exit.
 #
@@ -46,8 +47,9 @@
 #    last commits can be lost on power failure), kura's synchronous=FULL (every create is fsync'd, group commit,
 #    before its 201). Row 3 compares a durable write with one that is not.
 #  - Password hashing: PocketBase bcrypt cost 10 (about 4 KiB of memory per hash), kura argon2id opslimit 2,
-#    memlimit 64 MiB (libsodium's INTERACTIVE; memory-hard, 64 MiB per hash in flight). Row 5 compares the hashes,
-#    not the servers, and the 64 MiB per concurrent hash is most of kura's peak RSS.
+#    memlimit 64 MiB (libsodium's INTERACTIVE; memory-hard, 64 MiB per hash in flight, at most
+#    auth.passwordHashConcurrency = cores at once). Row 5 compares the hashes more than the servers, and the 64 MiB
+#    per hash in flight is most of kura's peak RSS.
 #  - Tokens: PocketBase's are HS256 JWTs checked by loading the user's record (its tokenKey) from SQLite; kura's are
 #    EdDSA (Ed25519) JWTs whose verification is cached, with the account's claims in memory.
 #  - Rules: PocketBase compiles a rule into SQL on each request (a record is fetched with the rule as a WHERE
@@ -80,6 +82,7 @@ LISTENERS=${LISTENERS:-1000}
 WRITES=${WRITES:-200}
 INTERVAL_MS=${INTERVAL_MS:-20}
 LISTEN_ROUNDS=${LISTEN_ROUNDS:-3}
+DRAIN_MS=${DRAIN_MS:-60000}
 ROWS=${ROWS:-health get create query signin listen}
 BUILD_DIR=${BUILD_DIR:-.build}
 KURA_ARGS=${KURA_ARGS:-}
@@ -164,18 +167,27 @@ python3 bench/pocketbase.py check --kura "$kura_base" --key "$key" --kura-uid "$
     >"$dir/check.txt"
 grep '^#' "$dir/check.txt" | sed 's/^# //'
 eval "$(grep -v '^#' "$dir/check.txt")" # get_bytes_kura, get_bytes_pocketbase
+status=0
+warn() {
+    echo "WARNING: $*" >&2
+    status=1
+}
 listen_runs=0
 # Runs the listener client against $1 (kura or pocketbase) with $2 listeners and $3 writes; its output in
-# $dir/listen-$4.txt. Fails unless every event arrived.
+# $dir/listen-$4.txt. Events that never arrived (within DRAIN_MS of the last write's answer) fail the check runs
+# and make a measured run's figures a warning.
 run_listen() {
     local side=$1 listeners=$2 writes=$3 tag=$4 port token
     if [ "$side" = kura ]; then port=$kura_port token=$kura_token; else port=$pocketbase_port token=$pocketbase_token; fi
     listen_runs=$((listen_runs + 1))
-    SEQ_BASE=$((listen_runs * 1000000)) "$listen" "$side" "$port" "$token" "$listeners" "$writes" "$INTERVAL_MS" \
-        >"$dir/listen-$tag.txt"
+    SEQ_BASE=$((listen_runs * 1000000)) DRAIN_MS=$DRAIN_MS "$listen" "$side" "$port" "$token" "$listeners" "$writes" \
+        "$INTERVAL_MS" >"$dir/listen-$tag.txt"
     if ! grep -q ' missed=0 ' "$dir/listen-$tag.txt"; then
-        echo "$BENCH: $side's listeners missed events: $(cat "$dir/listen-$tag.txt")" >&2
-        exit 1
+        if [[ $tag == check-* ]]; then
+            echo "$BENCH: $side's listeners missed events: $(cat "$dir/listen-$tag.txt")" >&2
+            exit 1
+        fi
+        warn "$side's listeners missed events (not there ${DRAIN_MS} ms after the last write): $(cat "$dir/listen-$tag.txt")"
     fi
 }
 run_listen kura 2 3 check-kura
@@ -201,12 +213,7 @@ echo "wrk: $ROUNDS rounds per side, $CONNECTIONS connections ($SIGNIN_CONNECTION
     "${INTERVAL_MS} ms"
 
 # --- The rows -----------------------------------------------------------------------------------------------------
-status=0
 ahead=0 rows_run=0
-warn() {
-    echo "WARNING: $*" >&2
-    status=1
-}
 # Waits until process $1 (named $2) uses (almost) no CPU: at most a clock tick (10 ms) in 200 ms.
 wait_idle() {
     local before after
@@ -366,7 +373,9 @@ if [[ $rows == *" listen "* ]]; then
             eval "$(tr ' ' '\n' <"$dir/listen-$round-$side.txt" | grep '=')"
             p50s[$side]+="$latency_send_p50_ms " p99s[$side]+="$latency_send_p99_ms "
             line+="  |  $side p50 $latency_send_p50_ms ms  p99 $latency_send_p99_ms ms (from the answer:"
-            line+=" $latency_ack_p50_ms / $latency_ack_p99_ms ms; streams ready in ${connect_s}s)"
+            line+=" $latency_ack_p50_ms / $latency_ack_p99_ms ms; streams ready in ${connect_s}s"
+            if [ "$missed" -gt 0 ]; then line+="; $missed missed"; fi
+            line+=")"
         done
         echo "$line"
     done
