@@ -102,6 +102,8 @@ source bench/lib.sh
 source bench/sides.sh
 require_tools swift wrk curl python3 cc
 [ -x "$POCKETBASE" ] || { echo "$BENCH: $POCKETBASE not found; run make deps-bench" >&2; exit 1; }
+# The query check needs 20 answers with cat == 7.
+[ "$DOCS" -ge 2000 ] || { echo "$BENCH: DOCS must be at least 2000" >&2; exit 1; }
 
 # The listeners need as many descriptors in the client (and in the servers, which raise their own limits).
 ulimit -Hn 1048576 2>/dev/null || true
