@@ -62,9 +62,13 @@ public struct AuthConfiguration: Sendable {
     /// libsodium recommends for interactive logins on a server. Raise both for stronger hashes; existing hashes are
     /// upgraded on the next successful sign-in.
     public var passwordOpsLimit: UInt64 = UInt64(crypto_pwhash_opslimit_interactive())
-    /// Argon2id memory in bytes. Default `crypto_pwhash_MEMLIMIT_INTERACTIVE` (64 MiB). Note that concurrent
-    /// sign-ins each need this much memory; the worker pool bounds how many run at once.
+    /// Argon2id memory in bytes. Default `crypto_pwhash_MEMLIMIT_INTERACTIVE` (64 MiB). Each password hash being
+    /// computed holds this much memory; `passwordHashConcurrency` bounds how many are computed at once.
     public var passwordMemLimit: Int = crypto_pwhash_memlimit_interactive()
+    /// Password hashes (argon2id, made or verified) computed at once; the others wait for one to finish. Argon2id
+    /// keeps a core busy, so more at once than there are cores finish no sooner and only add `passwordMemLimit`
+    /// each to the process's memory. 0 (the default): the number of cores.
+    public var passwordHashConcurrency = 0
     /// The costs a stored hash may have to be verified, and an imported one to be accepted; the two limits above
     /// must make hashes within them.
     public var argon2Bounds = Argon2Bounds()

@@ -47,7 +47,7 @@ public final class AuthService: Sendable {
         self.log = log
         hasher = try PasswordHasher(
             opsLimit: configuration.passwordOpsLimit, memLimit: configuration.passwordMemLimit,
-            bounds: configuration.argon2Bounds)
+            bounds: configuration.argon2Bounds, concurrency: configuration.passwordHashConcurrency)
         cache = TokenCache(capacity: configuration.tokenCacheCapacity)
         let limits = configuration.rateLimits
         ipLimiter = RateLimiter(

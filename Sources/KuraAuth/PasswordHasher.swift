@@ -18,12 +18,16 @@ struct PasswordHasher: Sendable {
     /// How many verifications ran and with which parameters, so tests can prove by structure (not by timing) that
     /// an unknown address costs what a wrong password costs.
     let verifications = VerificationLog()
+    /// Bounds the hashes computed at once, each holding `memLimit` bytes.
+    let gate: PasswordHashGate
 
-    /// Throws `Argon2HashProblem` when the server's own parameters make hashes outside `bounds`.
-    init(opsLimit: UInt64, memLimit: Int, bounds: Argon2Bounds = Argon2Bounds()) throws {
+    /// Throws `Argon2HashProblem` when the server's own parameters make hashes outside `bounds`. `concurrency`:
+    /// hashes computed at once (`AuthConfiguration.passwordHashConcurrency`; 0: the number of cores).
+    init(opsLimit: UInt64, memLimit: Int, bounds: Argon2Bounds = Argon2Bounds(), concurrency: Int = 0) throws {
         self.opsLimit = opsLimit
         self.memLimit = memLimit
         self.bounds = bounds
+        gate = PasswordHashGate(limit: concurrency > 0 ? concurrency : PasswordHashGate.coreCount)
         dummyHash = try Self.hash(SecureRandom.hex(16), opsLimit: opsLimit, memLimit: memLimit)
         if let problem = bounds.problem(with: dummyHash) {
             throw Argon2HashProblem(
@@ -34,7 +38,7 @@ struct PasswordHasher: Sendable {
 
     /// The encoded argon2id hash of `password`.
     func hash(_ password: String) throws -> String {
-        try Self.hash(password, opsLimit: opsLimit, memLimit: memLimit)
+        try gate.run { try Self.hash(password, opsLimit: opsLimit, memLimit: memLimit) }
     }
 
     private static func hash(_ password: String, opsLimit: UInt64, memLimit: Int) throws -> String {
@@ -68,8 +72,10 @@ struct PasswordHasher: Sendable {
 
     private func argon2Verify(_ password: String, against hash: String) -> Bool {
         verifications.record(parameters: Self.parameters(of: hash))
-        return Self.withChars(Array(password.utf8)) { chars, count in
-            crypto_pwhash_str_verify(hash, chars, UInt64(count)) == 0
+        return gate.run {
+            Self.withChars(Array(password.utf8)) { chars, count in
+                crypto_pwhash_str_verify(hash, chars, UInt64(count)) == 0
+            }
         }
     }
 
@@ -90,6 +96,43 @@ struct PasswordHasher: Sendable {
     /// Whether `hash` was made with other parameters than the current ones (and should be replaced).
     func needsRehash(_ hash: String) -> Bool {
         crypto_pwhash_str_needs_rehash(hash, opsLimit, memLimit) != 0
+    }
+}
+
+/// Lets at most `limit` password hashes be computed at once; the others wait (on their worker thread, which they
+/// would otherwise spend hashing) until one finishes. Argon2id is CPU-bound and holds `memLimit` bytes while it
+/// runs, so hashes beyond the cores only add memory: with the worker pool's max(4, 2 × cores) threads all signing
+/// in, half the 64 MiB buffers.
+final class PasswordHashGate: @unchecked Sendable {
+    let limit: Int
+    private let condition = MonotonicCondition()
+    /// Guarded by `condition`'s mutex.
+    private var running = 0
+    private var mostRunning = 0
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// Runs `body` once fewer than `limit` others are running.
+    func run<T>(_ body: () throws -> T) rethrows -> T {
+        condition.withLock {
+            while running >= limit { condition.wait() }
+            running += 1
+            mostRunning = max(mostRunning, running)
+        }
+        defer {
+            condition.withLock { running -= 1 }
+            condition.signal()
+        }
+        return try body()
+    }
+
+    /// The most hashes that have run at once so far (for tests).
+    var peak: Int { condition.withLock { mostRunning } }
+
+    /// Online processor count.
+    static var coreCount: Int {
+        let n = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return n > 0 ? n : 1
     }
 }
 
@@ -133,3 +176,7 @@ final class VerificationLog: Sendable {
         gate?.raise()
     }
 }
+
+#if canImport(Glibc)
+    import Glibc
+#endif

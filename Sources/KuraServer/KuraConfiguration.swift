@@ -257,6 +257,12 @@ public struct KuraConfiguration: Sendable {
             $0.auth.passwordMemLimit = try integer($1, "auth.passwordMemLimit", 8192...(1 << 32))
         },
         Setting(
+            key: "auth.passwordHashConcurrency",
+            help: "password hashes computed at once, each holding auth.passwordMemLimit; 0: cores (default 0)"
+        ) {
+            $0.auth.passwordHashConcurrency = try integer($1, "auth.passwordHashConcurrency", 0...1024)
+        },
+        Setting(
             key: "auth.argon2MaxMemoryKiB",
             help: "largest argon2id m= (KiB) a stored or imported password hash may have (default 1048576: 1 GiB)"
         ) {
