@@ -300,4 +300,42 @@ extension OfflineTests {
             #expect(seen.current == [true])
         }
     }
+
+    /// Several acknowledged writes to one document all stay laid over a view that has not seen them: three queued
+    /// increments acknowledged one after the other show 3 until the stream delivers the server's version. (Only a
+    /// path's last acknowledged write used to be kept, so such a view went 3, 2, 1, then 3 again.)
+    @Test func everyAcknowledgedWriteToOneDocumentStaysUnconfirmed() async throws {
+        try await withServer { server in
+            let cache = temporaryFile("cache.sqlite")
+            defer { removeDatabase(cache) }
+            let (kura, uid) = try await signedInClient(
+                server, settings: .init(persistence: .file(cache), session: .memory))
+            let offline = try #require(kura.offline)
+            let counter = kura.document("users/\(uid)/state/counter")
+            try await counter.setData(["n": 0])
+            let path = counter.path
+            let counts = Shared<[Int]>([])
+            await server.stopOffPool()
+            for _ in 0..<3 { try await counter.updateData(["n": FieldValue.increment(1)]) }
+            offline.state.withLock { state in
+                state.afterDequeue = { [weak offline] in
+                    guard let offline else { return }
+                    // What `ListenerHub.publish` reads for a view that still holds the document before the writes.
+                    let queue = (try? offline.entries()) ?? []
+                    let unconfirmed = offline.unconfirmedWrites(
+                        covering: { _ in true }, serverView: [], queued: Set(queue.map(\.sequence)))
+                    let writes = queue.flatMap(\.writes) + unconfirmed
+                    let increments = writes.filter {
+                        guard case .update = $0.operation else { return false }
+                        return $0.path == path
+                    }
+                    counts.withLock { $0.append(increments.count) }
+                }
+            }
+            try await server.startOffPool()
+            try await kura.waitForPendingWrites()
+            offline.state.withLock { $0.afterDequeue = nil }
+            #expect(counts.current == [3, 3, 3])
+        }
+    }
 }

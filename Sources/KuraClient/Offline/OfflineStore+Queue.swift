@@ -196,10 +196,11 @@ extension OfflineStore {
                 var write = write
                 write.localTime = result?.commitTime ?? write.localTime
                 write.acknowledged = result?.commitTime != nil
-                state.unconfirmed[ByteKey(write.path)] = Unconfirmed(
-                    write: write, version: result?.versions[safe: index + offset] ?? 1,
-                    time: ProcessInfo.processInfo.systemUptime,
-                    sequence: entry.sequence)
+                state.unconfirmed[ByteKey(write.path), default: []].append(
+                    Unconfirmed(
+                        write: write, version: result?.versions[safe: index + offset] ?? 1,
+                        time: ProcessInfo.processInfo.systemUptime,
+                        sequence: entry.sequence))
             }
         }
         try database.transaction {

@@ -38,8 +38,10 @@ final class OfflineStore: Sendable {
         /// Told about local changes (the listener hub), with the paths touched.
         var observer: (@Sendable ([String]) -> Void)?
         var rejectionObservers: [UUID: AsyncStream<RejectedWrite>.Continuation] = [:]
-        /// Acknowledged writes by path, until listeners have seen the server's version of them.
-        var unconfirmed: [ByteKey: Unconfirmed] = [:]  // by path, with the server's byte identity
+        /// Acknowledged writes by path, oldest first, until listeners have seen the server's version of them. Every
+        /// one is kept, not only a path's last: three increments acknowledged one after the other all show until
+        /// the stream delivers the version that holds them.
+        var unconfirmed: [ByteKey: [Unconfirmed]] = [:]  // by path, with the server's byte identity
         /// Tests only: called when an acknowledged entry has just left the queue, before its caller is released.
         var afterDequeue: (@Sendable () -> Void)?
     }
@@ -68,13 +70,18 @@ final class OfflineStore: Sendable {
     ) -> [Write] {
         state.withLock { state in
             let now = ProcessInfo.processInfo.systemUptime
-            state.unconfirmed = state.unconfirmed.filter { now - $0.value.time < 30 }
-            return state.unconfirmed.values.filter { entry in
-                guard covers(entry.write.path), !queued.contains(entry.sequence) else { return false }
-                let seen = serverView.first { $0.path.bytesEqual(entry.write.path) }
-                if case .delete = entry.write.operation { return seen != nil }
-                return (seen?.version ?? 0) < entry.version
-            }.map(\.write)
+            state.unconfirmed = state.unconfirmed.compactMapValues { writes in
+                let recent = writes.filter { now - $0.time < 30 }
+                return recent.isEmpty ? nil : recent
+            }
+            return state.unconfirmed.values.flatMap { writes in
+                writes.filter { entry in
+                    guard covers(entry.write.path), !queued.contains(entry.sequence) else { return false }
+                    let seen = serverView.first { $0.path.bytesEqual(entry.write.path) }
+                    if case .delete = entry.write.operation { return seen != nil }
+                    return (seen?.version ?? 0) < entry.version
+                }.map(\.write)
+            }
         }
     }
 
