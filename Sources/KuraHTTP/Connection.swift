@@ -84,7 +84,7 @@ final class Connection: @unchecked Sendable {
     }
 
     var queuedBytes: Int {
-        loop.eventLoop.assertInEventLoop()
+        loop.eventLoop.preconditionInEventLoop()
         return pendingWriteBytes + out.count
     }
 
@@ -99,7 +99,7 @@ final class Connection: @unchecked Sendable {
     }
 
     func startReading() {
-        loop.eventLoop.assertInEventLoop()
+        loop.eventLoop.preconditionInEventLoop()
         guard phase != .closed, !reading else { return }
         reading = true
         uv_read_start(
@@ -301,7 +301,7 @@ final class Connection: @unchecked Sendable {
 
     /// Takes a handler's response for `exchange`: writes it now if it is next in line, parks it otherwise.
     func deliver(_ response: Response, for exchange: Exchange) {
-        loop.eventLoop.assertInEventLoop()
+        loop.eventLoop.preconditionInEventLoop()
         guard phase != .closed else { return }
         switch response.body {
         case .deferred(let start):
@@ -415,7 +415,7 @@ final class Connection: @unchecked Sendable {
     }
 
     func writeChunk(_ bytes: [UInt8], for exchange: Exchange, framed: Bool = true) {
-        loop.eventLoop.assertInEventLoop()
+        loop.eventLoop.preconditionInEventLoop()
         guard phase == .open, stream?.exchange.sequence == exchange.sequence else { return }
         if !framed {
             // The head announced the length; HEAD gets the head alone.
@@ -443,7 +443,7 @@ final class Connection: @unchecked Sendable {
     static let lingerMs: UInt64 = 2000
 
     func finishStream(_ writer: ResponseStream, closing: Bool = false) {
-        loop.eventLoop.assertInEventLoop()
+        loop.eventLoop.preconditionInEventLoop()
         guard phase == .open, stream === writer else { return }
         if writer.framed && !writer.exchange.http10 { out.append(contentsOf: "0\r\n\r\n".utf8) }
         stream = nil
@@ -556,7 +556,7 @@ final class Connection: @unchecked Sendable {
 
     /// Closes the socket now. Streams are told; pending promises complete into nothing.
     func close() {
-        loop.eventLoop.assertInEventLoop()
+        loop.eventLoop.preconditionInEventLoop()
         guard phase != .closed else { return }
         phase = .closed
         parked.removeAll()
@@ -576,7 +576,7 @@ final class Connection: @unchecked Sendable {
     /// Shutdown: idle connections close once their last bytes are written; busy ones close after their
     /// in-flight responses. An open stream is finished first.
     func drain() {
-        loop.eventLoop.assertInEventLoop()
+        loop.eventLoop.preconditionInEventLoop()
         guard phase == .open else { return }
         if let stream { stream.finish() }
         if sequenceIn == sequenceOut && stream == nil && !parser.inMessage {
@@ -618,7 +618,7 @@ final class Connection: @unchecked Sendable {
     }
 
     func checkDeadline(now: UInt64) {
-        loop.eventLoop.assertInEventLoop()
+        loop.eventLoop.preconditionInEventLoop()
         guard deadlineKind != .none, now >= deadline else { return }
         switch deadlineKind {
         case .request where phase == .open && sequenceIn == sequenceOut:

@@ -87,7 +87,7 @@ public final class ResponseStream: Sendable {
     /// how a writer keeps pace with a slow client instead of queueing what it produces. One handler waits at a
     /// time (a new one replaces it); it is dropped if the stream closes first. Loop thread only.
     public func whenQueued(atMost limit: Int, _ handler: @escaping @Sendable () -> Void) {
-        connection.loop.eventLoop.assertInEventLoop()
+        connection.loop.eventLoop.preconditionInEventLoop()
         guard !isClosed else { return }
         if connection.queuedBytes <= limit { return handler() }
         state.withLock { $0.drained = (limit, handler) }
