@@ -284,17 +284,7 @@ extension OfflineTests {
             let offline = try #require(kura.offline)
             let path = "users/\(uid)/todos/b"
             let seen = Shared<[Bool]>([])
-            offline.state.withLock { state in
-                state.afterDequeue = { [weak offline] in
-                    guard let offline else { return }
-                    // What `ListenerHub.publish` reads, in its order, for a view that has not seen the write.
-                    let queue = (try? offline.entries()) ?? []
-                    let unconfirmed = offline.unconfirmedWrites(
-                        covering: { _ in true }, serverView: [], queued: Set(queue.map(\.sequence)))
-                    let writes = queue.flatMap(\.writes) + unconfirmed
-                    seen.withLock { $0.append(writes.contains { $0.path == path }) }
-                }
-            }
+            atEachDequeue(offline) { writes in seen.withLock { $0.append(writes.contains { $0.path == path }) } }
             try await kura.collection("users/\(uid)/todos").document("b").setData(["n": 1])
             offline.state.withLock { $0.afterDequeue = nil }
             #expect(seen.current == [true])
@@ -317,25 +307,31 @@ extension OfflineTests {
             let counts = Shared<[Int]>([])
             await server.stopOffPool()
             for _ in 0..<3 { try await counter.updateData(["n": FieldValue.increment(1)]) }
-            offline.state.withLock { state in
-                state.afterDequeue = { [weak offline] in
-                    guard let offline else { return }
-                    // What `ListenerHub.publish` reads for a view that still holds the document before the writes.
-                    let queue = (try? offline.entries()) ?? []
-                    let unconfirmed = offline.unconfirmedWrites(
-                        covering: { _ in true }, serverView: [], queued: Set(queue.map(\.sequence)))
-                    let writes = queue.flatMap(\.writes) + unconfirmed
-                    let increments = writes.filter {
-                        guard case .update = $0.operation else { return false }
-                        return $0.path == path
-                    }
-                    counts.withLock { $0.append(increments.count) }
+            atEachDequeue(offline) { writes in
+                let increments = writes.filter {
+                    guard case .update = $0.operation else { return false }
+                    return $0.path == path
                 }
+                counts.withLock { $0.append(increments.count) }
             }
             try await server.startOffPool()
             try await kura.waitForPendingWrites()
             offline.state.withLock { $0.afterDequeue = nil }
             #expect(counts.current == [3, 3, 3])
+        }
+    }
+
+    /// Calls `record`, each time an acknowledged entry has just left the queue, with the writes a listener lays over
+    /// a server view that has seen none of them: what `ListenerHub.publish` reads, in its order (queue first).
+    private func atEachDequeue(_ offline: OfflineStore, _ record: @escaping @Sendable ([Write]) -> Void) {
+        offline.state.withLock { state in
+            state.afterDequeue = { [weak offline] in
+                guard let offline else { return }
+                let queue = (try? offline.entries()) ?? []
+                let unconfirmed = offline.unconfirmedWrites(
+                    covering: { _ in true }, serverView: [], queued: Set(queue.map(\.sequence)))
+                record(queue.flatMap(\.writes) + unconfirmed)
+            }
         }
     }
 }
