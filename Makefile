@@ -77,26 +77,10 @@ SDK_SUITES := KuraClientTests|KuraQuizTests|KuraPlacesTests|KuraNotesTests|KuraT
 ## test: build and run every test suite and a short run of each fuzzer; exits non-zero if any test fails
 test: deps-test
 	swift build --build-tests --scratch-path $(BUILD_DIR)
-	# libuv's pool size set up front, so no test server calls setenv while other threads read the environment.
-	# sdk/swift/check.sh: the Swift SDK's portability checks and its own manifest built alone (docs/swift-sdk.md).
-	# Tests/Support/check_imports.py: every module a target imports is declared in Package.swift.
-	# The SDK's tests (and the places app's, which also call a server through the SDK) run in a process of their
-	# own: many server tests block a thread of Swift's cooperative pool (one per core) on sockets, which starved
-	# the SDK's async tests past their timeouts on a 2-core CI.
-	# Then kura.js in headless Chromium against the debug binary the test build made (Tests/Browser/run.py).
-	# Last, each libFuzzer harness for 20 s with a fixed seed from its corpus (fuzz/check.sh; the harnesses are built
-	# by swiftc under .build/fuzz and rebuilt only when their sources change; docs/reliability.md, "Fuzzing"), and
-	# the server's query matcher and the Swift SDK's event stream parser against kura.js's under Node (fuzz/diff.sh).
-	status=0; \
-	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --skip '$(SDK_SUITES)' || status=1; \
-	UV_THREADPOOL_SIZE=8 swift test --skip-build --scratch-path $(BUILD_DIR) --filter '$(SDK_SUITES)' || status=1; \
-	sdk/swift/check.sh || status=1; \
-	python3 Tests/Support/check_imports.py || status=1; \
-	$(KURA_TEST_PYTHON) Tests/Browser/run.py --kura $(BUILD_DIR)/debug/kura \
-	    --screenshots $(BUILD_DIR)/browser-screenshots || status=1; \
-	fuzz/check.sh || status=1; \
-	fuzz/diff.sh || status=1; \
-	exit $$status
+	# Then the server's tests, the SDK's tests in a process of their own, the SDK's portability checks, the import
+	# check, kura.js in headless Chromium, and each fuzzer for 20 s: Tests/Support/test_steps.sh, which runs them all
+	# and ends with the steps that failed and why.
+	BUILD_DIR=$(BUILD_DIR) SDK_SUITES='$(SDK_SUITES)' Tests/Support/test_steps.sh
 
 ## test-browser: only the kura.js suite (headless Chromium against a debug kura; docs/web-sdk.md, "Tests")
 test-browser: deps-test

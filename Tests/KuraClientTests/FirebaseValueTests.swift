@@ -133,7 +133,7 @@ import Testing
         let data = try DocumentData(bridging: try #require(parsed as? [String: Any]))
         #expect(data == ["b": true, "f": false, "i": 3, "d": 2.5, "s": "x", "n": nil, "a": [1, "y"]])
         let nested: String?? = .some(nil)
-        #expect(try KuraValue(bridging: nested) == .null)
+        #expect(try KuraValue(bridging: nested as Any?) == .null)
         #expect(try KuraValue(bridging: Int?.some(4)) == 4)
         #expect(try KuraValue(bridging: Float(1.5)) == 1.5)
         #expect(try KuraValue(bridging: UInt8(7)) == 7)

@@ -9,69 +9,37 @@ import Testing
     static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("kura-todo")
 
-    /// A `kura-todo` process whose output is collected as it arrives.
-    ///
-    /// Started with `posix_spawn`, not Foundation's `Process`: `Process.run()` crashed (a bad read in its memcpy)
-    /// in two of five full parallel `make test` runs, always here, while other suites were starting servers and
-    /// child processes; spawning directly leaves Foundation's process machinery out of it.
+    /// A `kura-todo` process (a `ChildProcess`) whose output is collected as it arrives.
     final class TodoProcess: Sendable {
-        private let pid: pid_t
-        private let output = Shared("")
-        private let exit = Shared<Int32?>(nil)
+        private let process: ChildProcess
+        private let output = Shared(Data())
+        private let outputEnded = Shared(false)
         let arguments: [String]
 
         init(_ arguments: [String], server: TestKura, session: URL) throws {
             self.arguments = arguments
-            let argv =
-                [TodoAppTests.executable.path, "--server", server.url.absoluteString, "--session", session.path]
-                + arguments
-            // No TERM: the watcher prints plain text instead of clearing the screen.
-            let envp = ["HOME=" + NSTemporaryDirectory(), "PATH=/usr/bin:/bin"]
-            var fds: [Int32] = [-1, -1]
-            guard pipe(&fds) == 0 else { throw TestFailure("pipe: \(errno)") }
-            // Other tests spawn children too: theirs must not inherit this pipe (its reader would never see EOF).
-            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-            posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-            var cArgv = argv.map { strdup($0) } + [nil]
-            var cEnvp = envp.map { strdup($0) } + [nil]
-            defer { for pointer in cArgv + cEnvp { free(pointer) } }
-            var pid: pid_t = 0
-            let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgv, &cEnvp)
-            close(fds[1])
-            guard rc == 0 else {
-                close(fds[0])
-                throw TestFailure("posix_spawn \(argv[0]): \(rc)")
-            }
-            self.pid = pid
-            let output = self.output
-            let readEnd = fds[0]
+            // Its own environment, without TERM: the watcher prints plain text instead of clearing the screen.
+            let pipe = try CloseOnExecPipe()
+            process = try ChildProcess(
+                TodoAppTests.executable.path,
+                ["--server", server.url.absoluteString, "--session", session.path] + arguments,
+                environment: ["HOME": NSTemporaryDirectory(), "PATH": "/usr/bin:/bin"], inheritEnvironment: false,
+                standardOutput: pipe.writing, standardError: pipe.writing)
+            try pipe.writing.close()
+            let (output, outputEnded) = (self.output, self.outputEnded)
             Thread.detachNewThread {
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                while true {
-                    let count = read(readEnd, &buffer, buffer.count)
-                    if count <= 0 { break }
-                    output.withLock { $0 += String(decoding: buffer[..<count], as: UTF8.self) }
+                // `availableData`: what has arrived, as it arrives (`read(upToCount:)` waits for the whole count).
+                while case let chunk = pipe.reading.availableData, !chunk.isEmpty {
+                    output.withLock { $0 += chunk }
                 }
-                close(readEnd)
+                outputEnded.withLock { $0 = true }
             }
         }
 
-        var text: String { output.withLock { $0 } }
+        /// What it printed so far (decoded whole, so that a character split between two reads comes out right).
+        var text: String { String(decoding: output.current, as: UTF8.self) }
 
-        /// Whether the process still runs (reaps it once it has exited).
-        var isRunning: Bool {
-            if exit.withLock({ $0 }) != nil { return false }
-            var status: Int32 = 0
-            guard waitpid(pid, &status, WNOHANG) == pid else { return true }
-            // WIFEXITED / WEXITSTATUS are macros: exited normally when the low 7 bits are 0.
-            let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            exit.withLock { $0 = code }
-            return false
-        }
+        var isRunning: Bool { process.isRunning }
 
         /// Waits for the process to exit; returns its status and everything it printed.
         func finish(timeout: Duration = .seconds(20)) async throws -> (Int32, String) {
@@ -79,15 +47,12 @@ import Testing
                 stop()
                 throw TestFailure("kura-todo \(arguments) did not exit; output: \(text)")
             }
-            // Let the pipe drain.
-            try await Task.sleep(for: .milliseconds(50))
-            return (exit.withLock { $0 } ?? -1, text)
+            // Everything it printed: the pipe's end-of-file comes once the process is gone.
+            _ = await eventually(timeout: timeout) { self.outputEnded.current }
+            return (process.waitUntilExit(), text)
         }
 
-        func stop() {
-            if isRunning { kill(pid, SIGTERM) }
-            while isRunning { usleep(10_000) }
-        }
+        func stop() { process.stop() }
     }
 
     /// The uid in `… (uid X)…` output.

@@ -74,24 +74,17 @@ import Testing
         let data = project.file("kura_data")
         try FileManager.default.createDirectory(atPath: data + "/site", withIntermediateDirectories: true)
         for root in [data, data + "/site"] {
-            let process = Process()
-            process.executableURL = KuraBinary.url
-            process.arguments = ["serve", "--port", "0", "--data", data, "--public", root]
             let pipe = try CloseOnExecPipe()  // see CloseOnExecPipe: no other child may hold its write end
-            process.standardOutput = pipe.writing
-            process.standardError = pipe.writing
-            try process.run()
+            let process = try ChildProcess(
+                KuraBinary.url.path, ["serve", "--port", "0", "--data", data, "--public", root],
+                standardOutput: pipe.writing, standardError: pipe.writing)
             try pipe.writing.close()
-            let deadline = ContinuousClock.now + .seconds(60)
-            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+            guard let status = process.exitStatus(within: 60) else {
                 Issue.record("kura serve --public \(root) --data \(data) kept running")
                 continue
             }
             let output = String(decoding: pipe.reading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(process.terminationStatus != 0)
+            #expect(status != 0)
             #expect(output.contains("data directory"), "\(output)")
             #expect(output.contains("--public DIR"), "\(output)")
         }

@@ -12,24 +12,14 @@ import Testing
     /// Runs `kura ARGUMENTS` expecting it to exit on its own; one still running after 10 s is killed and reported
     /// as `nil` (a refused server exits at once; one that was let in keeps serving).
     static func kuraExiting(_ arguments: [String]) throws -> (status: Int32, output: String)? {
-        let process = Process()
-        process.executableURL = KuraBinary.url
-        process.arguments = arguments
         let log = try TemporaryDirectory("cli").path + "/output.log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-        let exited = !process.isRunning
-        if !exited {
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return exited ? (process.terminationStatus, output) : nil
+        defer { try? handle.close() }
+        let process = try ChildProcess(
+            KuraBinary.url.path, arguments, standardOutput: handle, standardError: handle)
+        guard let status = process.exitStatus(within: 10) else { return nil }
+        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 
     @Test("a second kura serve on the same data directory (another port) is refused, naming the owner's PID")

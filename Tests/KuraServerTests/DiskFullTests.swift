@@ -23,12 +23,8 @@ struct DiskFullTests {
         }
         static func mount(_ arguments: [String]) throws { try run("/bin/mount", arguments) }
         static func run(_ tool: String, _ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = arguments
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw TestFailure("\(tool) \(arguments) failed") }
+            let run = try runToEnd(URL(fileURLWithPath: tool), arguments)
+            guard run.status == 0 else { throw TestFailure("\(tool) \(arguments) failed: \(run.output)") }
         }
     }
 

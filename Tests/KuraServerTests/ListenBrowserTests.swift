@@ -11,28 +11,23 @@ import Testing
     func eventSource() throws {
         try withTestKura { server in
             let script = TestEnvironment.repositoryRoot + "/Tests/Support/listen_browser.py"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try TestEnvironment.python())
-            process.arguments = [script, "http://127.0.0.1:\(server.port)", server.adminKey]
             // Close-on-exec pipes (CloseOnExecPipe): a process another test spawns meanwhile must not hold them.
             let output = try CloseOnExecPipe()
             let errors = try CloseOnExecPipe()
-            process.standardOutput = output.writing
-            process.standardError = errors.writing
-            try process.run()
+            let process = try ChildProcess(
+                try TestEnvironment.python(), [script, "http://127.0.0.1:\(server.port)", server.adminKey],
+                standardOutput: output.writing, standardError: errors.writing)
             try output.writing.close()
             try errors.writing.close()
             // Read while it runs, so that a full pipe cannot stall it.
             let stdout = Shared(Data())
             let reader = Thread { stdout.withLock { $0 = output.reading.readDataToEndOfFile() } }
             reader.start()
-            let finished = waitUntil(timeout: 90) { !process.isRunning }
-            if !finished { process.terminate() }
-            process.waitUntilExit()
-            _ = waitUntil(timeout: 5) { !stdout.current.isEmpty || process.terminationStatus != 0 }
+            let status = process.exitStatus(within: 90)
+            _ = waitUntil(timeout: 5) { !stdout.current.isEmpty || status != 0 }
             let stderr = String(decoding: errors.reading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(finished, "the browser script did not finish in 90 s: \(stderr.suffix(2000))")
-            #expect(process.terminationStatus == 0, "\(stderr.suffix(3000))")
+            #expect(status != nil, "the browser script did not finish in 90 s: \(stderr.suffix(2000))")
+            #expect(status == 0, "\(stderr.suffix(3000))")
 
             let result = (try? JSONSerialization.jsonObject(with: stdout.current)) as? [String: Any] ?? [:]
             let events = result["events"] as? [[String: Any]] ?? []

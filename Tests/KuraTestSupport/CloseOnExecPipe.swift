@@ -9,8 +9,8 @@ import Foundation
 /// Tests start processes on many threads at once. Foundation's `Pipe` leaves its descriptors inheritable, so a
 /// process another test spawns in the same instant (a PostgreSQL server, a shell) inherits the write end of this
 /// test's output pipe and keeps it open for its whole life: `readDataToEndOfFile()` then never sees EOF and the
-/// test hangs (it did, in `make test`). `Process` still hands these ends to its own child, because `dup2` onto
-/// 0, 1 and 2 clears the flag on the copies.
+/// test hangs (it did, in `make test`). `ChildProcess` still hands these ends to its own child, because `dup2`
+/// onto 0, 1 and 2 clears the flag on the copies.
 public struct CloseOnExecPipe: Sendable {
     public let reading: FileHandle
     public let writing: FileHandle
@@ -56,22 +56,13 @@ private func runToEnd(
     _ executable: URL, _ arguments: [String], environment: [String: String], inheritEnvironment: Bool = true,
     in directory: String?, input: String?, errorsApart: Bool
 ) throws -> (status: Int32, output: String, errors: String) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    if !inheritEnvironment {
-        process.environment = environment
-    } else if !environment.isEmpty {
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    }
     let output = try CloseOnExecPipe()
     let errors = errorsApart ? try CloseOnExecPipe() : output
     let stdin = try CloseOnExecPipe()
-    process.standardOutput = output.writing
-    process.standardError = errors.writing
-    process.standardInput = stdin.reading
-    try process.run()
+    let process = try ChildProcess(
+        executable.path, arguments, environment: environment, inheritEnvironment: inheritEnvironment,
+        directory: directory, standardInput: stdin.reading, standardOutput: output.writing,
+        standardError: errors.writing)
     // The parent's copies: only the child may hold the write ends, or end-of-file never comes.
     try output.writing.close()
     if errorsApart { try errors.writing.close() }
@@ -89,9 +80,9 @@ private func runToEnd(
     }
     let data = output.reading.readDataToEndOfFile()
     reading.wait()
-    process.waitUntilExit()
+    let status = process.waitUntilExit()
     return (
-        process.terminationStatus, String(decoding: data, as: UTF8.self),
+        status, String(decoding: data, as: UTF8.self),
         String(decoding: errorsRead.current, as: UTF8.self)
     )
 }

@@ -11,7 +11,7 @@ import KuraModel
 public final class SMTPSink {
     public let port: Int
     public let directory: String
-    private let process: Process
+    private let process: ChildProcess
 
     /// Starts the sink on `port`, storing mails in `directory`, and waits until it listens. `faults` are played on
     /// the first messages, one each (smtp_sink.py's `--faults`: a reply code, `timeout`, `drop`,
@@ -22,17 +22,14 @@ public final class SMTPSink {
         self.port = port
         self.directory = directory
         try? FileManager.default.removeItem(atPath: directory + "/ready")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try TestEnvironment.python())
         var arguments = [TestEnvironment.repositoryRoot + "/Tests/Support/smtp_sink.py", String(port), directory]
         if let user { arguments += ["--user", user, "--password", password ?? ""] }
         if !faults.isEmpty { arguments += ["--faults", faults.joined(separator: ",")] }
-        process.arguments = arguments
         _ = FileManager.default.createFile(atPath: directory + ".log", contents: nil)
-        let log = FileHandle(forWritingAtPath: directory + ".log")
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + ".log"))
+        defer { try? log.close() }
+        let process = try ChildProcess(
+            try TestEnvironment.python(), arguments, standardOutput: log, standardError: log)
         self.process = process
         let ready = waitUntil(timeout: 15) { FileManager.default.fileExists(atPath: directory + "/ready") }
         if !ready {
@@ -44,15 +41,7 @@ public final class SMTPSink {
 
     /// Stops the server (its own process only) and waits for it to exit.
     public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        if !waitUntil(timeout: 5, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
-        // Foundation reaps the child when it notices SIGCHLD, and has been seen to miss it once (the sink was left a
-        // zombie and `waitUntilExit` never returned, hanging the test run): wait a bounded time, then reap it here.
-        if !waitUntil(timeout: 5, { !process.isRunning }) {
-            var status: Int32 = 0
-            _ = waitpid(process.processIdentifier, &status, 0)
-        }
+        process.stop()
     }
 
     deinit { stop() }

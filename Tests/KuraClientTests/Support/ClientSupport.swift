@@ -94,7 +94,7 @@ final class Collector<Element: Sendable>: Sendable {
 /// Marks the main dispatch queue, so callbacks can tell they run on it. (`Thread.isMainThread` cannot: the test
 /// runner's `async` entry point gives the main thread over to `dispatchMain()`, which on Linux services the main
 /// queue from another thread.)
-nonisolated(unsafe) private let mainQueueKey: DispatchSpecificKey<String> = {
+private let mainQueueKey: DispatchSpecificKey<String> = {
     let key = DispatchSpecificKey<String>()
     DispatchQueue.main.setSpecific(key: key, value: "main")
     return key

@@ -7,7 +7,7 @@ import KuraTestSupport
 
 /// A `kura serve` child process on a free port, ready once `/api/health` answers.
 final class ServerProcess {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
 
     /// `arguments` go after `serve` and the port, data and log-level flags; `environment` over this process's.
@@ -17,28 +17,27 @@ final class ServerProcess {
         healthTimeout: Duration = .seconds(15)
     ) throws {
         port = try TestEnvironment.freePort()
-        process.executableURL = KuraBinary.url
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
-        process.arguments =
-            [
-                "serve", "--port", "\(port)", "--data", dataDirectory, "--log-level", "warn",
-            ] + arguments
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
+        defer { try? log.close() }
         log.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
-        try waitUntilHealthy(timeout: healthTimeout)
+        process = try ChildProcess(
+            KuraBinary.url.path,
+            ["serve", "--port", "\(port)", "--data", dataDirectory, "--log-level", "warn"] + arguments,
+            environment: environment, standardOutput: log, standardError: log)
+        do {
+            try waitUntilHealthy(timeout: healthTimeout)
+        } catch {
+            kill9()
+            throw error
+        }
     }
 
     /// Polls `GET /api/health` until it answers 200 (or the process dies, or `timeout` passes).
     private func waitUntilHealthy(timeout: Duration) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            guard process.isRunning else { throw TestFailure("kura exited with \(process.terminationStatus)") }
+            guard process.isRunning else { throw TestFailure("kura exited with \(process.waitUntilExit())") }
             if let response = try? HTTPClient.get(port: port, "/api/health"), response.status == 200 { return }
             usleep(5_000)
         }
@@ -46,7 +45,7 @@ final class ServerProcess {
     }
 
     func kill9() {
-        kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
         process.waitUntilExit()
     }
 
@@ -57,8 +56,7 @@ final class ServerProcess {
 
     /// SIGTERM, as an init system stops it; returns the exit status.
     func terminate() -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.terminate()
+        return process.waitUntilExit()
     }
 }

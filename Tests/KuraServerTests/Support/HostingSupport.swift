@@ -53,21 +53,17 @@ func withHostingKura<T>(
 
 /// `bytes` decompressed by the system's gzip, to check Kura's encoding with an independent decoder.
 func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-    process.arguments = ["-dc"]
     // Close-on-exec pipes (CloseOnExecPipe): a process another test spawns meanwhile must not hold their ends.
     let input = try CloseOnExecPipe()
     let output = try CloseOnExecPipe()
-    process.standardInput = input.reading
-    process.standardOutput = output.writing
-    try process.run()
+    let process = try ChildProcess(
+        "/bin/gzip", ["-dc"], standardInput: input.reading, standardOutput: output.writing)
     try input.reading.close()
     try output.writing.close()
     input.writing.write(Data(bytes))
     try input.writing.close()
     let data = output.reading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw TestFailure("gzip -dc exited \(process.terminationStatus)") }
+    let status = process.waitUntilExit()
+    guard status == 0 else { throw TestFailure("gzip -dc exited \(status)") }
     return Array(data)
 }
