@@ -9,6 +9,8 @@ public final class SerialQueue: @unchecked Sendable {
 
     private struct State {
         var jobs: [@Sendable () -> Void] = []
+        /// Jobs queued with `async(after:)` that are not due yet: when (`MonotonicClock` nanoseconds) and what.
+        var delayed: [(due: UInt64, job: @Sendable () -> Void)] = []
         var started = false
         /// `stop()` finished: later jobs run on the caller's thread.
         var ended = false
@@ -28,10 +30,23 @@ public final class SerialQueue: @unchecked Sendable {
     /// Queues `job`. Jobs queued after `stop()` has begun still run if the thread has not ended yet; after it
     /// ended they run on the caller's thread, so no completion is ever lost.
     public func async(_ job: @escaping @Sendable () -> Void) {
+        enqueue(job) { $0.jobs.append(job) }
+    }
+
+    /// Queues `job` to run once `seconds` have passed on the monotonic clock, after the jobs queued by then (a timer
+    /// on the queue's own thread, instead of a GCD timer on a thread of its pool). A job still waiting when `stop()`
+    /// is called runs then, early, so that no job is ever lost: a delayed job checks whether its owner stopped.
+    public func async(after seconds: Double, _ job: @escaping @Sendable () -> Void) {
+        let due = MonotonicClock.nanoseconds() + UInt64(max(0, seconds) * 1e9)
+        enqueue(job) { $0.delayed.append((due, job)) }
+    }
+
+    /// Adds a job to the state with `add`, and starts or wakes the thread; after the queue ended, runs `job` here.
+    private func enqueue(_ job: @Sendable () -> Void, _ add: (inout State) -> Void) {
         enum Next { case wake, start, runHere }
         let next = state.withLock { state -> Next in
             if state.ended { return .runHere }
-            state.jobs.append(job)
+            add(&state)
             if state.started { return .wake }
             state.started = true
             return .start
@@ -76,29 +91,42 @@ public final class SerialQueue: @unchecked Sendable {
 
     private func run() {
         while !thread.isStopping {
-            if runQueued() { continue }
-            thread.sleep(nanoseconds: nil)
+            let (jobs, nextDue) = takeDue(now: MonotonicClock.nanoseconds())
+            if !jobs.isEmpty {
+                for job in jobs { job() }
+                continue
+            }
+            thread.sleep(nanoseconds: nextDue.map { $0 - min($0, MonotonicClock.nanoseconds()) })
         }
         drainAndEnd()
     }
 
-    /// Runs the jobs queued now; returns whether there were any.
-    private func runQueued() -> Bool {
-        let jobs = state.withLock { state -> [@Sendable () -> Void] in
-            let taken = state.jobs
+    /// Takes the jobs queued and the delayed ones due at `now`, in that order, and says when the next delayed job
+    /// is due (nil: none waits).
+    private func takeDue(now: UInt64) -> (jobs: [@Sendable () -> Void], nextDue: UInt64?) {
+        state.withLock { state in
+            var taken = state.jobs
             state.jobs.removeAll(keepingCapacity: true)
-            return taken
+            var nextDue: UInt64?
+            state.delayed.removeAll { entry in
+                if entry.due <= now {
+                    taken.append(entry.job)
+                    return true
+                }
+                nextDue = min(nextDue ?? entry.due, entry.due)
+                return false
+            }
+            return (taken, nextDue)
         }
-        for job in jobs { job() }
-        return !jobs.isEmpty
     }
 
     /// Runs what is queued until nothing is, then marks the queue ended (later jobs run on their caller).
     private func drainAndEnd() {
         while true {
             let jobs = state.withLock { state -> [@Sendable () -> Void] in
-                let taken = state.jobs
+                let taken = state.jobs + state.delayed.map(\.job)
                 state.jobs.removeAll()
+                state.delayed.removeAll()
                 if taken.isEmpty { state.ended = true }
                 return taken
             }

@@ -100,6 +100,28 @@ func kernelThreadNames() -> [String] {
         #expect(ranHere.current)
     }
 
+    @Test("a delayed job runs on the queue's thread once due, after jobs queued meanwhile; stop runs it early")
+    func serialQueueDelayedJobs() throws {
+        let queue = SerialQueue(name: "kura-test-later")
+        let order = Box<[String]>([])
+        let done = Wakeup()
+        queue.async(after: 0.05) {
+            order.withLock { $0.append(queue.isCurrent ? "later, on the queue" : "later, elsewhere") }
+            done.raise()
+        }
+        queue.async { order.withLock { $0.append("now") } }
+        #expect(done.wait(timeoutNanoseconds: 60_000_000_000))
+        #expect(order.current == ["now", "later, on the queue"])
+
+        // Not due for an hour: stop() runs it rather than losing it (its owner checks whether it stopped).
+        let ranAtStop = Box(false)
+        queue.async(after: 3600) { ranAtStop.withLock { $0 = true } }
+        queue.sync {}
+        #expect(!ranAtStop.current)
+        queue.stop()
+        #expect(ranAtStop.current)
+    }
+
     @Test("a serial queue whose owner goes away inside one of its jobs stops without waiting for itself")
     func serialQueueStoppedFromItsOwnJob() throws {
         let queue = SerialQueue(name: "kura-test-self")

@@ -200,8 +200,8 @@ import Testing
             steps += 1
             // A bounded number, so that a copy that restarted on each commit (no snapshot held) still ends, wrong.
             guard steps <= 20 else { return }
-            try? store.set(doc("b/new\(steps)"), object(["t": .string(text)]))
-            try? store.delete(doc("b/\(100 + steps % 100)"))
+            _ = try? store.set(doc("b/new\(steps)"), object(["t": .string(text)]))
+            _ = try? store.delete(doc("b/\(100 + steps % 100)"))
         }
         #expect(steps >= snapshot.pageCount)
         #expect(try SQLiteInspection.check(databaseAt: directory.path + "/copy.db", full: true) == ["ok"])

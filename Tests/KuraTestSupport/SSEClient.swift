@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// One Server-Sent Event as a browser's EventSource dispatches it.
-public struct SSEEvent: CustomStringConvertible {
+public struct SSEEvent: CustomStringConvertible, Sendable {
     /// `event:` (default `message`).
     public var name: String
     /// The stream's last event id when the event was dispatched (EventSource's `lastEventId`).

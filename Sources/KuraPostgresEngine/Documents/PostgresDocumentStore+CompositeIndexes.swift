@@ -226,9 +226,10 @@ extension PostgresDocumentStore {
         }
     }
 
-    /// Runs the build (or checks on another node's) again after `seconds`, unless the store closed meanwhile.
+    /// Runs the build (or checks on another node's) again after `seconds`, on the index jobs' own thread, unless
+    /// the store closed meanwhile.
     private func retryBuild(_ iid: Int64, after seconds: Double) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+        indexJobs.async(after: seconds) { [weak self] in
             guard let self else { return }
             if indexBuildsStopped.load(ordering: .acquiring) || composites.status(id: iid) == nil {
                 catalogState.withLock { _ = $0.builds.remove(iid) }
