@@ -104,6 +104,7 @@ struct PasswordHasher: Sendable {
 /// runs, so hashes beyond the cores only add memory: with the worker pool's max(4, 2 × cores) threads all signing
 /// in, half the 64 MiB buffers.
 final class PasswordHashGate: @unchecked Sendable {
+    // `@unchecked`: `running` and `mostRunning` are read and written with `condition`'s mutex held.
     let limit: Int
     private let condition = MonotonicCondition()
     /// Guarded by `condition`'s mutex.

@@ -6,6 +6,8 @@
 /// `NSCondition` would be used with a timeout: `NSCondition.wait(until: Date)` waits for a wall-clock date, so a
 /// clock set back an hour makes a one-second wait last an hour and one.
 public final class MonotonicCondition: @unchecked Sendable {
+    // `@unchecked`: a pthread mutex and condition variable, made to be used from many threads; the pointers never
+    // change.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 

@@ -3,7 +3,7 @@ import Synchronization
 /// Jobs run one at a time, in the order queued, on one named `ServiceThread` of their own (the store's
 /// acknowledgements, index builds). Unlike a `DispatchQueue`, its thread has a name in `top -H` and a debugger,
 /// and `stop()` ends it. The thread starts with the first job, so a queue that is never used costs no thread.
-public final class SerialQueue: @unchecked Sendable {
+public final class SerialQueue: Sendable {
     private let thread: ServiceThread
     private let state = Mutex(State())
 

@@ -12,6 +12,8 @@ import Synchronization
 /// The body is a loop of the caller's that checks `isStopping` and sleeps with `sleep(nanoseconds:)`; `wake()`
 /// (and `stop()`) cut such a sleep short.
 public final class ServiceThread: @unchecked Sendable {
+    // `@unchecked`: `handle` is written in `start` with `startLock` held, and read in `join` only after `join` took
+    // that lock and found the thread started; the rest is atomic or immutable.
     /// The thread's name, as given (the kernel keeps its first 15 bytes).
     public let name: String
     private let stackSize: Int?

@@ -1,6 +1,7 @@
 /// A flag one thread raises and another sleeps on, with timeouts measured on `MonotonicClock`: a wall-clock step
 /// (an administrator's `date -s`, a VM resumed) neither cuts a wait short nor stretches it.
 public final class Wakeup: @unchecked Sendable {
+    // `@unchecked`: `raised` is read and written with `condition`'s mutex held.
     private let condition = MonotonicCondition()
     /// Guarded by `condition`.
     private var raised = false

@@ -10,6 +10,7 @@ import KuraModel
 /// order (pipelining), with keep-alive, timeouts, backpressure and graceful close. Loop thread only; other
 /// threads reach it through `onLoop`.
 final class Connection: @unchecked Sendable {
+    // `@unchecked`: touched on its loop's thread only; other threads reach it through `onLoop`, which hops there.
     unowned let loop: HTTPLoop
     private let handle: UnsafeMutablePointer<uv_tcp_t>
     private let parser: RequestParser

@@ -9,6 +9,8 @@ import Synchronization
 /// One libuv loop running on its own thread. Everything that touches the loop's handles runs on that thread;
 /// other threads hand work to it with `execute`, which wakes the loop through a `uv_async_t`.
 public final class EventLoop: @unchecked Sendable {
+    // `@unchecked`: the libuv handles are touched on the loop's thread only; other threads use `execute`, which goes
+    // through the `jobs` mutex and `uv_async_send` (thread-safe).
     /// Position of this loop in its group, used in request ids and logs.
     public let index: Int
     let uvLoop: UnsafeMutablePointer<uv_loop_t>

@@ -10,6 +10,7 @@ import KuraModel
 /// timeouts, and the per-loop caches (read buffer, Date header, buffered access log). Loop thread only,
 /// apart from `init` and the listener set-up, which run before the loop starts.
 final class HTTPLoop: @unchecked Sendable {
+    // `@unchecked`: loop thread only, apart from `init` and the listener set-up, which happen before the loop runs.
     let eventLoop: EventLoop
     let config: HTTPServerConfiguration
     let responder: any HTTPResponder

@@ -13,6 +13,8 @@ import Synchronization
 /// SO_REUSEPORT is for this process's loops only: `start()` refuses a port another process listens on ("port N
 /// is already in use") instead of letting the kernel spread connections over two servers (docs/architecture.md).
 public final class HTTPServer: @unchecked Sendable {
+    // `@unchecked`: `loops` and `port` are set by `start()` before any loop runs and only read after; `signalHandles`
+    // is touched on the first loop's thread only.
     public let configuration: HTTPServerConfiguration
     public let workers: WorkerPool
     public let logger: Logger

@@ -2,6 +2,7 @@
 /// thread ever touches its memory (no cache line bouncing between cores). For per-loop caches in front of shared,
 /// locked ones.
 public final class LoopLocal<Value>: @unchecked Sendable {
+    // `@unchecked`: each slot is read and written on its own loop's thread only; `slots` never changes.
     /// A separate allocation per loop, padded so that two loops' values never share a cache line.
     private final class Slot {
         var value: Value

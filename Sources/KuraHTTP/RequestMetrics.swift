@@ -4,6 +4,7 @@ import KuraCore
 /// in `Router.routes`, or one of the `RouteMatch` kinds below. One per event loop, read and written on that loop's
 /// thread only (the router writes it while the connection waits for `respond` to return).
 public final class MatchedRoute: @unchecked Sendable {
+    // `@unchecked`: read and written on its loop's thread only (one per loop).
     public var value: Int32 = RouteMatch.unmatched
     public init() {}
 }

@@ -19,6 +19,7 @@ public struct BasicRequestContext: RequestContext {
 /// parameters, parameters over wildcards. A known path with an unknown method is 405 with `Allow`;
 /// HEAD falls back to GET. Register every route before the server starts; after that it is read-only.
 public final class Router<Context: RequestContext>: HTTPResponder, @unchecked Sendable {
+    // `@unchecked`: routes and `fallback` are registered before the server starts and only read after.
     public typealias Handler = @Sendable (Request, Context) throws -> Response
 
     private let root = Node()

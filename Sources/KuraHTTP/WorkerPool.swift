@@ -77,6 +77,8 @@ public final class WorkerPool: Sendable {
 /// One queued job; `run` executes on a pool thread and returns what to do back on the loop; `cancelled` runs on
 /// the loop instead when the job was cancelled before it started.
 private final class WorkJob: @unchecked Sendable {
+    // `@unchecked`: `finish`, `pool` and `loop` are set on the loop before libuv queues the job and read on the loop
+    // after it ran (libuv's queue orders the two); `run` is the only part a pool thread calls.
     let run: () -> (() -> Void)
     let cancelled: () -> Void
     var finish: (() -> Void)?

@@ -7,6 +7,8 @@ import CPostgres
 /// One libpq connection (`PGconn*`), owned by this object and closed in `deinit`. Not thread-safe: one thread
 /// uses it at a time (a `PostgresConnectionPool` hands it out that way). Statements run synchronously.
 public final class PostgresConnection: @unchecked Sendable {
+    // `@unchecked`: one thread uses it at a time (the pool lends it so); libpq's `PGconn` allows that, not concurrent
+    // use.
     private let handle: OpaquePointer
     /// The libpq connection string or URL it was opened with.
     public let url: String

@@ -7,6 +7,8 @@ import KuraCore
 /// again, so after a failover the pool follows the multi-host URL to the new primary; so is one whose server
 /// closed it while it sat idle (a database restart), so that no request after the restart finds it dead.
 public final class PostgresConnectionPool: @unchecked Sendable {
+    // `@unchecked`: the mutable fields are read and written with `condition`'s mutex held; a lent connection is used by
+    // one thread at a time.
     /// The libpq connection string every connection is opened with.
     public let url: String
     /// The most connections open at once (PostgreSQL's `max_connections` is shared by every node).

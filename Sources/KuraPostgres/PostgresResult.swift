@@ -10,6 +10,7 @@ public enum PostgresResultFormat: Int32, Sendable {
 /// The answer to one statement: an owned `PGresult*`, cleared in `deinit`. Immutable, so it may be read from any
 /// thread once returned. Row and column indexes are 0-based.
 public final class PostgresResult: @unchecked Sendable {
+    // `@unchecked`: the `PGresult` is never changed after it is received, and libpq allows reading it from any thread.
     private let handle: OpaquePointer
 
     /// Takes ownership of `handle`, which must be a successful result (`PGRES_COMMAND_OK` or `PGRES_TUPLES_OK`).

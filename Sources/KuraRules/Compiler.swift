@@ -1,5 +1,7 @@
 /// A user function, filled in after every function in scope is known (so functions may call later ones).
 final class CompiledFunction: @unchecked Sendable {
+    // `@unchecked`: `scope` and `body` are written while the rules compile, on one thread, and only read once
+    // `RuleSet.compile` returns.
     let declaration: FunctionDeclaration
     /// Compile-time only; cleared afterwards because scopes refer back to their functions (a retain cycle).
     var scope: CompileScope?
@@ -32,6 +34,7 @@ final class CompileScope {
 /// copying (and reference counting) every field of every statement it visits. Filled in by the compiler, never
 /// changed once `RuleSet.compile` returns: that is what makes sharing it between threads safe.
 final class CompiledAllow: @unchecked Sendable {
+    // `@unchecked`: written by the compiler only, read-only once `RuleSet.compile` returns (above).
     /// Bit per `RuleMethod` (in `allCases` order).
     let methods: UInt8
     let condition: Evaluator
@@ -49,6 +52,7 @@ final class CompiledAllow: @unchecked Sendable {
 /// A compiled `match` block: pattern segments with the slot each variable binds. Immutable once compiled (see
 /// `CompiledAllow`).
 final class CompiledMatch: @unchecked Sendable {
+    // `@unchecked`: written by the compiler only, read-only once `RuleSet.compile` returns.
     enum Segment: Sendable {
         case literal(String)
         case variable(slot: Int)

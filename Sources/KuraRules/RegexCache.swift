@@ -8,6 +8,7 @@ import Synchronization
 /// linear in the input, whatever the pattern. The input is user data, so a backtracking engine would let a rule like
 /// `s.matches('(a+)+$')` burn seconds of a loop per request.
 final class CompiledRegex: @unchecked Sendable {
+    // `@unchecked`: the RE2 object is immutable once compiled and RE2 allows matching from several threads at once.
     /// The engine behind `matches()`, for tests and diagnostics.
     static let engine = "RE2"
     /// Longest pattern accepted, in UTF-8 bytes (RE2's compiled program grows with it).

@@ -4,6 +4,8 @@ import Foundation
 /// connection is used by one thread at a time and returned to the pool afterwards, so there are at most as many
 /// as there were concurrent readers.
 public final class SQLiteReaderPool: @unchecked Sendable {
+    // `@unchecked`: `idle` and `closed` are read and written with `lock` held; a lent connection is used by one thread
+    // at a time.
     private let path: String
     private let lock = NSLock()
     private var idle: [SQLiteConnection] = []

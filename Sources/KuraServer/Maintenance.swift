@@ -4,7 +4,7 @@ import KuraModel
 
 /// Housekeeping that runs off the request path on its own thread, every `interval`: today, purging expired
 /// action codes and revoked sessions from the account store. Stops with the server.
-final class Maintenance: @unchecked Sendable {
+final class Maintenance: Sendable {
     private let interval: TimeInterval
     private let tasks: [(name: String, run: @Sendable () throws -> Void)]
     private let logger: Logger

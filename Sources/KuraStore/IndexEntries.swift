@@ -2,7 +2,7 @@ import KuraCore
 import KuraModel
 
 /// One single-field index entry of a document (see `SQLiteSchema` for the scheme).
-package struct IndexEntry: Hashable {
+package struct IndexEntry: Hashable, Sendable {
     /// Canonical dotted field path.
     package var field: String
     /// 0: the field's value; 1: one element of an array field.

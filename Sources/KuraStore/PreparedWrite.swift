@@ -7,7 +7,7 @@ import KuraModel
 /// core), so whatever can be computed from the request alone is computed by the submitting thread: when a write's
 /// resulting fields do not depend on the stored document or the commit time (a create or a non-merging set,
 /// without transforms), their validated encoding and index entries are ready before the writer sees them.
-package struct PreparedWrite: @unchecked Sendable {
+package struct PreparedWrite: Sendable {
     package let write: Write
     /// The resulting fields' encoding and index entries, when known in advance.
     package let outcome: (data: [UInt8], entries: [IndexEntry])?

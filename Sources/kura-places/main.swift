@@ -1,6 +1,7 @@
 import Foundation
 import KuraClient
 import KuraPlaces
+import Synchronization
 
 // kura-places: "where am I" in a terminal. Reverse geocoding, name search and compass directions on the GeoNames
 // places imported into Kura's `places` collection (apps/places/README.md); argument parsing and output only, the
@@ -274,16 +275,15 @@ func run(_ command: String, _ arguments: CommandLineArguments) async throws {
 }
 
 /// The last step reached, shared with the progress callback.
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = -1
+final class LockedCounter: Sendable {
+    private let value = Mutex(-1)
     /// True when `step` is past the last one seen.
     func advance(to step: Int) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard step > value else { return false }
-        value = step
-        return true
+        value.withLock { value in
+            guard step > value else { return false }
+            value = step
+            return true
+        }
     }
 }
 

@@ -4,6 +4,7 @@ internal import KuraModel
 /// A value shared between tasks and threads, guarded by a lock. (`Synchronization.Mutex` would do, but needs
 /// iOS 18 / macOS 15; this works everywhere Foundation does.)
 final class Locked<Value>: @unchecked Sendable {
+    // `@unchecked`: `value` is read and written with `lock` held only.
     private var value: Value
     private let lock = NSLock()
 

@@ -5,6 +5,7 @@ internal import KuraModel
 /// The offline cache's SQLite file: one connection, used under a lock (the calls are short). Owns the handle and
 /// closes it in `deinit`; no raw pointers leave this file.
 final class LocalDatabase: @unchecked Sendable {
+    // `@unchecked`: the connection handle is used with `lock` held only.
     /// A bound or read value.
     enum Value: Sendable, Equatable {
         case null

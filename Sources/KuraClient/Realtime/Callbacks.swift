@@ -5,6 +5,7 @@ internal import KuraModel
 /// to be `@Sendable` (Firebase's are not, and UIKit code captures view controllers in them): the SDK only ever
 /// calls them on the one queue the app chose (`Kura.Settings.dispatchQueue`, the main queue by default).
 struct CallbackBox<Value>: @unchecked Sendable {
+    // `@unchecked`: the value crosses threads but is only called on the app's one callback queue.
     let value: Value
 }
 

@@ -90,6 +90,8 @@ struct ServerSentEventParser {
 /// A streaming HTTP GET read chunk by chunk through a `URLSessionDataDelegate` (Linux's URLSession has no
 /// `bytes(for:)`), delivered as an `AsyncStream`. One session per stream: the delegate belongs to its session.
 final class EventStreamRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // `@unchecked`: URLSession calls the delegate on its serial delegate queue, the only place the parser and status
+    // are touched; `session` is set before the task starts.
     enum Update: Sendable {
         /// The response head arrived.
         case opened(status: Int)

@@ -4,6 +4,7 @@ import KuraCore
 /// on has an id; the listener thread records which nodes acknowledged it (`kura_cluster_ack`), and the waiting
 /// thread wakes when the last awaited node did, or at its deadline. Thread-safe.
 final class ClusterAcknowledgements: @unchecked Sendable {
+    // `@unchecked`: `received` is read and written with `condition`'s mutex held.
     private let condition = MonotonicCondition()
     /// Event id → the nodes that acknowledged it so far; only ids someone waits for (guarded by `condition`).
     private var received: [String: Set<String>] = [:]

@@ -32,7 +32,7 @@ import Synchronization
 /// caches before the others stop counting it alive (its last answered heartbeat was sent at most `heartbeat`
 /// before the unanswered one). The listening connection also has TCP keepalives and `tcp_user_timeout` at that
 /// limit, over `store.url`'s, so a statement it waits for (an acknowledgement) fails in that time as well.
-public final class PostgresClusterChannel: ClusterChannel, @unchecked Sendable {
+public final class PostgresClusterChannel: ClusterChannel, Sendable {
     /// The channel nodes notify each other on.
     public static let channelName = "kura_cluster"
     /// The channel the document store notifies on each commit, with the newest sequence as payload.

@@ -10,6 +10,7 @@ import Synchronization
 /// (`PostgresWriter`). Tables and index scheme: `PostgresDocumentSchema` (the SQLite engine's, in PostgreSQL
 /// types); the change log's order across nodes: `ChangeSequence`.
 public final class PostgresDocumentStore: EngineDocumentStore, @unchecked Sendable {
+    // `@unchecked`: `writer` is set once in `init`, before the store is shared, and only read after.
     /// How the store is opened.
     public struct Configuration: Sendable {
         /// How long change-log entries are kept, in microseconds (default 24 h).

@@ -9,6 +9,8 @@
 ///
 /// `arm`, `disarm` and `queued` run under the queue owner's lock; `wait` runs outside it.
 final class QueueWakeup: @unchecked Sendable {
+    // `@unchecked`: `threshold` is read and written under the queue owner's lock (see above); the pipe's ends never
+    // change.
     private let readEnd: Int32
     private let writeEnd: Int32
     private var threshold = Int.max

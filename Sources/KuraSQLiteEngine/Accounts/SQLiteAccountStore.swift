@@ -7,9 +7,10 @@ import KuraSQLite
 /// `AccountStore` in its own SQLite file (`<directory>/accounts.db`): WAL, `synchronous=FULL`. One writer
 /// connection behind a lock; reads come from a reader pool and never wait for it.
 public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
+    // `@unchecked`: `writer` is used with `lock` held only; the readers come from a pool that lends each to one
+    // thread at a time.
     /// The database file.
     public let path: String
-    // The writer is only touched while `lock` is held; that is what makes the unchecked Sendable sound.
     private let writer: SQLiteConnection
     private let lock = NSLock()
     private let readers: SQLiteReaderPool

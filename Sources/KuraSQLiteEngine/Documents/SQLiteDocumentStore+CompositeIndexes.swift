@@ -3,6 +3,7 @@ import KuraCore
 import KuraModel
 import KuraSQLite
 import KuraStore
+import Synchronization
 
 /// Declaring, building and dropping composite indexes.
 ///
@@ -234,17 +235,15 @@ extension SQLiteDocumentStore {
 
 /// A test's callback between the two passes of an index build (`SQLiteDocumentStore.buildScanned`), called with
 /// the index's id on the build's thread.
-final class IndexBuildHook: @unchecked Sendable {
-    private let lock = NSLock()
-    private var action: ((Int64) -> Void)?
-    func set(_ action: @escaping (Int64) -> Void) { lock.withLock { self.action = action } }
-    func callAsFunction(_ iid: Int64) { lock.withLock { action }?(iid) }
+final class IndexBuildHook: Sendable {
+    private let action = Mutex<(@Sendable (Int64) -> Void)?>(nil)
+    func set(_ action: @escaping @Sendable (Int64) -> Void) { self.action.withLock { $0 = action } }
+    func callAsFunction(_ iid: Int64) { action.withLock { $0 }?(iid) }
 }
 
 /// A flag set once, read from any thread.
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
+final class StopFlag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }

@@ -14,7 +14,7 @@ import KuraStore
 /// (the WAL is in the OS page cache) but could lose the last commits on power loss. FULL's extra cost is one
 /// fsync per transaction, and group commit shares that fsync among every write queued meanwhile, so throughput
 /// under concurrency barely changes.
-public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, @unchecked Sendable {
+public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, Sendable {
     /// How the store is opened.
     public struct Configuration: Sendable {
         /// The database file (created if missing).

@@ -17,7 +17,7 @@ import Synchronization
 /// on being told it changed never gets the older version from this node. The entries read last are kept
 /// (`recentChanges`), so the feed, woken by this follower, takes them from memory instead of reading them from the
 /// database a second time; and a notification of entries the feed has read already costs no read here.
-final class ChangeLogFollower: @unchecked Sendable {
+final class ChangeLogFollower: Sendable {
     private let store: any DocumentStore
     private let cache: DocumentCache
     private let signal: ChangeSignal

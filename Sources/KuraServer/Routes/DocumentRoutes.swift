@@ -2,6 +2,7 @@ import KuraCore
 import KuraHTTP
 import KuraModel
 import KuraStore
+import Synchronization
 
 /// `/api/docs/{path}`: one document or one collection, for any caller (`CallerPolicy.anyone`; the security rules
 /// decide). Reads run on the worker pool unless the document is in the hot cache; writes go through `DurableCommit`.
@@ -84,8 +85,12 @@ struct DocumentRoutes {
     }
 
     /// The decoded fields of a create, carried from decoding to the answer.
-    private final class Fields: @unchecked Sendable {
-        var value = JSONObject()
+    private final class Fields: Sendable {
+        private let fields = Mutex(JSONObject())
+        var value: JSONObject {
+            get { fields.withLock { $0 } }
+            set { fields.withLock { $0 = newValue } }
+        }
     }
 
     // MARK: Handlers (worker pool)
