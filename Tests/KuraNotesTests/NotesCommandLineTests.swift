@@ -10,51 +10,18 @@ import Testing
     static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("kura-notes")
 
-    /// Runs `kura-notes` with `arguments` and `input` on standard input; returns its status and output.
-    /// (`posix_spawn`, not Foundation's `Process`: see TodoAppTests.)
+    /// Runs `kura-notes` with `arguments` and `input` on standard input, in an environment of its own; returns its
+    /// status and output.
     static func run(
         _ arguments: [String], server: TestKura?, session: String, input: String = "", language: String = "C"
     ) async throws -> (Int32, String) {
-        var argv = [executable.path, "--session", session]
-        if let server { argv += ["--server", server.url.absoluteString] }
-        argv += arguments
-        let envp = ["HOME=" + NSTemporaryDirectory(), "PATH=/usr/bin:/bin", "LANG=" + language]
-        let command = argv
+        let arguments =
+            ["--session", session] + (server.map { ["--server", $0.url.absoluteString] } ?? []) + arguments
+        let environment = ["HOME": NSTemporaryDirectory(), "PATH": "/usr/bin:/bin", "LANG": language]
         return try await offPool {
-            let argv = command
-            var output: [Int32] = [-1, -1]
-            var stdin: [Int32] = [-1, -1]
-            guard pipe(&output) == 0, pipe(&stdin) == 0 else { throw TestFailure("pipe: \(errno)") }
-            for fd in output + stdin { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
-            posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-            posix_spawn_file_actions_adddup2(&actions, output[1], 2)
-            var cArgv = argv.map { strdup($0) } + [nil]
-            var cEnvp = envp.map { strdup($0) } + [nil]
-            defer { for pointer in cArgv + cEnvp { free(pointer) } }
-            var pid: pid_t = 0
-            let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgv, &cEnvp)
-            close(output[1])
-            close(stdin[0])
-            guard rc == 0 else { throw TestFailure("posix_spawn: \(rc)") }
-            let bytes = Array(input.utf8)
-            _ = bytes.withUnsafeBufferPointer { write(stdin[1], $0.baseAddress, $0.count) }
-            close(stdin[1])
-            var text: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = read(output[0], &buffer, buffer.count)
-                if count <= 0 { break }
-                text += buffer[..<count]
-            }
-            close(output[0])
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            return (code, String(decoding: text, as: UTF8.self))
+            let run = try runToEnd(
+                executable, arguments, environment: environment, inheritEnvironment: false, input: input)
+            return (run.status, run.output)
         }
     }
 

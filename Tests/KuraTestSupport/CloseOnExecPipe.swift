@@ -30,14 +30,15 @@ public struct CloseOnExecPipe: Sendable {
 
 /// Runs `executable` with `arguments` to its end and returns its exit status and everything it wrote to standard
 /// output and error (interleaved as written). `input`, when given, is written to its standard input, which is
-/// then closed; without it the child reads end-of-file at once. `environment` goes over this process's. The pipes
-/// are `CloseOnExecPipe`s.
+/// then closed; without it the child reads end-of-file at once. `environment` goes over this process's
+/// (`inheritEnvironment: false`: it alone). The pipes are `CloseOnExecPipe`s; the child is a `ChildProcess`.
 public func runToEnd(
-    _ executable: URL, _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil,
-    input: String? = nil
+    _ executable: URL, _ arguments: [String], environment: [String: String] = [:], inheritEnvironment: Bool = true,
+    in directory: String? = nil, input: String? = nil
 ) throws -> (status: Int32, output: String) {
     let run = try runToEnd(
-        executable, arguments, environment: environment, in: directory, input: input, errorsApart: false)
+        executable, arguments, environment: environment, inheritEnvironment: inheritEnvironment, in: directory,
+        input: input, errorsApart: false)
     return (run.status, run.output)
 }
 
