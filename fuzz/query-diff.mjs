@@ -23,7 +23,8 @@ for (const line of readFileSync(file, 'utf8').split('\n')) {
   if (unsafeIntegers(line)) { skipped++; continue; }
   const record = JSON.parse(line);
   const body = record.query;
-  const fields = [...(body.where ?? []), ...(body.orderBy ?? [])].map((f) => f.field);
+  const leaves = (entries) => entries.flatMap((e) => (e.or ? leaves(e.or) : e.and ? leaves(e.and) : [e]));
+  const fields = [...leaves(body.where ?? []), ...(body.orderBy ?? [])].map((f) => f.field);
   if (fields.some((f) => f === 'createTime' || f === 'updateTime')) { skipped++; continue; }
   const q = {
     source: body.collection !== undefined ? { collection: body.collection } : { collectionGroup: body.collectionGroup },
