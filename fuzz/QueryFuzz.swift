@@ -1,9 +1,13 @@
 // libFuzzer harness for query decoding and matching: the input is the JSON body of `POST /api/query`, decoded by the
-// server's QueryDecoding (compiled into this module with the other Sources/KuraServer/Decoding files), written back
-// as a query body and decoded again; the two queries are run by KuraModel's QueryMatcher over documents built from
-// the query's own values (so that filters and cursors hit, miss and tie).
-// Properties: decode → encode → decode gives the same query; both match the same documents and order them alike;
-// the order is antisymmetric; decoding fails only with a 400 APIError/ValidationError, never a crash.
+// server's QueryDecoding (compiled into this module with the other Sources/KuraServer/Decoding files) through the
+// wire format both sides share (KuraModel's `StructuredQuery(json:)`), written back as a query body with the
+// encoding the Swift SDK sends (`StructuredQuery.json`) and decoded again; the two queries are run by KuraModel's
+// QueryMatcher over documents built from the query's own values (so that filters and cursors hit, miss and tie).
+// Properties: decode → encode → decode gives an equal query (composite filters included) and encode is stable
+// (encode → decode → encode gives the same bytes); the model's decoder alone gives the server's query, and refuses
+// what the server refuses but for the server's own rules (a limit below 1, a non-list operand of in, not-in or
+// array-contains-any); both queries match the same documents and order them alike; the order is antisymmetric;
+// decoding fails only with a 400 APIError/ValidationError, never a crash.
 import KuraCore
 import KuraModel
 import KuraStore
@@ -15,24 +19,39 @@ import KuraStore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func queryFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard let body = try? JSONValue.parse(UnsafeBufferPointer(start: data, count: size)) else { return 0 }
+    // No page size and no filter limits: what the wire format alone accepts.
+    let unbounded = PageLimits(defaultPageSize: 1, maxPageSize: Int(Int64.max))
+    let queryLimits = QueryLimits(
+        maxDisjunctionValues: .max, maxFilterValueBytes: .max, maxFilterBytes: .max, maxFilterDisjunctions: .max)
+    let model = try? StructuredQuery(json: body)
     let query: StructuredQuery
     do {
-        query = try QueryDecoding.decode(body, limits: PageLimits())
+        query = try QueryDecoding.decode(body, limits: unbounded, queryLimits: queryLimits, paged: false)
     } catch {
         checkRefusal(error)
+        // The server's own rules on top of the wire format: a limit of at least 1, and a list for the operators
+        // that take one (checked with the filter limits; the model leaves it to NormalizedQuery).
+        if let model {
+            let listOperand = (model.filters + model.composites.flatMap(\.leaves)).contains {
+                [.in, .notIn, .arrayContainsAny].contains($0.op) && $0.value.arrayValue == nil
+            }
+            require(
+                (model.limit ?? 1) < 1 || listOperand,
+                "the server refuses \(body.jsonString), which the model decodes: \(error)")
+        }
         return 0
     }
-    let encoded = encode(query)
+    require(model == query, "the model decodes \(body.jsonString) otherwise than the server")
+    let encoded = query.json
     let again: StructuredQuery
     do {
-        again = try QueryDecoding.decode(encoded, limits: PageLimits())
+        again = try StructuredQuery(json: encoded)
     } catch {
         require(false, "the encoded query \(encoded.jsonString) (from \(body.jsonString)) does not decode: \(error)")
         return 0
     }
-    require(
-        describe(again) == describe(query),
-        "decode → encode → decode changed the query:\n\(describe(query))\n\(describe(again))")
+    require(again == query, "decode → encode → decode changed the query:\n\(describe(query))\n\(describe(again))")
+    require(again.json.jsonBytes == encoded.jsonBytes, "encode → decode → encode changed \(encoded.jsonString)")
     let matchers: [QueryMatcher]
     do {
         matchers = [try QueryMatcher(query), try QueryMatcher(again)]
@@ -85,33 +104,6 @@ private func checkRefusal(_ error: any Error) {
     }
 }
 
-/// The query as the body of `POST /api/query` (what the SDKs send).
-private func encode(_ query: StructuredQuery) -> JSONValue {
-    var body = JSONObject()
-    switch query.source {
-    case .collection(let path): body["collection"] = .string(path.description)
-    case .collectionGroup(let id): body["collectionGroup"] = .string(id)
-    }
-    if !query.filters.isEmpty {
-        body["where"] = .array(
-            query.filters.map {
-                .object(["field": .string($0.field.description), "op": .string($0.op.rawValue), "value": $0.value])
-            })
-    }
-    if !query.orderBy.isEmpty {
-        body["orderBy"] = .array(
-            query.orderBy.map {
-                .object(["field": .string($0.field.description), "direction": .string($0.descending ? "desc" : "asc")])
-            })
-    }
-    if let limit = query.limit { body["limit"] = .int(Int64(limit)) }
-    if let start = query.start { body[start.inclusive ? "startAt" : "startAfter"] = .array(start.values) }
-    if let end = query.end { body[end.inclusive ? "endAt" : "endBefore"] = .array(end.values) }
-    if let select = query.select { body["select"] = .array(select.map { .string($0.description) }) }
-    if let token = query.pageToken { body["pageToken"] = .string(token) }
-    return .object(body)
-}
-
 private func describeField(_ field: QueryField) -> String {
     switch field {
     case .id: "meta:id"
@@ -131,6 +123,7 @@ private func describe(_ query: StructuredQuery) -> String {
     for filter in query.filters {
         parts.append("where \(describeField(filter.field)) \(filter.op.rawValue) \(filter.value.jsonBytes)")
     }
+    for tree in query.composites { parts.append("where \(tree.json.jsonString)") }
     for order in query.orderBy { parts.append("order \(describeField(order.field)) \(order.descending)") }
     parts.append("limit \(String(describing: query.limit))")
     for (name, cursor) in [("start", query.start), ("end", query.end)] {
@@ -153,7 +146,7 @@ private func sampleDocuments(for query: StructuredQuery, seed: Int) -> [Document
         pool.append(value)
         if case .array(let elements) = value { pool += elements.prefix(8) }
     }
-    for filter in query.filters { add(filter.field, filter.value) }
+    for filter in query.filters + query.composites.flatMap(\.leaves) { add(filter.field, filter.value) }
     for order in query.orderBy { add(order.field, nil) }
     for cursor in [query.start, query.end].compactMap({ $0 }) { pool += cursor.values.prefix(8) }
     let ids =

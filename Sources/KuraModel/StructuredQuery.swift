@@ -1,5 +1,5 @@
 /// A structured query over one collection or a collection group, Firestore style.
-public struct StructuredQuery: Sendable {
+public struct StructuredQuery: Sendable, Equatable {
     /// Where documents come from.
     public enum Source: Sendable, Equatable {
         /// The documents directly in one collection.
@@ -58,6 +58,13 @@ public struct StructuredQuery: Sendable {
         self.select = select
         self.pageToken = pageToken
     }
+
+    /// The same query: everything but `budget` (what may be spent, not what is asked) is equal.
+    public static func == (lhs: StructuredQuery, rhs: StructuredQuery) -> Bool {
+        lhs.source == rhs.source && lhs.filters == rhs.filters && lhs.composites == rhs.composites
+            && lhs.orderBy == rhs.orderBy && lhs.limit == rhs.limit && lhs.start == rhs.start && lhs.end == rhs.end
+            && lhs.select == rhs.select && lhs.pageToken.map { Array($0.utf8) } == rhs.pageToken.map { Array($0.utf8) }
+    }
 }
 
 /// What a filter or order refers to: a data field or one of the metadata fields.
@@ -101,7 +108,7 @@ public enum QueryField: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One condition of a query.
-public struct Filter: Sendable {
+public struct Filter: Sendable, Equatable {
     /// The comparison operators.
     public enum Operator: String, Sendable, CaseIterable {
         case equal = "=="
@@ -141,7 +148,7 @@ public struct Filter: Sendable {
 
 /// A condition of a query: one field filter, or a composite filter that holds when any (`or`) or every (`and`)
 /// of its conditions holds, nested to any depth.
-public indirect enum FilterTree: Sendable {
+public indirect enum FilterTree: Sendable, Equatable {
     /// A field filter.
     case filter(Filter)
     /// Holds when any of the conditions holds.
@@ -187,21 +194,6 @@ public indirect enum FilterTree: Sendable {
         case .and(let children): .and(try children.map { try $0.mapLeaves(transform) })
         }
     }
-
-    /// The tree as the wire format writes it: `{"field","op","value"}`, `{"or":[…]}`, `{"and":[…]}` (for keys and
-    /// diagnostics; metadata operands as converted).
-    public var json: JSONValue {
-        switch self {
-        case .filter(let filter):
-            .object(
-                JSONObject([
-                    ("field", .string(filter.field.description)), ("op", .string(filter.op.rawValue)),
-                    ("value", filter.value),
-                ]))
-        case .or(let children): .object(JSONObject([("or", .array(children.map(\.json)))]))
-        case .and(let children): .object(JSONObject([("and", .array(children.map(\.json)))]))
-        }
-    }
 }
 
 /// One sort key.
@@ -219,7 +211,7 @@ public struct Order: Sendable, Equatable {
 }
 
 /// A position in the sort order, given as values for the orderBy fields.
-public struct Cursor: Sendable {
+public struct Cursor: Sendable, Equatable {
     /// Values for the first `values.count` sort keys (an `id` key takes the document ID string).
     public var values: [JSONValue]
     /// For a start cursor: `startAt` (true) or `startAfter` (false). For an end cursor: `endAt` (true) or

@@ -122,8 +122,8 @@ import Testing
         }
     }
 
-    // The malformed field paths (`a..b`, "") fail today: FieldPath.init throws INVALID_ARGUMENT and QueryDecoding
-    // passes it through, although every query mistake is documented as INVALID_QUERY.
+    // The malformed field paths (`a..b`, ""): FieldPath.init throws INVALID_ARGUMENT, which a query answers as the
+    // INVALID_QUERY every query mistake is documented as (QueryField(queryName:)).
     @Test(
         "malformed queries are 400 INVALID_QUERY (for queries and counts)",
         arguments: [
@@ -136,6 +136,9 @@ import Testing
             #"{"collection":"items","where":[{"field":"n","op":"==","value":1,"extra":true}]}"#,
             #"{"collection":"items","where":{"field":"n"}}"#,
             #"{"collection":"items","where":[5]}"#,
+            #"{"collection":"items","where":[{"or":[]}]}"#,
+            #"{"collection":"items","where":[{"and":[{"field":"n","op":"in","value":[]}]}]}"#,
+            #"{"collection":"items","where":[{"or":[{"field":"a..b","op":"==","value":1}]}]}"#,
             #"{"collection":"items","where":[{"field":"id","op":"==","value":5}]}"#,
             #"{"collection":"items","where":[{"field":"createTime","op":">","value":"yesterday"}]}"#,
             #"{"collection":"items","orderBy":[{"field":"n","direction":"up"}]}"#,

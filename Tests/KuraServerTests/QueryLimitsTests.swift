@@ -63,6 +63,20 @@ import Testing
         }
     }
 
+    @Test("a filter past a limit is answered before a mistake in the members after 'where'")
+    func filterLimitsComeFirst() throws {
+        try withTestKura(configure: { try $0.set("query.maxDisjunctionValues", "3") }) { server in
+            var query = Self.inQuery([1, 2, 3, 4])
+            query["orderBy"] = 5
+            query["limit"] = 0
+            let response = try server.request("POST", "/api/query", json: query, auth: .none)
+            expectError(response, 400, .invalidArgument)
+            #expect(Self.message(response).contains("query.maxDisjunctionValues"), "\(response)")
+            query["where"] = nil
+            expectError(try server.request("POST", "/api/query", json: query, auth: .none), 400, .invalidQuery)
+        }
+    }
+
     @Test("a filter value past query.maxFilterValueBytes, or all of them past query.maxFilterBytes, is refused")
     func filterValueBytes() throws {
         try withTestKura { server in

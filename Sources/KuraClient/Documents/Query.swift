@@ -34,15 +34,6 @@ public struct Query: Queryable, CustomStringConvertible {
         case field(Filter)
         case or([Condition])
         case and([Condition])
-
-        /// The entry as `POST /api/query` reads it.
-        var json: KuraValue {
-            switch self {
-            case .field(let filter): ["field": .string(filter.field), "op": .string(filter.op), "value": filter.value]
-            case .or(let conditions): ["or": .array(conditions.map(\.json))]
-            case .and(let conditions): ["and": .array(conditions.map(\.json))]
-            }
-        }
     }
 
     struct Order: Sendable, Hashable {
@@ -66,30 +57,19 @@ public struct Query: Queryable, CustomStringConvertible {
         (try? String(decoding: JSONText.encode(json()), as: UTF8.self)) ?? "Query(invalid)"
     }
 
-    /// The body of `POST /api/query` (without `limit` and `pageToken`, which paging adds).
+    /// The body of `POST /api/query` (`limit` and `pageToken` as given, which paging sets), in the wire format the
+    /// server decodes (KuraModel's `StructuredQuery.json`). A bad path fails with `.invalidPath`, a bad field name
+    /// with `.invalidQuery`, before anything is sent.
     func json(limit: Int? = nil, pageToken: String? = nil) throws -> KuraValue {
         if let invalidValue { throw invalidValue }
-        var body: DocumentData = [:]
         switch source {
-        case .collection(let segments):
-            try ResourcePath.validate(segments, document: false)
-            body["collection"] = .string(segments.joined(separator: "/"))
-        case .collectionGroup(let id):
-            try ResourcePath.validateID(id)
-            body["collectionGroup"] = .string(id)
+        case .collection(let segments): try ResourcePath.validate(segments, document: false)
+        case .collectionGroup(let id): try ResourcePath.validateID(id)
         }
-        if !filters.isEmpty || !composites.isEmpty {
-            body["where"] = .array(filters.map { Condition.field($0).json } + composites.map(\.json))
-        }
-        if !orders.isEmpty {
-            body["orderBy"] = .array(
-                orders.map { ["field": .string($0.field), "direction": $0.descending ? "desc" : "asc"] })
-        }
-        if let start { body[start.inclusive ? "startAt" : "startAfter"] = .array(start.values) }
-        if let end { body[end.inclusive ? "endAt" : "endBefore"] = .array(end.values) }
-        if let limit { body["limit"] = .integer(Int64(limit)) }
-        if let pageToken { body["pageToken"] = .string(pageToken) }
-        return .map(body)
+        var query = try structured(value: JSONText.storable)
+        query.limit = limit
+        query.pageToken = pageToken
+        return try KuraValue(model: query.json)
     }
 
     /// The complete sort order the server uses (docs/api.md, "Sort order"): the orderBy fields, the inequality

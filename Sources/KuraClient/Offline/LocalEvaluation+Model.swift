@@ -75,8 +75,11 @@ extension KuraError {
 }
 
 extension Query {
-    /// This query in the model's terms, as `POST /api/query` would decode it.
-    func structured() throws -> StructuredQuery {
+    /// This query in the model's terms, as `POST /api/query` would decode it: what the SDK sends (`json`) and what
+    /// it evaluates offline. Field names are parsed as the server parses them (a bad one is `.invalidQuery`);
+    /// `value` turns filter operands and cursor values into the model's (by default as offline evaluation reads
+    /// them; the wire refuses what JSON cannot carry).
+    func structured(value: (KuraValue) throws -> JSONValue = { $0.model }) throws -> StructuredQuery {
         do {
             let source: StructuredQuery.Source
             switch self.source {
@@ -87,7 +90,7 @@ extension Query {
                 guard let op = KuraModel.Filter.Operator(rawValue: filter.op) else {
                     throw ValidationError.invalidQuery("unknown operator \(filter.op)")
                 }
-                return KuraModel.Filter(try QueryField(filter.field), op, filter.value.model)
+                return KuraModel.Filter(try QueryField(queryName: filter.field), op, try value(filter.value))
             }
             func tree(_ condition: Condition) throws -> FilterTree {
                 switch condition {
@@ -96,11 +99,15 @@ extension Query {
                 case .and(let conditions): .and(try conditions.map(tree))
                 }
             }
-            let orders = try orders.map { KuraModel.Order(try QueryField($0.field), descending: $0.descending) }
+            let orders = try orders.map {
+                KuraModel.Order(try QueryField(queryName: $0.field), descending: $0.descending)
+            }
+            func cursor(_ cursor: Cursor) throws -> KuraModel.Cursor {
+                KuraModel.Cursor(values: try cursor.values.map(value), inclusive: cursor.inclusive)
+            }
             var query = StructuredQuery(
-                source, filters: try filters.map(model), orderBy: orders, limit: limit,
-                start: start.map { KuraModel.Cursor(values: $0.values.map(\.model), inclusive: $0.inclusive) },
-                end: end.map { KuraModel.Cursor(values: $0.values.map(\.model), inclusive: $0.inclusive) })
+                source, filters: try filters.map(model), orderBy: orders, limit: limit, start: try start.map(cursor),
+                end: try end.map(cursor))
             query.composites = try composites.map(tree)
             return query
         } catch let error as ValidationError {

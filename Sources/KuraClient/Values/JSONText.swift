@@ -24,7 +24,7 @@ enum JSONText {
     }
 
     /// The model value written for `value`; throws for what JSON cannot hold.
-    private static func storable(_ value: KuraValue) throws -> JSONValue {
+    static func storable(_ value: KuraValue) throws -> JSONValue {
         switch value {
         case .null: return .null
         case .bool(let flag): return .bool(flag)
