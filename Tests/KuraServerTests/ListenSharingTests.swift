@@ -75,4 +75,63 @@ import Testing
             #expect(try user.drain(for: 0.3).allSatisfy { !$0.data.contains("hidden") })
         }
     }
+
+    @Test("mixed owners under a rule on resource.data: each user's streams see only their documents, alike")
+    func sameUserSharesOtherUsersRefused() throws {
+        let rules = """
+            rules_version = '1';
+            match /notes/{id} {
+              allow read: if request.auth != null && resource.data.owner == request.auth.uid;
+            }
+            """
+        try withRulesKura(rules: rules) { server in
+            let a = try server.signUp("a@example.com")
+            let b = try server.signUp("b@example.com")
+            let a2 = try server.signIn("a@example.com")  // another token of A's: its own rules identity
+            try server.put("notes/a0", ["owner": a.uid, "text": "ALPHA-zero"])
+            try server.put("notes/b0", ["owner": b.uid, "text": "BRAVO-zero"])
+            let query = queryParameter(["collection": "notes", "orderBy": [["field": "text"]]])
+            // Three streams on A's first token (they share one computation), one on A's second, two on B's.
+            let streams = [
+                try server.listen("?query=\(query)", auth: a.bearer),
+                try server.listen("?query=\(query)", auth: a.bearer),
+                try server.listen("?query=\(query)", auth: a.bearer),
+                try server.listen("?query=\(query)", auth: a2.bearer),
+                try server.listen("?query=\(query)", auth: b.bearer),
+                try server.listen("?query=\(query)", auth: b.bearer),
+            ]
+            var snapshots: [String] = []
+            for stream in streams {
+                _ = try stream.expect("connected")
+                snapshots.append(try stream.expect("snapshot").data)
+            }
+            #expect(Set(snapshots[0..<4]).count == 1)
+            #expect(snapshots[0].contains("ALPHA-zero") && !snapshots[0].contains("BRAVO"))
+            #expect(snapshots[4] == snapshots[5])
+            #expect(snapshots[4].contains("BRAVO-zero") && !snapshots[4].contains("ALPHA"))
+            // Writes of both owners, one document handed from A to B and one from B to A.
+            try server.put("notes/a1", ["owner": a.uid, "text": "ALPHA-one"])
+            try server.put("notes/b1", ["owner": b.uid, "text": "BRAVO-one"])
+            try server.put("notes/a0", ["owner": b.uid, "text": "BRAVO-handed"])
+            try server.put("notes/b0", ["owner": a.uid, "text": "ALPHA-handed"])
+            try server.put("notes/b2", ["owner": b.uid, "text": "BRAVO-two"])
+            try server.put("notes/a2", ["owner": a.uid, "text": "ALPHA-two"])
+            // A hears a1, a0 leaving (as A last saw it), b0 arriving, a2: four changes; B the other four. A's
+            // streams never carry B's text (BRAVO), B's never A's (ALPHA).
+            let seen = try streams.indices.map { index in
+                var changes: [String] = []
+                while changes.count < 4 {
+                    let event = try streams[index].expect("changes")
+                    changes += ListenTests.kinds(event)
+                    #expect(!event.data.contains(index < 4 ? "BRAVO" : "ALPHA"))
+                }
+                return changes
+            }
+            #expect(seen[0] == ["added a1", "removed a0", "added b0", "added a2"])
+            #expect(seen[1] == seen[0] && seen[2] == seen[0] && seen[3] == seen[0])
+            #expect(seen[4] == ["added b1", "added a0", "removed b0", "added b2"])
+            #expect(seen[5] == seen[4])
+            for stream in streams { #expect(try stream.drain(for: 0.3).isEmpty) }
+        }
+    }
 }
