@@ -17,6 +17,8 @@ final class ChangeFeed: @unchecked Sendable {
     private var targets: [Int: TargetState] = [:]
     /// Shares the work of one change among listeners with identical views (`ViewSharing`).
     private var sharing = ViewSharing()
+    /// The live listeners per scoped share key (`TargetState.scopedShareKey`).
+    private var groups: [ShareKey: ShareGroup] = [:]
     private var pending: [Registration] = []
     /// The latest entries read, so that a target going live catches up without reading the log again.
     private var recent: [Change] = []
@@ -87,6 +89,11 @@ final class ChangeFeed: @unchecked Sendable {
     private func unregister(_ state: TargetState) {
         guard targets.removeValue(forKey: state.key) != nil else { return }
         index.remove(state.key, state.target)
+        if let group = state.group {
+            group.members -= 1
+            if group.members == 0 { groups[group.key] = nil }
+            state.group = nil
+        }
         if state.connection.feedSide.targets[state.target.id] === state {
             state.connection.feedSide.targets[state.target.id] = nil
         }
@@ -283,6 +290,12 @@ final class ChangeFeed: @unchecked Sendable {
         if let existing = connection.feedSide.targets[state.target.id] { unregister(existing) }
         targets[state.key] = state
         index.insert(state.key, state.target)
+        if let key = state.scopedShareKey {
+            let group = groups[key] ?? ShareGroup(key: key)
+            groups[key] = group
+            group.members += 1
+            state.group = group
+        }
         connection.feedSide.targets[state.target.id] = state
         let id = StreamPosition(position)
         var cache = DocumentJSON()

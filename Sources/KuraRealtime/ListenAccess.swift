@@ -16,16 +16,23 @@ public struct ListenPrincipal: Sendable {
     /// `ListenAccess.revocationEpoch` read before the credentials were checked: a stream whose principal was
     /// resolved before a revocation that it missed is checked again before it delivers anything.
     public let revocationEpoch: UInt64
+    /// Names everything the security rules see of this caller (for a user: the uid and every claim of the token),
+    /// so that principals with equal values get the same decision on the same document at the same moment. The
+    /// change feed then computes once for all the listeners of one query held by such principals (the same
+    /// user's tabs and devices on one token, a client's several streams); `nil`: never shared that way.
+    public let rulesIdentity: String?
 
     /// Creates a principal.
     public init(
-        identity: String, bypassesRules: Bool, expiresAt: Int64?, context: any Sendable, revocationEpoch: UInt64 = 0
+        identity: String, bypassesRules: Bool, expiresAt: Int64?, context: any Sendable, revocationEpoch: UInt64 = 0,
+        rulesIdentity: String? = nil
     ) {
         self.identity = identity
         self.bypassesRules = bypassesRules
         self.expiresAt = expiresAt
         self.context = context
         self.revocationEpoch = revocationEpoch
+        self.rulesIdentity = rulesIdentity
     }
 }
 

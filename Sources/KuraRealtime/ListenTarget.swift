@@ -17,6 +17,17 @@ public struct ListenTarget: Sendable {
     public let id: String
     /// What is watched.
     public let kind: Kind
+    /// A query target's matcher, boxed: the change feed matches and orders with it for every listener a write
+    /// concerns, and taking it out of `kind` would copy the whole query each time.
+    private let query: QueryBox?
+
+    private final class QueryBox: Sendable {
+        let matcher: QueryMatcher
+
+        init(_ matcher: QueryMatcher) {
+            self.matcher = matcher
+        }
+    }
 
     /// Longest target id.
     public static let maxIDLength = 64
@@ -26,6 +37,9 @@ public struct ListenTarget: Sendable {
         try Self.validate(id)
         self.id = id
         kind = .document(document)
+        self.query = nil
+        limit = nil
+        select = nil
     }
 
     /// A query target; throws 400 `INVALID_QUERY` for a query that cannot run, 400 for a bad id.
@@ -33,7 +47,11 @@ public struct ListenTarget: Sendable {
         try Self.validate(id)
         if query.pageToken != nil { throw APIError.invalidQuery("listeners take no 'pageToken'") }
         self.id = id
-        kind = .query(query, try QueryMatcher(query))
+        let matcher = try QueryMatcher(query)
+        kind = .query(query, matcher)
+        self.query = QueryBox(matcher)
+        limit = query.limit
+        select = query.select
     }
 
     /// Throws 400 `INVALID_ARGUMENT` unless `id` is a valid target id.
@@ -54,38 +72,27 @@ public struct ListenTarget: Sendable {
     }
 
     /// The query's limit (a window), if any.
-    var limit: Int? {
-        if case .query(let query, _) = kind { return query.limit }
-        return nil
-    }
+    let limit: Int?
 
     /// The fields delivered (`select`), if the query projects.
-    var select: [FieldPath]? {
-        if case .query(let query, _) = kind { return query.select }
-        return nil
-    }
+    let select: [FieldPath]?
 
     /// Whether a document at `path` can belong to the target at all (its document, or the query's source).
     func covers(_ path: DocumentPath) -> Bool {
-        switch kind {
-        case .document(let target): target == path
-        case .query(_, let matcher): matcher.inSource(path)
-        }
+        if let query { return query.matcher.inSource(path) }
+        guard case .document(let target) = kind else { return false }
+        return target == path
     }
 
     /// Whether `document` is in the target's results, rules aside (a query's limit aside too).
     func matches(_ document: Document) -> Bool {
-        switch kind {
-        case .document(let target): document.path == target
-        case .query(_, let matcher): matcher.matches(document)
-        }
+        if let query { return query.matcher.matches(document) }
+        guard case .document(let target) = kind else { return false }
+        return document.path == target
     }
 
     /// The target's order; documents of a document target never need ordering.
     func compare(_ lhs: Document, _ rhs: Document) -> Int {
-        switch kind {
-        case .document: 0
-        case .query(_, let matcher): matcher.compare(lhs, rhs)
-        }
+        query?.matcher.compare(lhs, rhs) ?? 0
     }
 }

@@ -21,6 +21,11 @@ final class TargetState: @unchecked Sendable {
     /// let it list that whole collection (a decision that does not depend on the documents). Its view is then the
     /// unfiltered one, the same as an administrator's, so it can share with theirs and with other such callers.
     private let openShareKey: ShareKey?
+    /// For a listener the rules filter: the key it shares under with the listeners of the same target whose
+    /// principals have the same rules identity (`ListenPrincipal.rulesIdentity`), while it has company (`group`).
+    let scopedShareKey: ShareKey?
+    /// The live listeners under `scopedShareKey`, this one included; set by the change feed while it is live.
+    var group: ShareGroup?
     /// Names the view's contents for `ViewSharing` (equal tokens, equal views); 0 when unknown. Feed thread only.
     var viewToken = 0
     /// The changes of the page being processed, not yet sent. Feed thread only.
@@ -44,6 +49,11 @@ final class TargetState: @unchecked Sendable {
             openShareKey = ShareKey(target)
         } else {
             openShareKey = nil
+        }
+        if shareKey == nil, let identity = connection.principal.rulesIdentity {
+            scopedShareKey = ShareKey(target, scope: identity)
+        } else {
+            scopedShareKey = nil
         }
     }
 
@@ -90,15 +100,18 @@ final class TargetState: @unchecked Sendable {
         // Decided once for this change: the computation below then filters exactly as the key promises, even if
         // the cached decision expires meanwhile (another listener may adopt its result).
         let key: ShareKey?
+        var unfiltered = true
         if let shareKey {
             key = shareKey
         } else if let openShareKey, listDecision(change.path.collection) == true {
             key = openShareKey
         } else {
-            key = nil
+            // Filtered by the rules for this principal: shared only with the same rules identity's listeners.
+            unfiltered = false
+            key = (group?.members ?? 0) > 1 ? scopedShareKey : nil
         }
         return try sharing.apply(key, view: &view, token: &viewToken) { view in
-            try apply(change, to: &view, reader: reader, unfiltered: key != nil)
+            try apply(change, to: &view, reader: reader, unfiltered: unfiltered)
         }
     }
 

@@ -6,13 +6,14 @@ import KuraStore
 /// change to each of their views separately costs the change feed O(listeners × view work) per write. Listeners
 /// whose views provably give the same answer for a change share one computation instead:
 /// - the same target (`ShareKey`: the same document, or the same normalized query, limit and projection);
-/// - a principal the rules do not apply to, so `includes` and `refill` decide the same for both (a user's
-///   `list`/`get` decisions depend on their token and on rules that may be reloaded, so those are not shared);
+/// - principals for whom `includes` and `refill` decide the same: ones the rules do not apply to, or whose rules
+///   identity is equal (`ListenPrincipal.rulesIdentity`: the same user on the same claims), which then share
+///   under a key scoped to that identity and never with anyone else;
 /// - the same documents in their view (the same values, in order) and the same `complete` flag.
 /// The first listener of a group computes the change; the others take its result and its new view (copy on write:
 /// the views then share storage). A token names a view's contents, so that listeners that shared a result once are
-/// recognised again without comparing documents (a token is only ever held by views of one key, so it finds
-/// the result alone).
+/// recognised again without comparing documents; a result found by token is taken only under the key it was
+/// computed with (a listener's key can change between writes, when the rules' decision for its collection does).
 struct ViewSharing {
     /// Results of the change being applied, per key.
     private var entries: [ShareKey: [Entry]] = [:]
@@ -24,13 +25,18 @@ struct ViewSharing {
 
     /// One computed result: the view before and after, and what the listener is told.
     private final class Entry {
+        let key: ShareKey
         let before: TargetView
         let beforeToken: Int
         let after: TargetView
         let afterToken: Int
         let chunk: ChangeChunk?
 
-        init(before: TargetView, beforeToken: Int, after: TargetView, afterToken: Int, chunk: ChangeChunk?) {
+        init(
+            key: ShareKey, before: TargetView, beforeToken: Int, after: TargetView, afterToken: Int,
+            chunk: ChangeChunk?
+        ) {
+            self.key = key
             self.before = before
             self.beforeToken = beforeToken
             self.after = after
@@ -63,7 +69,7 @@ struct ViewSharing {
             let changes = try compute(&view)
             return changes.isEmpty ? nil : ChangeChunk(changes)
         }
-        if let entry = token != 0 ? byToken[token] : nil {
+        if let entry = token != 0 ? byToken[token] : nil, entry.key == key {
             view = entry.after
             token = entry.afterToken
             return entry.chunk
@@ -80,7 +86,8 @@ struct ViewSharing {
         token = freshToken()
         let chunk = changes.isEmpty ? nil : ChangeChunk(changes)
         if entries[key, default: []].count < Self.maxEntries {
-            let entry = Entry(before: before, beforeToken: beforeToken, after: view, afterToken: token, chunk: chunk)
+            let entry = Entry(
+                key: key, before: before, beforeToken: beforeToken, after: view, afterToken: token, chunk: chunk)
             entries[key, default: []].append(entry)
             byToken[beforeToken] = entry
         }
@@ -101,12 +108,18 @@ final class ChangeChunk {
 
 /// Identifies a target's results independently of its id: listeners with equal keys (and equal views) get the
 /// same changes from the same write.
+///
+/// A scoped key's live listeners are counted by the change feed (`ShareGroup`): one alone under its key computes
+/// without the bookkeeping of sharing.
 struct ShareKey: Hashable {
     private enum Kind: Hashable {
         case document(DocumentPath)
         case query(QueryKey)
     }
     private let kind: Kind
+    /// The rules identity whose listeners alone share under this key (`ListenPrincipal.rulesIdentity`); `nil`
+    /// for the unfiltered views of administrators and of callers the rules let list the whole collection.
+    private var scope: String?
 
     /// Every name in it has byte identity (docs/api.md, "Identity"): with `[String]` here (and in the listener
     /// index and `covers`, as they were), a listener on `groups/が/posts` took the change computed for
@@ -137,6 +150,12 @@ struct ShareKey: Hashable {
         var inclusive: Bool
     }
 
+    /// The key of `target` for listeners filtered by the rules as `scope` is (a principal's rules identity).
+    init?(_ target: ListenTarget, scope: String) {
+        self.init(target)
+        self.scope = scope
+    }
+
     /// The key of `target`; `nil` when it cannot be shared (a position resumed from a page token).
     init?(_ target: ListenTarget) {
         switch target.kind {
@@ -156,5 +175,16 @@ struct ShareKey: Hashable {
             }
             kind = .query(key)
         }
+    }
+}
+
+/// The live listeners under one scoped `ShareKey` (the same target for the same rules identity); the change feed
+/// owns it.
+final class ShareGroup {
+    let key: ShareKey
+    var members = 0
+
+    init(key: ShareKey) {
+        self.key = key
     }
 }

@@ -36,13 +36,16 @@ struct RealtimeAccess: ListenAccess {
                 identity: "admin", bypassesRules: true, expiresAt: nil,
                 context: Credentials(caller: caller, token: nil), revocationEpoch: epoch)
         case .user(let claims):
+            // The rules see the uid and the token's claims (`request.auth`), nothing else of the caller: equal
+            // claims, equal decisions. Claims that encode differently only miss a chance to share.
             return ListenPrincipal(
                 identity: "user:" + claims.uid, bypassesRules: false, expiresAt: claims.expiresAt,
-                context: Credentials(caller: caller, token: bearerToken), revocationEpoch: epoch)
+                context: Credentials(caller: caller, token: bearerToken), revocationEpoch: epoch,
+                rulesIdentity: "user:" + claims.uid + "\n" + String(decoding: claims.json.jsonBytes, as: UTF8.self))
         case .anonymous:
             return ListenPrincipal(
                 identity: "anonymous", bypassesRules: false, expiresAt: nil,
-                context: Credentials(caller: caller, token: nil), revocationEpoch: epoch)
+                context: Credentials(caller: caller, token: nil), revocationEpoch: epoch, rulesIdentity: "anonymous")
         }
     }
 

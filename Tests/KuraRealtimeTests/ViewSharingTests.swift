@@ -34,6 +34,50 @@ import Testing
                 != ShareKey(try ListenTarget(id: "a", document: try DocumentPath("todos/t2"))))
     }
 
+    @Test("scoped keys: one rules identity's listeners share only among themselves, never with the unscoped view")
+    func scopedKeys() throws {
+        let target = try Self.query(id: "a", limit: 3)
+        let other = try Self.query(id: "b", limit: 3)
+        #expect(ShareKey(target, scope: "user:u1") == ShareKey(other, scope: "user:u1"))
+        #expect(ShareKey(target, scope: "user:u1") != ShareKey(target, scope: "user:u2"))
+        #expect(ShareKey(target, scope: "user:u1") != ShareKey(target))
+    }
+
+    @Test("a view that shared a result under one key does not take another key's result by its token")
+    func tokenStaysWithItsKey() throws {
+        let target = try Self.query(id: "a", limit: nil)
+        var model = Model()
+        let path = try Self.todos.document("t1")
+        let first = model.write(path, ["done": false, "rank": 1]).after
+        let open = ShareKey(target)
+        let scoped = ShareKey(target, scope: "user:u1")
+        var sharing = ViewSharing()
+        var one = (view: TargetView(target: target, documents: [], complete: true), token: 0)
+        var two = one
+        func apply(_ key: ShareKey?, _ listener: inout (view: TargetView, token: Int), result: [Document]) -> Int {
+            var calls = 0
+            _ = sharing.apply(key, view: &listener.view, token: &listener.token) { view in
+                calls += 1
+                return try! view.apply(
+                    path: path, after: result.first, includes: { _ in !result.isEmpty }, refill: { _, _ in ([], true) })
+            }
+            return calls
+        }
+        // Both hold the same view under the open key: one computation, one token.
+        sharing.begin()
+        #expect(apply(open, &one, result: [first!]) == 1)
+        #expect(apply(open, &two, result: [first!]) == 0)
+        #expect(one.token == two.token)
+        // The next write: the first listener stays open, the second is now filtered (the rules changed); it
+        // computes its own result (the document is not readable to it) instead of adopting the first's.
+        let second = model.write(path, ["done": false, "rank": 2]).after!
+        sharing.begin()
+        #expect(apply(open, &one, result: [second]) == 1)
+        #expect(apply(scoped, &two, result: []) == 1)
+        #expect(one.view.documents.map(\.path) == [path])
+        #expect(two.view.documents.isEmpty)
+    }
+
     @Test("an event from shared chunks has the same bytes as one from the changes themselves")
     func chunkEvents() throws {
         let target = try Self.query(id: "t-1", limit: nil)

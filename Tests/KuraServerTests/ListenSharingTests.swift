@@ -75,4 +75,59 @@ import Testing
             #expect(try user.drain(for: 0.3).allSatisfy { !$0.data.contains("hidden") })
         }
     }
+
+    @Test("mixed owners under a rule on resource.data: each user's streams see only their documents, alike")
+    func sameUserSharesOtherUsersRefused() throws {
+        let rules = """
+            rules_version = '1';
+            match /notes/{id} {
+              allow read: if request.auth != null && resource.data.owner == request.auth.uid;
+            }
+            """
+        try withRulesKura(rules: rules) { server in
+            let a = try server.signUp("a@example.com")
+            let b = try server.signUp("b@example.com")
+            let a2 = try server.signIn("a@example.com")  // another token of A's: its own rules identity
+            let query = queryParameter(["collection": "notes", "orderBy": [["field": "text"]]])
+            // Three streams on A's first token (they share one computation), one on A's second, two on B's. All
+            // start empty, so equal views: only the rules identity keeps A's and B's apart.
+            let streams = [
+                try server.listen("?query=\(query)", auth: a.bearer),
+                try server.listen("?query=\(query)", auth: a.bearer),
+                try server.listen("?query=\(query)", auth: a.bearer),
+                try server.listen("?query=\(query)", auth: a2.bearer),
+                try server.listen("?query=\(query)", auth: b.bearer),
+                try server.listen("?query=\(query)", auth: b.bearer),
+            ]
+            for stream in streams {
+                _ = try stream.expect("connected")
+                #expect(ListenRulesTests.ids(try stream.expect("snapshot")).isEmpty)
+            }
+            // Writes of both owners, one document handed from A to B and one from B to A.
+            try server.put("notes/a1", ["owner": a.uid, "text": "ALPHA-one"])
+            try server.put("notes/b1", ["owner": b.uid, "text": "BRAVO-one"])
+            try server.put("notes/a0", ["owner": a.uid, "text": "ALPHA-zero"])
+            try server.put("notes/a0", ["owner": b.uid, "text": "BRAVO-handed"])
+            try server.put("notes/b0", ["owner": b.uid, "text": "BRAVO-zero"])
+            try server.put("notes/b0", ["owner": a.uid, "text": "ALPHA-handed"])
+            try server.put("notes/a2", ["owner": a.uid, "text": "ALPHA-two"])
+            // A's streams never carry B's text (BRAVO), B's never A's (ALPHA); a document handed over leaves with
+            // the version its old owner saw.
+            let expected = [
+                ["added a1", "added a0", "removed a0", "added b0", "added a2"],
+                ["added b1", "added a0", "added b0", "removed b0"],
+            ]
+            for (index, stream) in streams.enumerated() {
+                let own = expected[index < 4 ? 0 : 1]
+                var changes: [String] = []
+                while changes.count < own.count {
+                    let event = try stream.expect("changes")
+                    changes += ListenTests.kinds(event)
+                    #expect(!event.data.contains(index < 4 ? "BRAVO" : "ALPHA"))
+                }
+                #expect(changes == own, "stream \(index)")
+            }
+            for stream in streams { #expect(try stream.drain(for: 0.3).isEmpty) }
+        }
+    }
 }
