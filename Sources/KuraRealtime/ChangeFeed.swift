@@ -7,6 +7,8 @@ import KuraStore
 /// to their views, and hands every stream its events as one batch. It owns every active listener; other threads
 /// reach it through the registry's inbox. It also sends heartbeats and re-checks credentials.
 final class ChangeFeed: @unchecked Sendable {
+    // `@unchecked`: its mutable state is touched on the feed's own thread only; other threads reach it through the
+    // registry's inbox (a lock) and `thread.wake()`.
     /// The feed's thread. 4 MiB of stack: a listener's rules evaluation recurses.
     private let thread = ServiceThread(name: "kura-changefeed", stackSize: 4 << 20)
 

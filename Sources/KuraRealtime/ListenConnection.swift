@@ -41,6 +41,7 @@ public final class ListenConnection: Sendable {
 
     /// The change feed's per-connection state.
     final class FeedSide: @unchecked Sendable {
+        // `@unchecked`: read and written on the change feed's thread only.
         /// Active targets by id.
         var targets: [String: TargetState] = [:]
         /// Known to the feed (not yet closed).

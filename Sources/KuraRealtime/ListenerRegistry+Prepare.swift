@@ -4,6 +4,8 @@ import KuraStore
 
 /// A target prepared on the worker pool, waiting for the change feed to make it live.
 final class Registration: @unchecked Sendable {
+    // `@unchecked`: made on a worker, handed to the change feed through the registry's inbox (a lock orders the
+    // hand-over), and touched by the feed alone after that.
     /// What the client is sent when the target goes live.
     enum Mode {
         /// Its documents (after `reset` with this reason, when a resume was asked for but cannot be honoured).

@@ -5,6 +5,8 @@ import KuraStore
 /// One listener: its target, the documents its client holds, and how far it has been brought. Belongs to one
 /// thread at a time: the worker that prepares it, then the change feed.
 final class TargetState: @unchecked Sendable {
+    // `@unchecked`: belongs to one thread at a time (above): the worker that prepares it, then, handed over through the
+    // registry's inbox, the change feed.
     /// Unique among the registry's listeners (the fan-out index's key).
     let key: Int
     let target: ListenTarget
