@@ -19,18 +19,8 @@
 // in C so that the client costs little beside the servers. SEQ_BASE=n makes write i set seq to n + i: the script
 // gives each run its own base, so that no write sets a record to the value it already has. Build: cc -O2 -pthread bench/pocketbase-listen.c.
 #define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
+#include "bench_client.h"
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 enum { KURA, POCKETBASE };
 enum { HEADERS, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, PLAIN };
@@ -56,38 +46,6 @@ static stream_t *streams;
 static double *ack_ms, *send_ms, *received; // received[listener * writes + seq]: arrival, 0 if never
 static int ready_count, connected_count;
 static long events, arrived; // arrived: (listener, write) pairs heard
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static void die(const char *what) {
-    fprintf(stderr, "pocketbase-listen: %s: %s\n", what, strerror(errno));
-    exit(1);
-}
-
-static int connect_to_server(int blocking) {
-    int fd = socket(AF_INET, SOCK_STREAM | (blocking ? 0 : SOCK_NONBLOCK), 0);
-    if (fd < 0) die("socket");
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(port)};
-    address.sin_addr.s_addr = inet_addr("127.0.0.1");
-    if (connect(fd, (struct sockaddr *)&address, sizeof address) < 0 && errno != EINPROGRESS) die("connect");
-    return fd;
-}
-
-static void send_all(int fd, const char *bytes, size_t length) {
-    while (length > 0) {
-        ssize_t n = send(fd, bytes, length, MSG_NOSIGNAL);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n <= 0) die("send");
-        bytes += n;
-        length -= n;
-    }
-}
 
 // Sends METHOD PATH with a JSON body on a blocking keep-alive connection and reads the answer (Content-Length or
 // chunked); fails unless its status is `want`.
@@ -130,7 +88,7 @@ static void record_id(int i, char *id) { snprintf(id, 16, "d%014d", i % 10); }
 
 static void *writer(void *unused) {
     (void)unused;
-    int fd = connect_to_server(1);
+    int fd = connect_to_port(port, 1);
     double next = now_ms();
     for (int i = 0; i < writes; i++) {
         char id[16], path[128], body[64];
@@ -276,13 +234,16 @@ static void on_readable(int index) {
     }
 }
 
-static int epoll_fd;
+static void pump(int timeout_ms) { bench_pump(timeout_ms, on_readable); }
 
-static void pump(int timeout_ms) {
-    struct epoll_event ready[1024];
-    int n = epoll_wait(epoll_fd, ready, 1024, timeout_ms);
-    for (int i = 0; i < n; i++)
-        if (ready[i].events & EPOLLIN) on_readable(ready[i].data.u32);
+static int server_port(int index) {
+    (void)index;
+    return port;
+}
+
+static void on_opened(int index, int fd) {
+    streams[index].fd = fd;
+    streams[index].sent = 1;
 }
 
 static void open_streams(void) {
@@ -298,50 +259,11 @@ static void open_streams(void) {
                           "GET /api/realtime HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n");
     }
     streams = calloc(listeners, sizeof *streams);
-    epoll_fd = epoll_create1(0);
-    int opened = 0, pending = 0;
-    struct epoll_event ready[1024];
-    while (opened < listeners || pending > 0) {
-        while (opened < listeners && pending < 256) { // never more connects in flight than a listen backlog holds
-            streams[opened].fd = connect_to_server(0);
-            struct epoll_event event = {.events = EPOLLOUT | EPOLLIN, .data.u32 = opened};
-            epoll_ctl(epoll_fd, EPOLL_CTL_ADD, streams[opened].fd, &event);
-            opened++;
-            pending++;
-        }
-        int n = epoll_wait(epoll_fd, ready, 1024, 1000);
-        for (int i = 0; i < n; i++) {
-            int index = ready[i].data.u32;
-            stream_t *s = &streams[index];
-            if (!s->sent && (ready[i].events & EPOLLOUT)) {
-                int error = 0;
-                socklen_t size = sizeof error;
-                getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &error, &size);
-                if (error) {
-                    errno = error;
-                    die("connect (stream)");
-                }
-                send_all(s->fd, request, length);
-                s->sent = 1;
-                pending--;
-                struct epoll_event event = {.events = EPOLLIN, .data.u32 = index};
-                epoll_ctl(epoll_fd, EPOLL_CTL_MOD, s->fd, &event);
-            }
-            if (ready[i].events & EPOLLIN) on_readable(index);
-        }
-    }
-}
-
-static int compare(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double percentile(const double *sorted, long count, double p) {
-    return count == 0 ? -1 : sorted[(long)(p * (count - 1) + 0.5)];
+    bench_open_streams(listeners, server_port, request, length, on_opened, on_readable);
 }
 
 int main(int argc, char **argv) {
+    bench_name = "pocketbase-listen";
     if (argc != 7 || (strcmp(argv[1], "kura") != 0 && strcmp(argv[1], "pocketbase") != 0)) {
         fprintf(stderr, "usage: pocketbase-listen kura|pocketbase PORT TOKEN LISTENERS WRITES INTERVAL_MS\n");
         return 2;
@@ -366,7 +288,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "pocketbase-listen: only %d of %d PB_CONNECT events\n", connected_count, listeners);
             return 1;
         }
-        int fd = connect_to_server(1);
+        int fd = connect_to_port(port, 1);
         for (int i = 0; i < listeners; i++) {
             char body[256];
             snprintf(body, sizeof body, "{\"clientId\":\"%s\",\"subscriptions\":[\"feed/*\"]}", streams[i].client_id);
@@ -399,22 +321,7 @@ int main(int argc, char **argv) {
     }
     pthread_join(thread, NULL);
 
-    long count = (long)listeners * writes, have = 0;
-    double *by_ack = malloc(count * sizeof *by_ack), *by_send = malloc(count * sizeof *by_send);
-    for (long l = 0; l < listeners; l++) {
-        for (int w = 0; w < writes; w++) {
-            double at = received[l * writes + w];
-            if (at == 0) continue;
-            by_ack[have] = at - ack_ms[w] < 0 ? 0 : at - ack_ms[w];
-            by_send[have] = at - send_ms[w];
-            have++;
-        }
-    }
-    qsort(by_ack, have, sizeof *by_ack, compare);
-    qsort(by_send, have, sizeof *by_send, compare);
-    printf("latency_ack_p50_ms=%.2f latency_ack_p99_ms=%.2f latency_send_p50_ms=%.2f latency_send_p99_ms=%.2f "
-           "missed=%ld events=%ld connect_s=%.1f\n",
-           percentile(by_ack, have, 0.5), percentile(by_ack, have, 0.99), percentile(by_send, have, 0.5),
-           percentile(by_send, have, 0.99), count - have, events, (connected - began) / 1000);
+    bench_print_latency(received, ack_ms, send_ms, listeners, writes, events);
+    printf(" connect_s=%.1f\n", (connected - began) / 1000);
     return 0;
 }

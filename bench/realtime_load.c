@@ -16,19 +16,8 @@
 // C, so that reading ten thousand streams does not measure the client instead of the server. Build: cc -O2
 // -pthread bench/realtime_load.c -o realtime_load.
 #define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
+#include "bench_client.h"
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 typedef struct {
     int fd;
@@ -50,43 +39,9 @@ static double *received;          // [listener * writes + seq]: arrival, 0 if ne
 static volatile int snapshots;
 static volatile long events;
 
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static void die(const char *what) {
-    fprintf(stderr, "realtime_load: %s: %s\n", what, strerror(errno));
-    exit(1);
-}
-
-static int connect_to_port(int to_port, int blocking) {
-    int fd = socket(AF_INET, SOCK_STREAM | (blocking ? 0 : SOCK_NONBLOCK), 0);
-    if (fd < 0) die("socket");
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(to_port)};
-    address.sin_addr.s_addr = inet_addr("127.0.0.1");
-    if (connect(fd, (struct sockaddr *)&address, sizeof address) < 0 && errno != EINPROGRESS) die("connect");
-    return fd;
-}
-
-static int connect_to_server(int blocking) { return connect_to_port(port, blocking); }
-
 // Listener `index`'s node: spread over LISTEN_PORTS when given (several nodes on one PostgreSQL).
 static int listener_port(int index) {
     return listen_port_count ? listen_ports[index % listen_port_count] : port;
-}
-
-static void send_all(int fd, const char *bytes, size_t length) {
-    while (length > 0) {
-        ssize_t n = send(fd, bytes, length, MSG_NOSIGNAL);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n <= 0) die("send");
-        bytes += n;
-        length -= n;
-    }
 }
 
 // PUT /api/docs/PATH {"data":{"seq":SEQ}} on a keep-alive connection; returns when the answer is read.
@@ -120,7 +75,7 @@ static void put(int fd, const char *path, int seq) {
 
 static void *writer(void *unused) {
     (void)unused;
-    int fd = connect_to_server(1);
+    int fd = connect_to_port(port, 1);
     double next = now_ms();
     for (int i = 0; i < writes; i++) {
         char path[64];
@@ -179,7 +134,10 @@ static void on_readable(int index) {
     }
 }
 
-static int epoll_fd;
+static void on_opened(int index, int fd) {
+    streams[index].fd = fd;
+    streams[index].connected = 1;
+}
 
 static void open_streams(const char *query) {
     // The query, percent-encoded for the URL.
@@ -199,63 +157,15 @@ static void open_streams(const char *query) {
                           "Authorization: Bearer %s\r\n\r\n",
                           encoded, key);
     streams = calloc(listeners, sizeof *streams);
-    epoll_fd = epoll_create1(0);
-    int opened = 0, pending = 0;
-    struct epoll_event ready[1024];
-    while (opened < listeners || pending > 0) {
-        // At most 256 connects in flight, so the server's accept backlog is never overrun.
-        while (opened < listeners && pending < 256) {
-            streams[opened].fd = connect_to_port(listener_port(opened), 0);
-            struct epoll_event event = {.events = EPOLLOUT | EPOLLIN, .data.u32 = opened};
-            epoll_ctl(epoll_fd, EPOLL_CTL_ADD, streams[opened].fd, &event);
-            opened++;
-            pending++;
-        }
-        int n = epoll_wait(epoll_fd, ready, 1024, 1000);
-        for (int i = 0; i < n; i++) {
-            int index = ready[i].data.u32;
-            stream_t *s = &streams[index];
-            if (!s->connected && (ready[i].events & EPOLLOUT)) {
-                int error = 0;
-                socklen_t size = sizeof error;
-                getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &error, &size);
-                if (error) {
-                    errno = error;
-                    die("connect (stream)");
-                }
-                send_all(s->fd, request, length);
-                s->connected = 1;
-                pending--;
-                struct epoll_event event = {.events = EPOLLIN, .data.u32 = index};
-                epoll_ctl(epoll_fd, EPOLL_CTL_MOD, s->fd, &event);
-            }
-            if (ready[i].events & EPOLLIN) on_readable(index);
-        }
-    }
+    bench_open_streams(listeners, listener_port, request, length, on_opened, on_readable);
 }
 
 static void pump_until(int (*done)(void), double timeout_ms) {
-    struct epoll_event ready[1024];
     double deadline = now_ms() + timeout_ms;
-    while (!done() && now_ms() < deadline) {
-        int n = epoll_wait(epoll_fd, ready, 1024, 50);
-        for (int i = 0; i < n; i++)
-            if (ready[i].events & EPOLLIN) on_readable(ready[i].data.u32);
-    }
+    while (!done() && now_ms() < deadline) bench_pump(50, on_readable);
 }
 
 static int all_snapshots(void) { return snapshots >= listeners; }
-
-static int compare(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double percentile(double *sorted, long count, double p) {
-    if (count == 0) return -1;
-    long index = (long)(p * (count - 1) + 0.5);
-    return sorted[index];
-}
 
 static int fanout_count(void) {
     long have = 0;
@@ -264,6 +174,7 @@ static int fanout_count(void) {
 }
 
 int main(int argc, char **argv) {
+    bench_name = "realtime_load";
     if (argc < 5) {
         fprintf(stderr, "usage: realtime_load latency|fanout PORT KEY LISTENERS [WRITES INTERVAL_MS]\n");
         return 2;
@@ -295,34 +206,16 @@ int main(int argc, char **argv) {
         pthread_t thread;
         pthread_create(&thread, NULL, writer, NULL);
         // Pump while the writer runs, then a second more for the last events.
-        struct epoll_event ready[1024];
         double stop = -1;
         for (;;) {
-            int n = epoll_wait(epoll_fd, ready, 1024, 20);
-            for (int i = 0; i < n; i++)
-                if (ready[i].events & EPOLLIN) on_readable(ready[i].data.u32);
+            bench_pump(20, on_readable);
             if (stop < 0 && ack_ms[writes - 1] != 0) stop = now_ms() + 1000;
             if (stop >= 0 && now_ms() > stop) break;
         }
         pthread_join(thread, NULL);
-        long count = (long)listeners * writes, have = 0;
-        double *by_ack = malloc(count * sizeof *by_ack), *by_send = malloc(count * sizeof *by_send);
-        for (int l = 0; l < listeners; l++) {
-            for (int w = 0; w < writes; w++) {
-                double at = received[(long)l * writes + w];
-                if (at == 0) continue;
-                double after_ack = at - ack_ms[w];
-                by_ack[have] = after_ack < 0 ? 0 : after_ack;
-                by_send[have] = at - send_ms[w];
-                have++;
-            }
-        }
-        qsort(by_ack, have, sizeof *by_ack, compare);
-        qsort(by_send, have, sizeof *by_send, compare);
-        printf("latency_ack_p50_ms=%.2f latency_ack_p99_ms=%.2f latency_send_p50_ms=%.2f latency_send_p99_ms=%.2f "
-               "missed=%ld events=%ld\n",
-               percentile(by_ack, have, 0.5), percentile(by_ack, have, 0.99), percentile(by_send, have, 0.5),
-               percentile(by_send, have, 0.99), count - have, events);
+        bench_print_latency(received, ack_ms, send_ms, listeners, writes, events);
+        printf("\n");
+        double *by_ack = malloc((size_t)listeners * writes * sizeof *by_ack);
         // Spread over several nodes: the same per node (node1 is the writer's when LISTEN_PORTS starts with it).
         for (int node = 0; listen_port_count > 1 && node < listen_port_count; node++) {
             long got = 0;
@@ -333,7 +226,7 @@ int main(int argc, char **argv) {
                     by_ack[got++] = at - ack_ms[w] < 0 ? 0 : at - ack_ms[w];
                 }
             }
-            qsort(by_ack, got, sizeof *by_ack, compare);
+            qsort(by_ack, got, sizeof *by_ack, compare_doubles);
             printf("%snode%d_ack_p50_ms=%.2f node%d_ack_p99_ms=%.2f", node ? " " : "", node + 1,
                    percentile(by_ack, got, 0.5), node + 1, percentile(by_ack, got, 0.99));
         }
@@ -353,7 +246,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
         char line[64];
         if (!fgets(line, sizeof line, stdin)) return 1;
-        int fd = connect_to_server(1);
+        int fd = connect_to_port(port, 1);
         double sent = now_ms();
         put(fd, "fan/x", 0);
         double acked = now_ms();
