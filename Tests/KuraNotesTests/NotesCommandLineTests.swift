@@ -6,23 +6,13 @@ import Testing
 
 /// `kura-notes` end to end: the built executable against an in-process server.
 @Suite struct NotesCommandLineTests {
-    /// The executable built next to the test bundle (`swift build --build-tests` builds every product).
-    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("kura-notes")
+    static let command = AppCommand("kura-notes")
 
-    /// Runs `kura-notes` with `arguments` and `input` on standard input, in an environment of its own; returns its
-    /// status and output.
+    /// Runs `kura-notes` (`AppCommand.run`).
     static func run(
         _ arguments: [String], server: TestKura?, session: String, input: String = "", language: String = "C"
     ) async throws -> (Int32, String) {
-        let arguments =
-            ["--session", session] + (server.map { ["--server", $0.url.absoluteString] } ?? []) + arguments
-        let environment = ["HOME": NSTemporaryDirectory(), "PATH": "/usr/bin:/bin", "LANG": language]
-        return try await offPool {
-            let run = try runToEnd(
-                executable, arguments, environment: environment, inheritEnvironment: false, input: input)
-            return (run.status, run.output)
-        }
+        try await command.run(arguments, server: server, session: session, input: input, language: language)
     }
 
     @Test func helpAndMistakes() async throws {
