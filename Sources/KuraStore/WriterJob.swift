@@ -7,7 +7,7 @@ import KuraCore
 /// is what only that engine keeps per job (SQLite: whether it is a background job; PostgreSQL: its lock keys, its
 /// bulk create, its commit attempts).
 ///
-/// `@unchecked Sendable`: a job is touched by one thread at a time, handed on through locks: the submitter until
+/// `@unchecked`: a job is touched by one thread at a time, handed on through locks: the submitter until
 /// it is queued (the queue's mutex), then the writer thread while its batch runs, then the acknowledgement queue
 /// once the batch is acknowledged (the serial queue's lock). The outcome and `attributes` change only on the writer
 /// thread.
