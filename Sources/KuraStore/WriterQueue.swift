@@ -97,9 +97,9 @@ package final class WriterQueue<Input, Attributes>: Sendable {
 
     // MARK: The writer thread's side
 
-    /// The next batch, taken from the queue: the jobs `choose` picks (indices into the queue, ascending; called
-    /// under the queue's lock, with the queue not empty). Waits for a job while the queue is empty, unless not
-    /// `waiting`; nil when the queue is empty and either not `waiting` or stopped.
+    /// The next batch, taken from the queue: the jobs `choose` picks (indices into the queue, ascending, at least
+    /// one; called under the queue's lock, with the queue not empty). Waits for a job while the queue is empty,
+    /// unless not `waiting`; nil when the queue is empty and either not `waiting` or stopped.
     package func nextBatch(waiting: Bool = true, choose: ([Job]) -> [Int]) -> [Job]? {
         while true {
             // nil: wait for a job; an empty batch: none to be had.

@@ -11,7 +11,7 @@ import KuraStore
 /// the last thing before COMMIT (`finish`), so the span during which other committers wait is as short as it can be.
 ///
 /// `CommitApplier` builds commits and imports from these operations (`CommitTransaction`).
-final class PostgresWriteTransaction: CommitTransaction {
+final class PostgresWriteTransaction: CommitTransaction, JobSavepoint {
     /// Another node may insert the document a write found missing before this write inserts it: the insert then
     /// waits for that node's commit and finds the row (`ON CONFLICT DO NOTHING`), and the write is applied again
     /// to what that node committed.

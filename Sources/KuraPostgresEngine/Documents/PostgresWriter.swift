@@ -493,11 +493,8 @@ private final class PostgresWriterLoop {
                 while true {
                     jobAttempt += 1
                     do {
-                        try transaction.savepoint()
-                        try job.run(transaction)
-                        try transaction.release()
+                        try transaction.inSavepoint { try job.run(transaction) }
                     } catch {
-                        transaction.rollbackToSavepoint()
                         if !transaction.connection.isConnected { break }
                         if PostgresWriter.isTransient(error) && jobAttempt < PostgresWriter.maxAttempts { continue }
                         job.fail(PostgresWriter.answerable(error))

@@ -10,7 +10,7 @@ import KuraStore
 /// same time as the writer.
 ///
 /// `CommitApplier` builds commits and imports from these operations (`CommitTransaction`).
-final class SQLiteWriteTransaction: CommitTransaction {
+final class SQLiteWriteTransaction: CommitTransaction, JobSavepoint {
     /// Only this connection writes, so a document read as missing cannot appear before this transaction inserts it.
     static let insertAttempts = 1
 

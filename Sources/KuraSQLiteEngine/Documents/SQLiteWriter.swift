@@ -166,11 +166,8 @@ private final class SQLiteWriterLoop {
                 continue
             }
             do {
-                try transaction.savepoint()
-                try job.run(transaction)
-                try transaction.release()
+                try transaction.inSavepoint { try job.run(transaction) }
             } catch {
-                transaction.rollbackToSavepoint()
                 job.fail(error)
             }
         }
