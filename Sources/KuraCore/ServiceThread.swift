@@ -32,8 +32,9 @@ public final class ServiceThread: @unchecked Sendable {
         self.stackSize = stackSize
     }
 
-    /// Starts the thread running `body`. Call once.
-    public func start(_ body: @escaping @Sendable () -> Void) {
+    /// Starts the thread running `body`. Call once. `body` is `sending`: the thread is the only one to run it, so
+    /// it may carry state that belongs to the thread alone (a writer's connection and batch loop).
+    public func start(_ body: sending @escaping () -> Void) {
         let context = Unmanaged.passRetained(Start(thread: self, body: body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -67,8 +68,8 @@ public final class ServiceThread: @unchecked Sendable {
 
     private final class Start {
         let thread: ServiceThread
-        let body: @Sendable () -> Void
-        init(thread: ServiceThread, body: @escaping @Sendable () -> Void) {
+        let body: () -> Void
+        init(thread: ServiceThread, body: @escaping () -> Void) {
             self.thread = thread
             self.body = body
         }

@@ -70,6 +70,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: acks.path))
     }
 
+    @Test("the write transaction used off the writer thread (handed out by a job) stops the process")
+    func transactionUsedOffTheWriterThreadTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let h = try Harness()
+            /// The job's transaction, smuggled out of the job: what the writer-thread check is for.
+            final class Leak: @unchecked Sendable { var transaction: SQLiteWriteTransaction? }
+            let leak = Leak()
+            try h.writer.submit(size: 1) { leak.transaction = $0 }
+            _ = try leak.transaction?.connection.rows("SELECT 1")
+        }
+    }
+
     /// Queues `jobs` so that they land in one batch: the writer is held busy by a slow job while they queue.
     private func runInOneBatch(
         _ h: Harness, _ jobs: [(selfContained: Bool, work: @Sendable (SQLiteWriteTransaction) throws -> Void)]

@@ -4,13 +4,14 @@ import KuraPostgres
 import KuraStore
 
 /// One write batch's view of its transaction: transaction control plus the row operations commits are made of
-/// (documents, index entries, change log). Used only on the writer thread; `connection` is set for the batch.
+/// (documents, index entries, change log). Made on the writer thread and used only there: both are checked in every
+/// build (`WriterThread`), the use on each access to `connection`, which is set for the batch.
 ///
 /// Change-log entries are collected while the jobs run and inserted after `reserve` takes their sequence numbers,
 /// the last thing before COMMIT (`finish`), so the span during which other committers wait is as short as it can be.
 ///
 /// `CommitApplier` builds commits and imports from these operations (`CommitTransaction`).
-final class PostgresWriteTransaction: CommitTransaction {
+final class PostgresWriteTransaction: CommitTransaction, JobSavepoint {
     /// Another node may insert the document a write found missing before this write inserts it: the insert then
     /// waits for that node's commit and finds the row (`ON CONFLICT DO NOTHING`), and the write is applied again
     /// to what that node committed.
@@ -27,8 +28,20 @@ final class PostgresWriteTransaction: CommitTransaction {
         var after: [UInt8]?
     }
 
-    /// The batch's connection (set by the writer before `begin`).
-    var connection: PostgresConnection!
+    /// The batch's connection (set by the writer before `begin`). Writer thread only (checked).
+    var connection: PostgresConnection! {
+        get {
+            writerThread.preconditionOnWriterThread("PostgresWriteTransaction")
+            return batchConnection
+        }
+        set {
+            writerThread.preconditionOnWriterThread("PostgresWriteTransaction")
+            batchConnection = newValue
+        }
+    }
+    private var batchConnection: PostgresConnection?
+    /// The thread the transaction belongs to.
+    let writerThread: WriterThread
     /// The composite indexes writes keep.
     let composites: CompositeIndexCatalog
     /// Collection path → cid, for collections known to be committed.
@@ -46,8 +59,11 @@ final class PostgresWriteTransaction: CommitTransaction {
     /// Transactions begun so far.
     private(set) var transactions = 0
 
-    init(composites: CompositeIndexCatalog) {
+    /// A transaction made on `writerThread` (checked).
+    init(composites: CompositeIndexCatalog, writerThread: WriterThread) {
+        writerThread.preconditionOnWriterThread("PostgresWriteTransaction")
         self.composites = composites
+        self.writerThread = writerThread
     }
 
     // MARK: Transaction control

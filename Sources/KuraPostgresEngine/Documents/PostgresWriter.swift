@@ -8,8 +8,11 @@ import Synchronization
 /// This node's writer: one thread draining a queue of commits into batch transactions (the SQLite engine's
 /// group commit, `SQLiteWriter`, on PostgreSQL).
 ///
-/// Callers `submit` a commit and either block or get a completion callback, so no thread waits per commit. The
-/// writer thread takes everything queued (up to `maxBatchWrites` writes), runs it in one READ COMMITTED
+/// The queue, the writer thread, submitting (blocking or with a completion) and the acknowledgements in commit order
+/// are the engines' shared core, `WriterQueue` (KuraStore); this type is what only PostgreSQL adds: the pooled
+/// connection per batch, the advisory locks, bulk and create batches, retries, and the overlap of batches
+/// (below), which is why its batch loop (`PostgresWriterLoop`) is its own and not the SQLite writer's. The writer
+/// thread takes everything queued (up to `maxBatchWrites` writes), runs it in one READ COMMITTED
 /// transaction on a pooled connection, takes the batch's change-log numbers from `ChangeSequence` as the last
 /// statement before COMMIT, sends `NOTIFY kura_changes, '<newest seq>'` in the same transaction, and calls the
 /// completions once COMMIT returned. The span other committers (on every node) wait for is thereby one per batch,
@@ -44,10 +47,16 @@ import Synchronization
 /// and each batch costs the server a few hundred µs beyond its rows; docs/design/scaling.md, "Where a create's
 /// time goes"). A batch that fails leaves its transaction aborted on the server, so the one behind it fails too
 /// and both run again as usual batches.
-final class PostgresWriter: @unchecked Sendable {
-    private class Job: @unchecked Sendable {
-        let size: Int
-        let selfContained: Bool
+final class PostgresWriter: Sendable {
+    /// What a job runs on: the batch's transaction, or, for a blind create run in bulk with its neighbours
+    /// (`createAll`, `sendCreateBatch`), that create's result.
+    enum Step {
+        case transaction(PostgresWriteTransaction)
+        case created(WriteResult)
+    }
+
+    /// What PostgreSQL keeps per job.
+    struct JobAttributes {
         /// Advisory lock keys of the documents it writes (`PostgresWriteTransaction.lockKey`).
         let lockKeys: [Int64]
         /// The commit's one write, a blind create, when it may run in bulk with its neighbours (`createAll`);
@@ -57,107 +66,54 @@ final class PostgresWriter: @unchecked Sendable {
         var commitAttempts = 0
         /// Whether it may go out in a create batch (`sendCreateBatch`): a bulk create not attempted before.
         var fitsCreateBatch: Bool { bulkCreate != nil && commitAttempts == 0 }
-        init(size: Int, selfContained: Bool, lockKeys: [Int64], bulkCreate: PreparedWrite?) {
-            self.size = size
-            self.selfContained = selfContained
-            self.lockKeys = lockKeys
-            self.bulkCreate = bulkCreate
-        }
-        func run(_ transaction: PostgresWriteTransaction) throws { fatalError("abstract") }
-        /// Records the result of its bulk create.
-        func created(_ result: WriteResult) { fatalError("abstract") }
-        func fail(_ error: any Error) { fatalError("abstract") }
-        var succeeded: Bool { fatalError("abstract") }
-        func finish() { fatalError("abstract") }
     }
 
-    private final class TypedJob<T>: Job, @unchecked Sendable {
-        let work: (PostgresWriteTransaction) throws -> T
-        var result: Result<T, any Error> = .failure(
-            APIError.unavailable("the write was not committed (the database connection broke)"))
-        let completion: @Sendable (Result<T, any Error>) -> Void
-        /// Turns a bulk create's result into the job's.
-        let bulkResult: ((WriteResult) -> T)?
-        init(
-            size: Int, selfContained: Bool, lockKeys: [Int64], bulk: (PreparedWrite, (WriteResult) -> T)?,
-            work: @escaping (PostgresWriteTransaction) throws -> T,
-            completion: @escaping @Sendable (Result<T, any Error>) -> Void
-        ) {
-            self.work = work
-            self.completion = completion
-            bulkResult = bulk?.1
-            super.init(size: size, selfContained: selfContained, lockKeys: lockKeys, bulkCreate: bulk?.0)
-        }
-        override func run(_ transaction: PostgresWriteTransaction) throws { result = .success(try work(transaction)) }
-        override func created(_ result: WriteResult) {
-            if let bulkResult { self.result = .success(bulkResult(result)) }
-        }
-        override func fail(_ error: any Error) { result = .failure(error) }
-        override var succeeded: Bool {
-            if case .success = result { return true }
-            return false
-        }
-        override func finish() { completion(result) }
-    }
+    fileprivate typealias Job = WriterJob<Step, JobAttributes>
 
     /// Most writes per batch transaction.
     static let maxBatchWrites = 2000
     /// Attempts of a batch (or one commit) that hit a deadlock or serialization failure.
     static let maxAttempts = 4
 
-    private let pool: PostgresConnectionPool
     /// Batch transactions committed so far (tests tell batches apart by it).
     let batchesCommitted = Atomic<Int>(0)
     /// Of those, create batches (`sendCreateBatch`).
     let createBatchesCommitted = Atomic<Int>(0)
     /// Create batches sent behind another one on its connection (`followingCreates`).
     let createBatchesFollowing = Atomic<Int>(0)
-    private let condition = NSCondition()
-    /// Runs the completions of committed batches, in commit order, off the writer thread.
-    private let acknowledgements = SerialQueue(name: "kura-pg-write-acks")
-    private var queue: [Job] = []
-    /// Armed while the writer waits for a create batch's answer (`followingCreates`).
-    private let wakeup = QueueWakeup()
-    private var stopped = false
-    private let thread = ServiceThread(name: "kura-pg-writer")
-    private let transaction: PostgresWriteTransaction
-    /// Runs right after BEGIN with the catalog version BEGIN read (the catalog check:
-    /// PostgresDocumentStore+CompositeIndexes).
-    private let afterBegin: (PostgresConnection, Int64) throws -> Void
-    /// Runs between batches (change-log pruning).
-    private let maintenance: (PostgresConnection) -> Void
-    /// The composite catalog version this node's catalog was loaded at (create batches are planned with it).
-    private let catalogVersion: () -> Int64
-    private let log: (@Sendable (String) -> Void)?
+    fileprivate let core: WriterQueue<Step, JobAttributes>
 
+    /// Starts the writer thread. `afterBegin` runs right after BEGIN with the catalog version BEGIN read (the
+    /// catalog check: PostgresDocumentStore+CompositeIndexes); `maintenance` between batches (change-log pruning);
+    /// `catalogVersion` is the composite catalog version this node's catalog was loaded at (create batches are
+    /// planned with it). All three run on the writer thread only.
     init(
         pool: PostgresConnectionPool, composites: CompositeIndexCatalog, log: (@Sendable (String) -> Void)?,
-        afterBegin: @escaping (PostgresConnection, Int64) throws -> Void,
-        maintenance: @escaping (PostgresConnection) -> Void, catalogVersion: @escaping () -> Int64
+        afterBegin: sending @escaping (PostgresConnection, Int64) throws -> Void,
+        maintenance: sending @escaping (PostgresConnection) -> Void, catalogVersion: sending @escaping () -> Int64
     ) {
-        self.pool = pool
-        self.catalogVersion = catalogVersion
-        self.log = log
-        self.afterBegin = afterBegin
-        self.maintenance = maintenance
-        transaction = PostgresWriteTransaction(composites: composites)
-        thread.start { [unowned self] in self.run() }
+        // Armed while the writer waits for a create batch's answer (`followingCreates`).
+        let wakeup = QueueWakeup()
+        core = WriterQueue(
+            threadName: "kura-pg-writer", acknowledgementsName: "kura-pg-write-acks",
+            unsettled: APIError.unavailable("the write was not committed (the database connection broke)"),
+            onQueued: { wakeup.queued($0) })
+        let loop = PostgresWriterLoop(
+            writer: self, pool: pool, composites: composites, wakeup: wakeup, log: log, afterBegin: afterBegin,
+            maintenance: maintenance, catalogVersion: catalogVersion)
+        core.start { loop.run() }
     }
 
     /// Runs `work` inside the next batch transaction and returns its result once that transaction committed.
     /// If `work` throws, only its own changes are rolled back and the error is rethrown here.
-    func submit<T>(
+    func submit<T: Sendable>(
         size: Int, selfContained: Bool = false, paths: [DocumentPath] = [],
         bulk: (create: PreparedWrite, result: (WriteResult) -> T)? = nil,
         _ work: @escaping (PostgresWriteTransaction) throws -> T
     ) throws -> T {
-        let outcome = Outcome<T>()
-        submit(size: size, selfContained: selfContained, paths: paths, bulk: bulk, work) { result in
-            outcome.result = result
-            outcome.done.raise()
-        }
-        outcome.done.wait()
-        return try outcome.result.get()
+        try core.submit(
+            size: size, selfContained: selfContained, attributes: Self.attributes(paths, bulk?.create),
+            Self.steps(work, bulk: bulk?.result))
     }
 
     /// Queues `work` for the next batch transaction; `completion` runs once it committed (or failed), on a serial
@@ -165,42 +121,89 @@ final class PostgresWriter: @unchecked Sendable {
     /// the documents `work` writes, locked (in one global order) when the batch begins. `bulk`: the commit is
     /// this one blind create, which may run in bulk with its neighbours instead of through `work` (whose result
     /// `bulk.result` makes from the create's).
-    func submit<T>(
+    func submit<T: Sendable>(
         size: Int, selfContained: Bool = false, paths: [DocumentPath] = [],
         bulk: (create: PreparedWrite, result: (WriteResult) -> T)? = nil,
         _ work: @escaping (PostgresWriteTransaction) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        let job = TypedJob(
-            size: size, selfContained: selfContained, lockKeys: paths.map(PostgresWriteTransaction.lockKey),
-            bulk: bulk.map { ($0.create, $0.result) }, work: work, completion: completion)
-        condition.lock()
-        guard !stopped else {
-            condition.unlock()
-            completion(.failure(APIError.unavailable("the store is closed")))
-            return
-        }
-        queue.append(job)
-        condition.signal()
-        wakeup.queued(queue.count)
-        condition.unlock()
+        core.submit(
+            size: size, selfContained: selfContained, attributes: Self.attributes(paths, bulk?.create),
+            Self.steps(work, bulk: bulk?.result), completion: completion)
     }
 
-    private final class Outcome<T>: @unchecked Sendable {
-        var result: Result<T, any Error> = .failure(APIError.unavailable("the store is closed"))
-        let done = Wakeup()
+    private static func attributes(_ paths: [DocumentPath], _ bulkCreate: PreparedWrite?) -> JobAttributes {
+        JobAttributes(lockKeys: paths.map(PostgresWriteTransaction.lockKey), bulkCreate: bulkCreate)
     }
+
+    /// A job's work on either step: `work` on the transaction, `bulk` on its bulk create's result.
+    private static func steps<T>(
+        _ work: @escaping (PostgresWriteTransaction) throws -> T, bulk: ((WriteResult) -> T)?
+    ) -> (Step) throws -> T {
+        { step in
+            switch step {
+            case .transaction(let transaction): return try work(transaction)
+            case .created(let result):
+                // Only a job with a bulk create runs in bulk (`JobAttributes.bulkCreate` comes with `bulk`).
+                guard let bulk else { throw NoBulkCreate() }
+                return bulk(result)
+            }
+        }
+    }
+
+    private struct NoBulkCreate: Error {}
 
     /// Finishes queued work and stops the thread; later submits fail with 503.
-    func stop() {
-        condition.lock()
-        let wasStopped = stopped
-        stopped = true
-        condition.signal()
-        condition.unlock()
-        if wasStopped { return }
-        thread.join()
-        acknowledgements.stop()
+    func stop() { core.stop() }
+
+    /// Deadlocks (two nodes writing the same documents in different orders) and serialization failures.
+    fileprivate static func isTransient(_ error: any Error) -> Bool {
+        guard let error = error as? PostgresError else { return false }
+        return error.isDeadlock || error.isSerializationFailure
+    }
+
+    /// What a caller sees of a failure: the error itself (a `PostgresError` is answered as an opaque 500 and
+    /// logged by the server).
+    static func answerable(_ error: any Error) -> any Error { error }
+}
+
+extension WriterJob where Input == PostgresWriter.Step {
+    fileprivate func run(_ transaction: PostgresWriteTransaction) throws { try run(.transaction(transaction)) }
+
+    /// Records the result of its bulk create.
+    fileprivate func created(_ result: WriteResult) { try? run(.created(result)) }
+}
+
+/// What the writer thread alone touches: the transaction it makes, the batches in flight, the batch loop.
+private final class PostgresWriterLoop {
+    private typealias Job = PostgresWriter.Job
+    private unowned let writer: PostgresWriter
+    private let core: WriterQueue<PostgresWriter.Step, PostgresWriter.JobAttributes>
+    private let pool: PostgresConnectionPool
+    private let composites: CompositeIndexCatalog
+    /// Armed while the writer waits for a create batch's answer (`followingCreates`).
+    private let wakeup: QueueWakeup
+    private let log: (@Sendable (String) -> Void)?
+    private let afterBegin: (PostgresConnection, Int64) throws -> Void
+    private let maintenance: (PostgresConnection) -> Void
+    private let catalogVersion: () -> Int64
+    /// Made on the writer thread when the loop starts (`run`).
+    private var transaction: PostgresWriteTransaction!
+
+    init(
+        writer: PostgresWriter, pool: PostgresConnectionPool, composites: CompositeIndexCatalog, wakeup: QueueWakeup,
+        log: (@Sendable (String) -> Void)?, afterBegin: @escaping (PostgresConnection, Int64) throws -> Void,
+        maintenance: @escaping (PostgresConnection) -> Void, catalogVersion: @escaping () -> Int64
+    ) {
+        self.writer = writer
+        core = writer.core
+        self.pool = pool
+        self.composites = composites
+        self.wakeup = wakeup
+        self.log = log
+        self.afterBegin = afterBegin
+        self.maintenance = maintenance
+        self.catalogVersion = catalogVersion
     }
 
     /// A batch whose COMMIT was sent and not answered yet, on the connection it holds.
@@ -217,7 +220,9 @@ final class PostgresWriter: @unchecked Sendable {
         case creates(PostgresWriteTransaction.SentCreateBatch)
     }
 
-    private func run() {
+    func run() {
+        // Made here, on the writer thread, which it then checks on every use of its connection.
+        transaction = PostgresWriteTransaction(composites: composites, writerThread: core.writerThread)
         var inFlight: InFlight?
         while true {
             // While a COMMIT is in flight, run the next batch if one is queued, else wait for the COMMIT.
@@ -241,8 +246,8 @@ final class PostgresWriter: @unchecked Sendable {
                     if next == nil { pool.giveBack(connection) }
                 } catch {
                     // No connection: nothing ran.
-                    for job in batch { job.fail(Self.answerable(error)) }
-                    acknowledge(batch)
+                    for job in batch { job.fail(PostgresWriter.answerable(error)) }
+                    core.acknowledge(batch)
                 }
             }
             if let inFlight { complete(inFlight) }
@@ -255,7 +260,6 @@ final class PostgresWriter: @unchecked Sendable {
             }
             if inFlight == nil { try? pool.withConnection { maintenance($0) } }
         }
-        acknowledgements.sync {}
     }
 
     /// Waits for the COMMIT of `batch`, acknowledges its jobs, and gives its connection back (unless `followed`:
@@ -270,11 +274,11 @@ final class PostgresWriter: @unchecked Sendable {
             case .creates(let sent):
                 switch try transaction.awaitCreateBatch(sent, on: batch.connection) {
                 case .committed(let results, _):
-                    createBatchesCommitted.add(1, ordering: .relaxed)
+                    writer.createBatchesCommitted.add(1, ordering: .relaxed)
                     for (job, result) in zip(batch.jobs, results) {
                         if let result {
                             job.created(result)
-                        } else if let path = job.bulkCreate?.write.path {
+                        } else if let path = job.attributes.bulkCreate?.write.path {
                             job.fail(APIError.alreadyExists("document \(path) already exists"))
                         }
                     }
@@ -286,29 +290,31 @@ final class PostgresWriter: @unchecked Sendable {
                     return
                 }
             }
-            batchesCommitted.add(1, ordering: .relaxed)
+            writer.batchesCommitted.add(1, ordering: .relaxed)
         } catch {
             // Behind a failed batch, the one following fails too (its transaction is still aborted), and rolls
             // back.
             if !followed && batch.connection.isConnected && batch.connection.isInTransaction {
                 try? batch.connection.execute("ROLLBACK")
             }
-            if Self.isTransient(error) && batch.jobs.allSatisfy({ $0.commitAttempts + 1 < Self.maxAttempts }) {
+            if PostgresWriter.isTransient(error)
+                && batch.jobs.allSatisfy({ $0.attributes.commitAttempts + 1 < PostgresWriter.maxAttempts })
+            {
                 requeue(batch.jobs)
                 return
             }
-            if case .creates = batch.commit, batch.connection.isConnected, !Self.isTransient(error) {
+            if case .creates = batch.commit, batch.connection.isConnected, !PostgresWriter.isTransient(error) {
                 // The statement failed (nothing was written): run the creates again as a usual batch, where
                 // a create that fails does so alone.
                 requeue(batch.jobs)
                 return
             }
-            for job in batch.jobs where job.succeeded { job.fail(Self.answerable(error)) }
+            for job in batch.jobs where job.succeeded { job.fail(PostgresWriter.answerable(error)) }
             if !batch.connection.isConnected {
                 log?("store: the connection broke during a commit of \(batch.jobs.count) job(s): \(error)")
             }
         }
-        acknowledge(batch.jobs)
+        core.acknowledge(batch.jobs)
     }
 
     /// Waits for the answers of the create batch `first` and of the create batches sent behind it
@@ -329,44 +335,52 @@ final class PostgresWriter: @unchecked Sendable {
         let enough = max(1, batch.jobs.count * 3 / 4)
         while true {
             guard let arrived = try? batch.connection.pipelineAnswerArrived(), !arrived else { return nil }
-            condition.lock()
-            if let front = queue.first, !front.fitsCreateBatch {
-                // The next batch is a usual one, which cannot follow: wait for the answer (`complete`).
-                condition.unlock()
-                return nil
+            enum Next {
+                case stop
+                case send([Job])
+                case wait
             }
-            let jobs = takeCreates(atLeast: enough)
-            if jobs == nil { wakeup.arm(length: enough) }
-            condition.unlock()
-            guard let jobs else {
+            let next = core.withJobs { queue -> Next in
+                if let front = queue.first, !front.attributes.fitsCreateBatch {
+                    // The next batch is a usual one, which cannot follow: wait for the answer (`complete`).
+                    return .stop
+                }
+                guard let jobs = Self.takeCreates(atLeast: enough, from: &queue) else {
+                    wakeup.arm(length: enough)
+                    return .wait
+                }
+                return .send(jobs)
+            }
+            let jobs: [Job]
+            switch next {
+            case .stop: return nil
+            case .send(let taken): jobs = taken
+            case .wait:
                 wakeup.wait(socket: batch.connection.socket, timeoutMilliseconds: 1000)
-                condition.lock()
-                wakeup.disarm()
-                condition.unlock()
+                core.withJobs { _ in wakeup.disarm() }
                 continue
             }
             transaction.connection = batch.connection
             defer { transaction.connection = nil }
             if let sent = try? transaction.sendCreateBatch(
-                jobs.map { $0.bulkCreate! }, locking: Set(jobs.flatMap(\.lockKeys)), catalogVersion: catalogVersion())
+                jobs.map { $0.attributes.bulkCreate! }, locking: Set(jobs.flatMap(\.attributes.lockKeys)),
+                catalogVersion: catalogVersion())
             {
-                createBatchesFollowing.add(1, ordering: .relaxed)
+                writer.createBatchesFollowing.add(1, ordering: .relaxed)
                 return InFlight(jobs: jobs, connection: batch.connection, commit: .creates(sent))
             }
             // Nothing was sent (a collection this node does not know yet): they wait for a usual batch.
-            condition.lock()
-            queue.insert(contentsOf: jobs, at: 0)
-            condition.unlock()
+            core.requeue(jobs)
             return nil
         }
     }
 
-    /// The creates at the front of the queue that may run as a create batch, if there are at least `count`
-    /// (under `condition`).
-    private func takeCreates(atLeast count: Int) -> [Job]? {
+    /// The creates at the front of `queue` that may run as a create batch, taken from it, if there are at least
+    /// `count` (under the queue's lock).
+    private static func takeCreates(atLeast count: Int, from queue: inout [Job]) -> [Job]? {
         var taken = 0
         for job in queue {
-            guard job.fitsCreateBatch && taken < Self.maxBatchWrites else { break }
+            guard job.attributes.fitsCreateBatch && taken < PostgresWriter.maxBatchWrites else { break }
             taken += 1
         }
         guard taken >= count else { return nil }
@@ -377,36 +391,21 @@ final class PostgresWriter: @unchecked Sendable {
 
     /// Queues `jobs` again, first, counting the attempt (a job attempted before runs in a usual batch).
     private func requeue(_ jobs: [Job]) {
-        for job in jobs { job.commitAttempts += 1 }
-        condition.lock()
-        queue.insert(contentsOf: jobs, at: 0)
-        condition.unlock()
+        for job in jobs { job.attributes.commitAttempts += 1 }
+        core.requeue(jobs)
     }
 
     private func nextBatch(waiting: Bool) -> [Job]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while waiting && queue.isEmpty && !stopped { condition.wait() }
-        if queue.isEmpty { return nil }
-        var count = 0
-        var size = 0
-        for job in queue {
-            if count > 0 && size + job.size > Self.maxBatchWrites { break }
-            count += 1
-            size += job.size
-        }
-        let batch = Array(queue.prefix(count))
-        queue.removeFirst(count)
-        return batch
+        core.nextBatch(waiting: waiting, maxWrites: PostgresWriter.maxBatchWrites)
     }
 
     /// Runs `batch` in a transaction on `transaction.connection` up to its COMMIT, which it sends and returns in
     /// flight; nil when nothing is left to commit (every job failed and was acknowledged).
     private func commit(_ batch: [Job]) -> InFlight? {
-        if batch.allSatisfy(\.fitsCreateBatch) {
+        if batch.allSatisfy(\.attributes.fitsCreateBatch) {
             do {
                 if let sent = try transaction.sendCreateBatch(
-                    batch.map { $0.bulkCreate! }, locking: Set(batch.flatMap(\.lockKeys)),
+                    batch.map { $0.attributes.bulkCreate! }, locking: Set(batch.flatMap(\.attributes.lockKeys)),
                     catalogVersion: catalogVersion())
                 {
                     return InFlight(jobs: batch, connection: transaction.connection, commit: .creates(sent))
@@ -423,13 +422,13 @@ final class PostgresWriter: @unchecked Sendable {
         while !pending.isEmpty {
             attempt += 1
             do {
-                let catalogVersion = try transaction.begin(locking: Set(pending.flatMap(\.lockKeys)))
+                let catalogVersion = try transaction.begin(locking: Set(pending.flatMap(\.attributes.lockKeys)))
                 try afterBegin(transaction.connection, catalogVersion)
             } catch {
                 transaction.rollback()
-                if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
-                for job in pending { job.fail(Self.answerable(error)) }
-                acknowledge(pending)
+                if PostgresWriter.isTransient(error) && attempt < PostgresWriter.maxAttempts { continue }
+                for job in pending { job.fail(PostgresWriter.answerable(error)) }
+                core.acknowledge(pending)
                 return nil
             }
             var redo: [Job]?
@@ -437,18 +436,18 @@ final class PostgresWriter: @unchecked Sendable {
             while index < pending.count {
                 let job = pending[index]
                 defer { index += 1 }
-                if job.bulkCreate != nil {
+                if job.attributes.bulkCreate != nil {
                     var end = index + 1
-                    while end < pending.count && pending[end].bulkCreate != nil { end += 1 }
+                    while end < pending.count && pending[end].attributes.bulkCreate != nil { end += 1 }
                     let run = pending[index..<end]
                     index = end - 1
                     do {
-                        let results = try transaction.createAll(run.map { $0.bulkCreate! })
+                        let results = try transaction.createAll(run.map { $0.attributes.bulkCreate! })
                         transaction.keepJobState()
                         for (job, result) in zip(run, results) {
                             if let result {
                                 job.created(result)
-                            } else if let path = job.bulkCreate?.write.path {
+                            } else if let path = job.attributes.bulkCreate?.write.path {
                                 job.fail(APIError.alreadyExists("document \(path) already exists"))
                             }
                         }
@@ -456,8 +455,8 @@ final class PostgresWriter: @unchecked Sendable {
                         // The transaction is aborted: start over, with these creates run one by one unless
                         // another attempt of the same may succeed.
                         transaction.rollback()
-                        if !(Self.isTransient(error) && attempt < Self.maxAttempts) {
-                            for job in run { job.bulkCreate = nil }
+                        if !(PostgresWriter.isTransient(error) && attempt < PostgresWriter.maxAttempts) {
+                            for job in run { job.attributes.bulkCreate = nil }
                         }
                         redo = pending
                         break
@@ -475,11 +474,11 @@ final class PostgresWriter: @unchecked Sendable {
                             // The transaction is aborted, or holds rows of the failed job: start over without it
                             // (or with it, when another attempt may succeed).
                             transaction.rollback()
-                            if Self.isTransient(error) && attempt < Self.maxAttempts {
+                            if PostgresWriter.isTransient(error) && attempt < PostgresWriter.maxAttempts {
                                 redo = pending
                             } else {
-                                job.fail(Self.answerable(error))
-                                acknowledge([job])
+                                job.fail(PostgresWriter.answerable(error))
+                                core.acknowledge([job])
                                 var rest = pending
                                 rest.remove(at: index)
                                 redo = rest
@@ -494,14 +493,11 @@ final class PostgresWriter: @unchecked Sendable {
                 while true {
                     jobAttempt += 1
                     do {
-                        try transaction.savepoint()
-                        try job.run(transaction)
-                        try transaction.release()
+                        try transaction.inSavepoint { try job.run(transaction) }
                     } catch {
-                        transaction.rollbackToSavepoint()
                         if !transaction.connection.isConnected { break }
-                        if Self.isTransient(error) && jobAttempt < Self.maxAttempts { continue }
-                        job.fail(Self.answerable(error))
+                        if PostgresWriter.isTransient(error) && jobAttempt < PostgresWriter.maxAttempts { continue }
+                        job.fail(PostgresWriter.answerable(error))
                     }
                     break
                 }
@@ -516,29 +512,15 @@ final class PostgresWriter: @unchecked Sendable {
                     jobs: pending, connection: transaction.connection, commit: .batch(try transaction.sendFinish()))
             } catch {
                 transaction.rollback()
-                if Self.isTransient(error) && attempt < Self.maxAttempts { continue }
-                for job in pending where job.succeeded { job.fail(Self.answerable(error)) }
+                if PostgresWriter.isTransient(error) && attempt < PostgresWriter.maxAttempts { continue }
+                for job in pending where job.succeeded { job.fail(PostgresWriter.answerable(error)) }
                 if transaction.connection.isConnected == false {
                     log?("store: the connection broke during a commit of \(pending.count) job(s): \(error)")
                 }
             }
-            acknowledge(pending)
+            core.acknowledge(pending)
             return nil
         }
         return nil
-    }
-
-    /// Deadlocks (two nodes writing the same documents in different orders) and serialization failures.
-    private static func isTransient(_ error: any Error) -> Bool {
-        guard let error = error as? PostgresError else { return false }
-        return error.isDeadlock || error.isSerializationFailure
-    }
-
-    /// What a caller sees of a failure: the error itself (a `PostgresError` is answered as an opaque 500 and
-    /// logged by the server).
-    static func answerable(_ error: any Error) -> any Error { error }
-
-    private func acknowledge(_ jobs: [Job]) {
-        acknowledgements.async { for job in jobs { job.finish() } }
     }
 }

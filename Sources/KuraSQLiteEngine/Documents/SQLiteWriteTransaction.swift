@@ -4,14 +4,24 @@ import KuraSQLite
 import KuraStore
 
 /// The writer connection's view of the current transaction: transaction control plus the row-level operations
-/// commits are made of (documents, index entries, change log). Used only on the writer thread.
+/// commits are made of (documents, index entries, change log). Made on the writer thread and used only there: both
+/// are checked in every build (`WriterThread`), the use on each access to `connection`, so a job that hands the
+/// transaction to another thread traps with a clear message instead of writing through the connection at the
+/// same time as the writer.
 ///
 /// `CommitApplier` builds commits and imports from these operations (`CommitTransaction`).
-final class SQLiteWriteTransaction: CommitTransaction {
+final class SQLiteWriteTransaction: CommitTransaction, JobSavepoint {
     /// Only this connection writes, so a document read as missing cannot appear before this transaction inserts it.
     static let insertAttempts = 1
 
-    let connection: SQLiteConnection
+    /// The writer's connection. Writer thread only (checked).
+    var connection: SQLiteConnection {
+        writerThread.preconditionOnWriterThread("SQLiteWriteTransaction")
+        return ownedConnection
+    }
+    private let ownedConnection: SQLiteConnection
+    /// The thread the transaction belongs to.
+    let writerThread: WriterThread
     /// The composite indexes writes keep (`SQLiteWriteTransaction+CompositeIndexes`).
     let composites: CompositeIndexCatalog
     /// Collection path → cid, for collections known to be committed. Keyed by `CollectionPath` (byte identity, as
@@ -23,9 +33,12 @@ final class SQLiteWriteTransaction: CommitTransaction {
     private var transactionCids: [CollectionPath: Int64] = [:]
     private var lastCommitTime: Int64 = 0
 
-    init(connection: SQLiteConnection, composites: CompositeIndexCatalog = CompositeIndexCatalog()) {
-        self.connection = connection
+    /// A transaction on `connection`, made on `writerThread` (checked).
+    init(connection: SQLiteConnection, composites: CompositeIndexCatalog, writerThread: WriterThread) {
+        writerThread.preconditionOnWriterThread("SQLiteWriteTransaction")
+        self.ownedConnection = connection
         self.composites = composites
+        self.writerThread = writerThread
     }
 
     // MARK: Transaction control (prepared once: `execute` would parse the SQL on every job)
