@@ -30,6 +30,8 @@ step sdk-tests swift test --skip-build --scratch-path "$BUILD_DIR" --filter "$SD
 step sdk-portability sdk/swift/check.sh
 # Every module a target imports is declared in Package.swift.
 step imports python3 Tests/Support/check_imports.py
+# Every @unchecked Sendable says why, and there are no more of them than the ceiling.
+step sendable python3 Tests/Support/check_unchecked.py
 # kura.js in headless Chromium against the debug binary the test build made.
 step browser "$KURA_TEST_PYTHON" Tests/Browser/run.py --kura "$BUILD_DIR/debug/kura" \
     --screenshots "$BUILD_DIR/browser-screenshots"
