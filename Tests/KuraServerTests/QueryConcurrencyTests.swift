@@ -18,7 +18,7 @@ import Testing
             try gate.run(me) {
                 #expect(gate.held(me!) == 2)
                 do {
-                    try gate.run(me) { Issue.record("a third query of the same caller ran") }
+                    _ = try gate.run(me) { Issue.record("a third query of the same caller ran") }
                 } catch let error as APIError {
                     #expect(error.code == .resourceExhausted && error.status == 429)
                     #expect(error.headers.contains { $0.0 == "Retry-After" })

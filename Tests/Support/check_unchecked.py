@@ -10,7 +10,7 @@ import pathlib
 import re
 import sys
 
-CEILING = 39
+CEILING = 38
 
 root = pathlib.Path(__file__).resolve().parents[2]
 declaration = re.compile(r"@unchecked\s+Sendable")

@@ -3,22 +3,21 @@ import KuraAuth
 import KuraCore
 import KuraModel
 import KuraSQLite
+import Synchronization
 
 /// `AccountStore` in its own SQLite file (`<directory>/accounts.db`): WAL, `synchronous=FULL`. One writer
 /// connection behind a lock; reads come from a reader pool and never wait for it.
-public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
-    // `@unchecked`: `writer` is used with `lock` held only; the readers come from a pool that lends each to one
-    // thread at a time.
+public final class SQLiteAccountStore: AccountStore, Sendable {
     /// The database file.
     public let path: String
-    private let writer: SQLiteConnection
-    private let lock = NSLock()
+    /// The write connection, used by one thread at a time.
+    private let writer: Mutex<SQLiteConnection>
     private let readers: SQLiteReaderPool
 
     /// Opens (creating and migrating) `<directory>/accounts.db`.
     public init(directory: String) throws {
         path = (directory as NSString).appendingPathComponent("accounts.db")
-        writer = try SQLiteConnection(path: path)
+        let writer = try SQLiteConnection(path: path)
         try writer.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
         try writer.execute(Self.schema)
         // Databases from before the reuse grace: their spent tokens have no time, so they never get the grace.
@@ -27,6 +26,7 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
         for column in ["rotated_at", "generation"] where !rotatedColumns.contains(column) {
             try writer.execute("ALTER TABLE rotated_refresh_tokens ADD COLUMN \(column) INTEGER")
         }
+        self.writer = Mutex(writer)
         readers = SQLiteReaderPool(path: path)
     }
 
@@ -75,16 +75,16 @@ public final class SQLiteAccountStore: AccountStore, @unchecked Sendable {
 
     /// Runs `body` in an immediate write transaction on the writer.
     func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        try writer.execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body(writer)
-            try writer.execute("COMMIT")
-            return result
-        } catch {
-            try? writer.execute("ROLLBACK")
-            throw error
+        try writer.withLock { writer in
+            try writer.execute("BEGIN IMMEDIATE")
+            do {
+                let result = try body(writer)
+                try writer.execute("COMMIT")
+                return result
+            } catch {
+                try? writer.execute("ROLLBACK")
+                throw error
+            }
         }
     }
 
