@@ -80,6 +80,14 @@ public enum IndexKey {
         }
     }
 
+    /// Order-preserving key of a collection path: its segments as `IndexKey` strings, so byte order is segment-wise
+    /// order (the `collections.pkey` column).
+    package static func pathKey(_ segments: [String]) -> [UInt8] {
+        var out: [UInt8] = []
+        for segment in segments { appendString(segment, to: &out) }
+        return out
+    }
+
     package static func appendString(_ string: String, to out: inout [UInt8]) {
         out.append(stringTag)
         for byte in string.utf8 {

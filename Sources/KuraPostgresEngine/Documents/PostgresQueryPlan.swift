@@ -19,24 +19,25 @@ struct PostgresQueryPlan: StatementPlan {
     /// For a composite range: the statement selecting only `x.key`, in order (a merged count reads it).
     private(set) var keySQL = ""
     /// Parameter values, `$1` first.
-    private(set) var bindings: [PostgresValue] = []
+    var bindings: [PostgresValue] { parts.bindings }
+    /// The composite index walked, if any (alias `x`).
+    var composite: CompositeScan? { parts.composite }
     /// `sql` with the driver's walk cut after a budget of rows (bound after `bindings`), if the driver's order
     /// allows it (`scanOrder`).
     private var boundedSQL = ""
 
-    private let query: NormalizedQuery
-    /// The field whose index drives the scan (`i0`), if the driver is an index rather than `docs`.
-    private var driverField: FieldPath?
-    /// An `==`/`array-contains` filter used as the driver when ordering by id only (or when chosen for a rare value).
-    private var driverFilter: Int?
-    private var conditions: [String] = []
+    /// The driver, the conditions and their parameters (`QuerySQL`).
+    private var parts: QuerySQL<PostgresDialect>
+    private var query: NormalizedQuery { parts.query }
+    /// The driver's alias: `i0` (idx), `x` (cidx) or `d` (docs).
+    private var row: String { parts.row }
     /// The conditions on the driver alone (what the walk visits), for counting rows examined.
     private var driverConditions: [String] = []
     private var driverFrom = ""
-    /// The driver's alias: `i0` (idx), `x` (cidx) or `d` (docs).
-    private var row = "d"
-    /// Whether a filter or sort key needs the document's row (metadata), so it is joined before the limit.
-    private var needsDocument = false
+    /// Whether a sort key needs the document's row (its times), so it is joined before the limit.
+    private var sortsByDocument = false
+    /// Whether a filter or sort key needs the document's row, so it is joined before the limit.
+    private var needsDocument: Bool { sortsByDocument || parts.readsDocument }
     /// The sort keys, with their directions.
     private var orderKeys: [(String, String)] = []
     /// The driver's index order, when it is the query's (`scanOrder(_:driverField:driverFilter:)`).
@@ -46,23 +47,13 @@ struct PostgresQueryPlan: StatementPlan {
     private var walkDescending = false
     /// Secondary orderBy fields looked up in the documents' value keys (`LATERAL`, alias `s<position>`).
     private var joins: [String] = []
-    /// Filters a composite index range already enforces.
-    private var coveredFilters: Set<Int> = []
-    /// The composite index walked, if any (alias `x`).
-    private(set) var composite: CompositeScan?
 
     init(_ query: NormalizedQuery, equalityDriver: Int? = nil) throws {
-        self.query = query
-        if let equalityDriver {
-            driverFilter = equalityDriver
-        } else {
-            (driverField, driverFilter) = QueryDriver.ordered(query)
-        }
-        row = usesIndexDriver ? "i0" : "d"
-        driverFrom = usesIndexDriver ? "idx i0" : "docs d"
-        addSourceCondition()
-        driverConditions = conditions
-        addFilterConditions()
+        let (driverField, driverFilter) = equalityDriver.map { (nil, $0) } ?? QueryDriver.ordered(query)
+        parts = QuerySQL(query, driverField: driverField, driverFilter: driverFilter)
+        driverFrom = parts.usesIndexDriver ? "idx i0" : "docs d"
+        driverConditions = parts.addDriverRange()
+        driverConditions += parts.addFilters()
         addCursorConditions()
         let keys = query.orders.enumerated().map { sortExpression($0.offset, $0.element) }
         orderKeys = zip(keys, query.orders).map { ($0, $1.descending ? "DESC" : "ASC") }
@@ -86,27 +77,12 @@ struct PostgresQueryPlan: StatementPlan {
     /// A plan that walks one range of a composite index (`CompositeScan`): its keys are in the query's order, so
     /// the statement reads entries in order and stops at the limit; uncovered filters are checked per entry.
     init(_ query: NormalizedQuery, composite scan: CompositeScan) throws {
-        self.query = query
-        composite = scan
-        row = "x"
-        coveredFilters = Set(query.filters.indices).subtracting(scan.residual)
-        // Collection-scope entries are filed under their collection's cid, collection-group ones under 0.
-        if case .collection(let path) = query.source {
-            conditions.append(
-                "x.scope = coalesce((SELECT cid FROM collections WHERE path = \(param(PostgresRows.name(path.description)))), -1)"
-            )
-        } else {
-            conditions.append("x.scope = 0")
-        }
-        conditions.append("x.iid = \(param(.int(scan.indexID)))")
-        for bound in scan.lowerBounds { conditions.append("x.key >= \(param(.bytes(bound)))") }
-        for bound in scan.upperBounds { conditions.append("x.key < \(param(.bytes(bound)))") }
-        if scan.isEmpty { conditions.append("false") }
-        driverConditions = conditions
+        parts = QuerySQL(query, composite: scan)
+        driverConditions = parts.addDriverRange()
         driverFrom = "cidx x"
         walkKey = "x.key"
         walkDescending = scan.reverse
-        addFilterConditions()
+        parts.addFilters()
         orderKeys = [("x.key", scan.reverse ? "DESC" : "ASC")]
         finish()
     }
@@ -138,7 +114,7 @@ struct PostgresQueryPlan: StatementPlan {
         // A prepared statement's limit is written out: with `LIMIT $n` PostgreSQL never settles on a generic plan
         // (it cannot cost an unknown limit) and plans every execution again.
         let limitClause =
-            query.limit.map { prefersPrepared ? " LIMIT \($0)" : " LIMIT \(param(.int(Int64($0))))" } ?? ""
+            query.limit.map { prefersPrepared ? " LIMIT \($0)" : " LIMIT \(parts.param(.int(Int64($0))))" } ?? ""
         let budgetParameter = "$\(bindings.count + 1)"
         let grouped: Bool
         if case .collectionGroup = query.source { grouped = true } else { grouped = false }
@@ -155,6 +131,7 @@ struct PostgresQueryPlan: StatementPlan {
         }
         lookups += joins
         let driverSet = Set(driverConditions)
+        let conditions = parts.conditions
         let outerConditions = conditions.filter { !driverSet.contains($0) }
         func from(bounded: Bool) -> String {
             var driver = driverFrom
@@ -233,122 +210,28 @@ struct PostgresQueryPlan: StatementPlan {
 
     /// SQL counting at most `cap` index entries of filter `index`: cheap, it reads only the index range.
     static func matchCountSQL(_ query: NormalizedQuery, filter index: Int, cap: Int) -> (String, [PostgresValue]) {
-        let filter = query.filters[index]
-        guard case .field(let path) = filter.field else { return ("SELECT 0::int8", []) }
-        let kind = filter.op == .arrayContains ? PostgresDocumentSchema.elementKind : PostgresDocumentSchema.valueKind
-        let source: String
-        var bindings: [PostgresValue]
-        switch query.source {
-        case .collection(let collection):
-            source = "cid = (SELECT cid FROM collections WHERE path = $1)"
-            bindings = [PostgresRows.name(collection.description)]
-        case .collectionGroup(let id):
-            source = "cid IN (SELECT cid FROM collections WHERE group_id = $1)"
-            bindings = [PostgresRows.name(id)]
-        }
-        bindings += [
-            PostgresRows.name(path.description), .int(kind), .bytes(PostgresRows.indexKey(filter.value)),
-            .int(Int64(cap)),
-        ]
-        return (
-            "SELECT count(*) FROM (SELECT 1 FROM idx WHERE \(source) AND field = $2 AND kind = $3 AND value = $4 "
-                + "LIMIT $5) AS matches",
-            bindings
-        )
+        QuerySQL<PostgresDialect>.matchCount(query, filter: index, cap: cap)
     }
 
     /// What drives the scan, for `explain`.
-    var driverDescription: String {
-        QueryDriver.description(query, composite: composite, field: driverField, filter: driverFilter)
-    }
-
-    private mutating func param(_ value: PostgresValue) -> String {
-        bindings.append(value)
-        return "$\(bindings.count)"
-    }
-
-    private var usesIndexDriver: Bool { driverField != nil || driverFilter != nil }
-
-    private mutating func addSourceCondition() {
-        conditions.append(
-            QueryConditions.source(query.source, column: usesIndexDriver ? "i0.cid" : "d.cid") {
-                param(PostgresRows.name($0))
-            })
-        let driver = QueryConditions.driver(
-            query, field: driverField, filter: driverFilter, name: { param(PostgresRows.name($0)) },
-            encode: PostgresRows.indexKey, key: { param(.bytes($0)) })
-        if let driver { conditions.append(driver) }
-    }
-
-    private mutating func addFilterConditions() {
-        for (position, filter) in query.filters.enumerated()
-        where position != driverFilter && !coveredFilters.contains(position) {
-            switch filter.field {
-            case .field(let path) where path == driverField && !filter.op.isArrayMembership:
-                // The driver walks the field's whole-value rows; array membership is about its element rows.
-                let condition = valueCondition("i0.value", filter)
-                conditions.append(condition)
-                driverConditions.append(condition)
-            default:
-                conditions.append(probe(filter))
-            }
-        }
-        for tree in query.disjunctions { conditions.append(condition(tree)) }
-    }
-
-    /// A composite filter as one SQL condition: each field filter a `probe`.
-    private mutating func condition(_ tree: FilterTree) -> String {
-        switch tree {
-        case .filter(let filter): return probe(filter)
-        case .or(let children): return "(" + children.map { condition($0) }.joined(separator: " OR ") + ")"
-        case .and(let children): return "(" + children.map { condition($0) }.joined(separator: " AND ") + ")"
-        }
-    }
-
-    /// A filter checked on its own: an `EXISTS` probe of the field's `idx` rows (a missing field has none, so it
-    /// never matches), or a condition on the document's metadata columns.
-    private mutating func probe(_ filter: Filter) -> String {
-        guard case .field(let path) = filter.field else { return metadataCondition(filter) }
-        let kind = filter.op.isArrayMembership ? PostgresDocumentSchema.elementKind : PostgresDocumentSchema.valueKind
-        return "EXISTS (SELECT 1 FROM idx e WHERE e.cid = \(row).cid AND e.field = "
-            + "\(param(PostgresRows.name(path.description))) AND e.kind = \(kind) AND "
-            + "\(valueCondition("e.value", filter)) AND e.id = \(row).id OFFSET 0)"
-    }
-
-    /// A condition on an encoded value column (`QueryConditions.value`), on keys cut as `idx` stores them.
-    private mutating func valueCondition(_ column: String, _ filter: Filter) -> String {
-        QueryConditions.value(column, filter, encode: PostgresRows.indexKey) { param(.bytes($0)) }
-    }
-
-    private mutating func metadataCondition(_ filter: Filter) -> String {
-        needsDocument = true
-        return QueryConditions.metadata(filter) { param(Self.metadataValue($0)) }
-    }
-
-    private static func metadataValue(_ value: JSONValue) -> PostgresValue {
-        switch value {
-        case .int(let micros): .int(micros)
-        case .string(let id): PostgresRows.name(id)
-        default: .null
-        }
-    }
+    var driverDescription: String { parts.driverDescription }
 
     /// The SQL expression of sort key `position`; a data field other than the driver's is joined from `idx`
     /// (an inner join: documents without the field are not results, as Firestore has it).
     private mutating func sortExpression(_ position: Int, _ order: Order) -> String {
         switch order.field {
-        case .id: return usesIndexDriver ? "i0.id" : "d.id"
+        case .id: return parts.usesIndexDriver ? "i0.id" : "d.id"
         case .createTime, .updateTime:
-            needsDocument = true
+            sortsByDocument = true
             return order.field == .createTime ? "d.ctime" : "d.utime"
         case .field(let path):
-            if position == 0 && driverField == path { return "i0.value" }
+            if position == 0 && parts.driverField == path { return "i0.value" }
             let alias = "s\(position)"
             if !joins.contains(where: { $0.hasSuffix(") \(alias)") }) {
                 // The document's value keys (PostgresDocumentSchema): its own row when the walk is over `docs`,
                 // else one lookup by its unique key. A document without the field has no key and drops out, as it
                 // does from an orderBy.
-                let field = param(PostgresRows.name(path.description))
+                let field = parts.param(PostgresRows.name(path.description))
                 let keys = row == "d" ? "d" : alias
                 var lookup = ["\(field) = ANY(\(keys).vfields)"]
                 if row != "d" { lookup = ["\(alias).cid = \(row).cid", "\(alias).id = \(row).id"] + lookup }
@@ -361,32 +244,29 @@ struct PostgresQueryPlan: StatementPlan {
         }
     }
 
-    /// The SQL key value of a cursor value for `order`.
-    private static func keyValue(_ value: JSONValue, _ order: Order) -> PostgresValue {
-        if case .field = order.field { return .bytes(PostgresRows.indexKey(value)) }
-        return metadataValue(value)
-    }
-
     private mutating func addCursorConditions() {
         let keys = query.orders.enumerated().map { sortExpression($0.offset, $0.element) }
-        let bounds = QueryCursorBound.bounds(
-            of: query, keys: keys, pathKeyColumn: "c.pkey", keyValue: Self.keyValue,
-            pathKey: { .bytes(PostgresRows.pathKey($0)) })
-        for bound in bounds {
+        for bound in parts.cursorBounds(keys: keys) {
             // The plain bound on the first key lets the driver's index scan start at the cursor (and, on the
             // driver's own columns, bounds the rows the walk examines).
-            let (firstKey, condition) = bound.sql(
-                params: bound.values.map { param($0) }, true: "true", false: "false")
-            conditions.append(firstKey)
-            if keys[0].hasPrefix("i0.") || (!usesIndexDriver && keys[0].hasPrefix("d.")) {
-                driverConditions.append(firstKey)
+            parts.conditions += [bound.firstKey, bound.condition]
+            if keys[0].hasPrefix("i0.") || (!parts.usesIndexDriver && keys[0].hasPrefix("d.")) {
+                driverConditions.append(bound.firstKey)
             }
-            conditions.append(condition)
         }
     }
 }
 
-extension Filter.Operator {
-    /// `array-contains` and `array-contains-any`: conditions on an array's elements, not on the field's value.
-    fileprivate var isArrayMembership: Bool { self == .arrayContains || self == .arrayContainsAny }
+/// PostgreSQL's side of the shared query SQL: `$N` parameters, names and keys as `bytea` (keys cut as `idx`
+/// stores them), `OFFSET 0` fencing each probe.
+enum PostgresDialect: QuerySQLDialect {
+    static func placeholder(_ position: Int) -> String { "$\(position)" }
+    static func name(_ text: String) -> PostgresValue { PostgresRows.name(text) }
+    static func key(_ bytes: [UInt8]) -> PostgresValue { .bytes(bytes) }
+    static func int(_ value: Int64) -> PostgresValue { .int(value) }
+    static var null: PostgresValue { .null }
+    static func indexKey(_ value: JSONValue) -> [UInt8] { PostgresRows.indexKey(value) }
+    static var trueLiteral: String { "true" }
+    static var falseLiteral: String { "false" }
+    static var probeFence: String { " OFFSET 0" }
 }

@@ -186,7 +186,7 @@ final class PostgresWriteTransaction: CommitTransaction, JobSavepoint {
             INSERT INTO collections(path, group_id, pkey) VALUES($1, $2, $3) ON CONFLICT (path) DO NOTHING
             RETURNING cid
             """,
-            [path, PostgresRows.name(collection.collectionID), .bytes(PostgresRows.pathKey(collection.segments))])
+            [path, PostgresRows.name(collection.collectionID), .bytes(IndexKey.pathKey(collection.segments))])
         if inserted.rowCount == 1, let cid = try inserted.int(0, 0) {
             savepointCids[collection] = cid
             return cid

@@ -33,11 +33,4 @@ enum SQLiteRows {
         }
         return change
     }
-
-    /// Order-preserving key of a path: its segments as `IndexKey` strings, so byte order is segment-wise order.
-    static func pathKey(_ segments: [String]) -> [UInt8] {
-        var out: [UInt8] = []
-        for segment in segments { IndexKey.appendString(segment, to: &out) }
-        return out
-    }
 }

@@ -99,7 +99,7 @@ final class SQLiteWriteTransaction: CommitTransaction, JobSavepoint {
         guard create else { return nil }
         try connection.run(
             "INSERT INTO collections(path, group_id, pkey) VALUES(?, ?, ?)",
-            [.text(path), .text(collection.collectionID), .blob(SQLiteRows.pathKey(collection.segments))])
+            [.text(path), .text(collection.collectionID), .blob(IndexKey.pathKey(collection.segments))])
         let cid = try connection.rows("SELECT last_insert_rowid()")[0][0].int ?? 0
         savepointCids[collection] = cid
         return cid
