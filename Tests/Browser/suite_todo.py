@@ -216,6 +216,8 @@ def walk(t):
             sorted((d["title"], d["done"], isinstance(d.get("createdAt"), str)) for d in stored.values()),
             [("Buy milk", False, True), ("Call the dentist", False, True), ("Water the plants", False, True)])
 
+    # Rows are kept across updates (the app updates a row in place), so nothing is taken from under the pointer.
+    rows = driver.find_elements(By.CSS_SELECTOR, ".todos .todo")
     driver.find_elements(By.CSS_SELECTOR, ".todos .check")[0].click()
     wait_script(driver, "the first to-do marked done", "return !!document.querySelector('.todo.is-done')")
     deadline = time.time() + 10
@@ -224,6 +226,10 @@ def walk(t):
             raise CheckFailed("marking done did not reach the server")
         time.sleep(0.1)
     t.check("marking done reaches the server", True)
+    wait_script(driver, "the change confirmed in the list", "return !document.querySelector('.pending')")
+    t.check("the rows are the same elements after the updates, the done one updated in place",
+            driver.execute_script("return arguments[0].every((row) => row.isConnected) && "
+                                  "arguments[0][0].classList.contains('is-done')", rows))
 
     delete = driver.find_elements(By.CSS_SELECTOR, ".todos .delete")[1]
     t.check("the delete button is named for its to-do", delete.get_attribute("aria-label") ==

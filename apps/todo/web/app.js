@@ -303,20 +303,30 @@ function swipeable(row, todo) {
 
 function todoItem(todo) {
   const checkId = `done-${todo.id}`;
-  const row = h('li', { class: `todo${todo.done ? ' is-done' : ''}`, 'data-id': todo.id },
+  const row = h('li', { class: 'todo', 'data-id': todo.id },
     h('div', { class: 'swipe-bg', 'aria-hidden': 'true', text: t('delete') }),
     h('div', { class: 'row' },
-      h('input', { type: 'checkbox', id: checkId, class: 'check', checked: todo.done === true,
-        'aria-label': t(todo.done ? 'markOpen' : 'markDone', { title: todo.title }),
-        onchange: (event) => setDone(todo, event.target.checked) }),
+      h('input', { type: 'checkbox', id: checkId, class: 'check', onchange: (event) => setDone(todo, event.target.checked) }),
       h('label', { for: checkId, class: 'title' }, todo.title),
-      todo.pending ? h('span', { class: 'pending', text: t('pending') }) : null,
       h('button', { type: 'button', class: 'delete', id: `delete-${todo.id}`,
         'aria-label': t('deleteLabel', { title: todo.title }), title: t('deleteLabel', { title: todo.title }),
         onclick: () => remove(todo) },
         h('span', { 'aria-hidden': 'true', class: 'delete-icon', text: '×' }), h('span', { class: 'delete-text', text: t('delete') }))));
   swipeable(row, todo);
+  updateItem(row, todo);
   return row;
+}
+
+/** What a to-do's row shows that can change while it stays the same to-do: done or open, sent or not yet. */
+function updateItem(row, todo) {
+  const done = todo.done === true;
+  row.classList.toggle('is-done', done);
+  const check = row.querySelector('.check');
+  check.checked = done;
+  check.setAttribute('aria-label', t(done ? 'markOpen' : 'markDone', { title: todo.title }));
+  const chip = row.querySelector('.pending');
+  if (todo.pending && !chip) row.querySelector('.delete').before(h('span', { class: 'pending', text: t('pending') }));
+  if (!todo.pending && chip) chip.remove();
 }
 
 /**
@@ -335,7 +345,8 @@ function drawList(focus) {
   // Focus on an item's control survives the redraw (the same control of the same to-do).
   const active = document.activeElement;
   const keep = active && body.contains(active) ? active.id : null;
-  body.replaceChildren(listBody());
+  const content = listBody();
+  if (body.firstChild !== content) body.replaceChildren(content);
   if (keep) (document.getElementById(keep) ?? listScreen.field).focus();
   main.removeAttribute('aria-busy');
 }
@@ -378,11 +389,34 @@ function listBody() {
     return h('div', { class: 'state empty' },
       emptyIllustration(), h('h2', { text: t('emptyTitle') }), h('p', { text: t('emptyLead') }));
   }
+  return itemsView();
+}
+
+/**
+ * The items, kept from one update to the next: a to-do's row is the same element for as long as its title is the
+ * same, updated in place (`updateItem`), and rows are moved only when the order changed. So an update from another
+ * tab or the server's answer never takes away a row under the pointer, a swipe in progress or the focus.
+ */
+function itemsView() {
+  const view = listScreen.items ??= {
+    element: null, count: h('p', { class: 'count', id: 'count' }), rows: new Map(),
+    list: h('ul', { class: 'todos', 'aria-labelledby': 'list-title', 'aria-describedby': 'count' }),
+  };
+  view.element ??= h('div', {}, view.count, view.list, h('p', { class: 'swipe-hint', text: t('swipeHint') }));
   const { open, done } = countTodos(list.todos);
-  return h('div', {},
-    h('p', { class: 'count', id: 'count' }, open === 0 ? t('countNone') : t('countSome', { open, done })),
-    h('ul', { class: 'todos', 'aria-labelledby': 'list-title', 'aria-describedby': 'count' }, list.todos.map(todoItem)),
-    h('p', { class: 'swipe-hint', text: t('swipeHint') }));
+  view.count.textContent = open === 0 ? t('countNone') : t('countSome', { open, done });
+  const rows = new Map();
+  list.todos.forEach((todo, position) => {
+    const kept = view.rows.get(todo.id);
+    const row = kept && kept.title === todo.title ? kept.row : todoItem(todo);
+    if (row === kept?.row) updateItem(row, todo);
+    rows.set(todo.id, { title: todo.title, row });
+    const there = view.list.children[position];
+    if (there !== row) view.list.insertBefore(row, there ?? null);
+  });
+  while (view.list.children.length > list.todos.length) view.list.lastElementChild.remove();
+  view.rows = rows;
+  return view.element;
 }
 
 function emptyIllustration() {
