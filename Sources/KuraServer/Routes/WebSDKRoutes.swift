@@ -9,19 +9,7 @@ import KuraModel
 /// URL serves the next Kura version's SDK.
 enum WebSDKRoutes {
     /// The embedded files by name, prepared (and compressed) once.
-    static let files: [String: StaticFile] = {
-        var files: [String: StaticFile] = [:]
-        var entry = kura_web_sdk_files()!
-        while let name = entry.pointee.name {
-            let fileName = String(cString: name)
-            let bytes = Array(UnsafeBufferPointer(start: entry.pointee.bytes, count: entry.pointee.size))
-            files[fileName] = StaticFile(
-                body: bytes, contentType: MediaType.forFile(named: fileName), cacheControl: "no-cache",
-                modifiedSeconds: nil)
-            entry += 1
-        }
-        return files
-    }()
+    static let files = EmbeddedFiles.load(kura_web_sdk_files()!)
 
     static func register(on router: Router<KuraContext>) {
         let files = Self.files
