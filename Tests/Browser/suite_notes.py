@@ -254,6 +254,7 @@ def notes_app(t):
     driver.switch_to.window(other_tab)
     open_notebook(t, "English")
     wait_for(t, "the empty notebook", lambda: driver.find_element(By.ID, "words-empty"))
+    links = driver.find_elements(By.CSS_SELECTOR, "#notebook-list a")
     driver.switch_to.window(app_tab)
     add_word(t, "apple", "a fruit; りんご")
     add_word(t, "Banana", "a yellow frut")
@@ -261,6 +262,8 @@ def notes_app(t):
     driver.switch_to.window(other_tab)
     wait_for(t, "the words live in the second tab", lambda: word_texts(t) == ["apple", "Banana", "cherry"])
     t.check("the counts in the list follow", "3 words" in driver.find_element(By.ID, "notebook-list").text)
+    t.check("the notebook links are the same elements after the live updates (updated in place)",
+            driver.execute_script("return arguments[0].every((link) => link.isConnected)", links))
 
     # Edit in the second tab; the first sees it.
     card = [c for c in driver.find_elements(By.CSS_SELECTOR, "#words .word-card") if "Banana" in c.text][0]

@@ -313,6 +313,7 @@ async function checkVerified() {
 // ---------- the app: notebooks, words, search ----------
 
 let shell = null;   // the app's persistent elements, so live updates keep focus and what is typed
+let notebookItems = new Map();   // notebook ID → its <li> in the notebook list, kept across updates
 
 function drawApp() {
   if (!shell || !shell.root.isConnected || shell.lang !== lang) shell = buildShell();
@@ -443,16 +444,23 @@ function drawNotebookList() {
     return;
   }
   const current = routeNotebook();
-  const items = state.notebooks.map((notebook) => {
-    const count = wordsOf(notebook.id).length;
-    return h('li', {}, h('a', {
-      href: `#/n/${encodeURIComponent(notebook.id)}`, 'aria-current': notebook.id === current ? 'page' : null,
-      'data-id': notebook.id,
-    }, h('span', { class: 'nb-name', text: notebook.name }),
-    h('span', { class: 'count', text: state.words ? t('wordCount', { n: count }) : '' })));
+  // Each notebook's item is kept and updated in place, so a live update never takes a link from under the pointer.
+  const kept = new Map();
+  const list = shell.list;
+  state.notebooks.forEach((notebook, index) => {
+    const item = notebookItems.get(notebook.id) ?? h('li', {}, h('a', {
+      href: `#/n/${encodeURIComponent(notebook.id)}`, 'data-id': notebook.id,
+    }, h('span', { class: 'nb-name' }), h('span', { class: 'count' })));
+    const link = item.firstChild;
+    if (notebook.id === current) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
+    link.querySelector('.nb-name').textContent = notebook.name;
+    link.querySelector('.count').textContent = state.words ? t('wordCount', { n: wordsOf(notebook.id).length }) : '';
+    kept.set(notebook.id, item);
+    if (list.children[index] !== item) list.insertBefore(item, list.children[index] || null);
   });
-  shell.list.replaceChildren(...items);
-  if (!body.contains(shell.list)) body.replaceChildren(shell.list);
+  while (list.children.length > state.notebooks.length) list.lastElementChild.remove();
+  notebookItems = kept;
+  if (!body.contains(list)) body.replaceChildren(list);
 }
 
 function drawTokens() {
