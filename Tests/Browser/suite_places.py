@@ -294,6 +294,16 @@ def places_saved(t):
         t.equal("the switch turns the page to English", driver.find_element("id", "address-title").text, "Address")
         screenshot(driver, "places-en")
 
+        # "Use" on a saved place looks it up, and the keyboard focus stays on the button (the list is redrawn).
+        use = driver.find_element("css selector", "#saved-list li[data-id='fiji'] button:not(.ghost)")
+        driver.execute_script("arguments[0].focus()", use)
+        use.send_keys("\n")
+        wait(driver, "return document.getElementById('lat').value === '-18.14161' && "
+             "document.getElementById('address').dataset.state !== 'loading'", "the saved place looked up")
+        t.check("the focus stays on the place's Use button",
+                driver.execute_script("return document.activeElement === arguments[0] && arguments[0].isConnected",
+                                      use))
+
         # Removing one is live too.
         driver.find_element("css selector", "#saved-list li[data-id='fiji'] button.ghost").click()
         wait(driver, "return document.querySelectorAll('#saved-list li[data-id]').length === 1", "the removal")

@@ -129,19 +129,34 @@ function renderSaved() {
   if (!signedIn) return;
   $('who').textContent = state.user.email || state.user.uid;
   const list = $('saved-list');
-  list.replaceChildren();
-  if (state.savedError) { list.append(el('li', { class: 'error' }, state.savedError)); return; }
-  if (state.saved === null) { list.append(el('li', {}, t('searching'))); return; }
-  if (!state.saved.length) { list.append(el('li', { class: 'empty' }, t('savedEmpty'))); return; }
-  for (const item of state.saved) {
-    const where = item.place ? `${item.place.name}, ${item.place.cc} · ` : '';
-    list.append(el('li', { 'data-id': item.id },
-      el('span', {}, item.label, el('small', {}, where + coordinates(item.lat, item.lon))),
-      el('span', { class: 'row' },
-        el('button', { type: 'button', class: 'small', onclick: () => lookUp(item.lat, item.lon) }, t('use')),
-        el('button', { type: 'button', class: 'small ghost', 'aria-label': `${t('remove')}: ${item.label}`,
-          onclick: () => removePlace(db, state.user.uid, item.id) }, t('remove')))));
-  }
+  const message = state.savedError ? el('li', { class: 'error' }, state.savedError)
+    : state.saved === null ? el('li', {}, t('searching'))
+      : !state.saved.length ? el('li', { class: 'empty' }, t('savedEmpty')) : null;
+  if (message) { list.replaceChildren(message); savedItems = new Map(); return; }
+  // A place's item is kept while what it shows is the same, so a redraw (a lookup, a place saved elsewhere) never
+  // takes its buttons from under the pointer or the keyboard focus.
+  const kept = new Map();
+  state.saved.forEach((item, index) => {
+    const key = JSON.stringify([state.lang, item.label, item.place?.name, item.place?.cc, item.lat, item.lon]);
+    let saved = savedItems.get(item.id);
+    if (!saved || saved.key !== key) saved = { key, element: savedItem(item) };
+    kept.set(item.id, saved);
+    if (list.children[index] !== saved.element) list.insertBefore(saved.element, list.children[index] ?? null);
+  });
+  while (list.children.length > state.saved.length) list.lastElementChild.remove();
+  savedItems = kept;
+}
+
+let savedItems = new Map();   // saved place ID → { key, element }, kept across redraws
+
+function savedItem(item) {
+  const where = item.place ? `${item.place.name}, ${item.place.cc} · ` : '';
+  return el('li', { 'data-id': item.id },
+    el('span', {}, item.label, el('small', {}, where + coordinates(item.lat, item.lon))),
+    el('span', { class: 'row' },
+      el('button', { type: 'button', class: 'small', onclick: () => lookUp(item.lat, item.lon) }, t('use')),
+      el('button', { type: 'button', class: 'small ghost', 'aria-label': `${t('remove')}: ${item.label}`,
+        onclick: () => removePlace(db, state.user.uid, item.id) }, t('remove'))));
 }
 
 function render() { renderTexts(); renderStatus(); renderAddress(); renderHeading(); renderSearch(); renderSaved(); }
