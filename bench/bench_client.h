@@ -55,11 +55,11 @@ static void send_all(int fd, const char *bytes, size_t length) {
     }
 }
 
-// Opens `count` streams: connection i to `port_of(i)`, `request` sent on it once it is connected, then
-// `opened(i, fd)`; at most 256 connects in flight, so the server's accept backlog is never overrun. Bytes that
+// Opens `count` streams: connection i to `port_of(i)`, `request_of(i, &length)` sent on it once it is connected,
+// then `opened(i, fd)`; at most 256 connects in flight, so the server's accept backlog is never overrun. Bytes that
 // arrive meanwhile go to `readable(i)`. The streams stay registered with `bench_epoll_fd` for `bench_pump`.
-static void bench_open_streams(int count, int (*port_of)(int), const char *request, size_t length,
-                               void (*opened)(int, int), void (*readable)(int)) {
+static void bench_open_streams_each(int count, int (*port_of)(int), const char *(*request_of)(int, size_t *),
+                                    void (*opened)(int, int), void (*readable)(int)) {
     char *sent = calloc(count, 1);
     int *fds = calloc(count, sizeof *fds);
     bench_epoll_fd = epoll_create1(0);
@@ -84,6 +84,8 @@ static void bench_open_streams(int count, int (*port_of)(int), const char *reque
                     errno = error;
                     die("connect (stream)");
                 }
+                size_t length;
+                const char *request = request_of(index, &length);
                 send_all(fds[index], request, length);
                 sent[index] = 1;
                 pending--;
@@ -96,6 +98,22 @@ static void bench_open_streams(int count, int (*port_of)(int), const char *reque
     }
     free(sent);
     free(fds);
+}
+
+static const char *bench_same_request;
+static size_t bench_same_length;
+static inline const char *bench_same(int index, size_t *length) {
+    (void)index;
+    *length = bench_same_length;
+    return bench_same_request;
+}
+
+// `bench_open_streams_each` with the same `request` on every stream.
+static inline void bench_open_streams(int count, int (*port_of)(int), const char *request, size_t length,
+                                      void (*opened)(int, int), void (*readable)(int)) {
+    bench_same_request = request;
+    bench_same_length = length;
+    bench_open_streams_each(count, port_of, bench_same, opened, readable);
 }
 
 // Waits up to `timeout_ms` for stream bytes and hands each readable stream to `readable`.

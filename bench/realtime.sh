@@ -10,8 +10,12 @@
 # Usage: bench/realtime.sh   (needs swift, cc and curl)
 #        LISTENERS=50 IDLE=200 WRITES=100 bench/realtime.sh   (a quick try)
 # Environment: LISTENERS=1000 WRITES=1000 INTERVAL_MS=10 IDLE=10000 BUILD_DIR=.build
-#              LISTEN_AS=admin|user: listeners use the admin key (default) or a signed-up user's ID token under
-#              rules that let anyone read `feed` and `fan` (writes always use the admin key).
+#              LISTEN_AS=admin|user|users: listeners use the admin key (default), one signed-up user's ID token,
+#              or the tokens of USERS signed-up users (default LISTENERS), listener i the (i mod USERS)th: callers
+#              the server checks one by one, where one user's listeners share one check (docs/realtime.md);
+#              writes always use the admin key.
+#              RULE=open|document: with a user, the rule on `feed` and `fan`: `allow read: if true` (default), or
+#              one that reads the document, `allow read: if request.auth != null && resource.data.seq is int`.
 #              KURA_ARGS="--set http.eventLoops=2" adds flags to `kura serve`.
 set -euo pipefail
 
@@ -20,6 +24,8 @@ WRITES=${WRITES:-1000}
 INTERVAL_MS=${INTERVAL_MS:-10}
 IDLE=${IDLE:-10000}
 LISTEN_AS=${LISTEN_AS:-admin}
+USERS=${USERS:-$LISTENERS}
+RULE=${RULE:-open}
 BUILD_DIR=${BUILD_DIR:-.build}
 KURA_ARGS=${KURA_ARGS:-}
 
@@ -44,11 +50,15 @@ cc -O2 -pthread -o "$load" bench/realtime_load.c
 connections=$((IDLE + LISTENERS + 1000))
 KURA_ARGS="--set http.maxConnections=$connections --set realtime.maxConnections=$connections $KURA_ARGS"
 port=$(free_port)
-if [ "$LISTEN_AS" = user ]; then
+if [ "$LISTEN_AS" != admin ]; then
+    condition=true
+    [ "$RULE" = document ] && condition='request.auth != null && resource.data.seq is int'
     mkdir -p "$dir/kura_data" && chmod 700 "$dir/kura_data"
-    printf '%s\n' "rules_version = '1';" 'match /feed/{id} { allow read: if true; }' \
-        'match /fan/{id} { allow read: if true; }' >"$dir/kura_data/kura.rules"
+    printf '%s\n' "rules_version = '1';" "match /feed/{id} { allow read: if $condition; }" \
+        "match /fan/{id} { allow read: if $condition; }" >"$dir/kura_data/kura.rules"
 fi
+# Signing up many users is many password hashes in a row: the sign-up rate limit would refuse most of them.
+[ "$LISTEN_AS" = users ] && KURA_ARGS="--set auth.rateLimits=false $KURA_ARGS"
 start_kura "$port" "$dir/kura_data" "$dir/kura.log"
 key=$(cat "$dir/kura_data/admin.key")
 export WRITER_KEY=$key
@@ -56,7 +66,26 @@ if [ "$LISTEN_AS" = user ]; then
     key=$(curl -fsS -X POST -H 'Content-Type: application/json' "http://127.0.0.1:$port/api/auth/signup" \
         -d '{"email":"listener@example.com","password":"bench-password"}' |
         python3 -c 'import json, sys; print(json.load(sys.stdin)["idToken"])')
-    echo "listeners: a user's ID token (rules: anyone may read feed and fan)"
+    echo "listeners: a user's ID token (rule: allow read: if $condition)"
+fi
+if [ "$LISTEN_AS" = users ]; then
+    started=$(date +%s)
+    python3 - "$port" "$USERS" >"$dir/keys.txt" <<'PY'
+import concurrent.futures, json, sys, urllib.request
+port, count = int(sys.argv[1]), int(sys.argv[2])
+def sign_up(i):
+    body = json.dumps({"email": f"listener{i}@example.com", "password": "bench-password"}).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/auth/signup", body,
+                                     {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as answer:
+        return json.load(answer)["idToken"]
+with concurrent.futures.ThreadPoolExecutor(4) as pool:
+    for token in pool.map(sign_up, range(count)):
+        print(token)
+PY
+    export LISTEN_KEYS=$dir/keys.txt
+    echo "listeners: the ID tokens of $(wc -l <"$LISTEN_KEYS") users, signed up in $(($(date +%s) - started)) s" \
+        "(rule: allow read: if $condition)"
 fi
 rss() { awk '/^VmRSS:/ { printf "%.0f\n", $2 / 1024 }' "/proc/$kura_pid/status"; }
 echo "kura's RSS at start: $(rss) MB"
@@ -102,5 +131,5 @@ if [ -n "$complaints" ]; then
     echo "WARNING: kura logged warnings (first 20):" >&2
     echo "$complaints" >&2
 fi
-echo "realtime_summary listen_as=$LISTEN_AS p50_ms=$latency_ack_p50_ms p99_ms=$latency_ack_p99_ms idle_rss_mb=$idle_rss_mb" \
+echo "realtime_summary listen_as=$LISTEN_AS rule=$RULE users=$([ "$LISTEN_AS" = users ] && echo "$USERS" || echo 1) p50_ms=$latency_ack_p50_ms p99_ms=$latency_ack_p99_ms idle_rss_mb=$idle_rss_mb" \
     "fanout_10k_ms=$fanout_ack_ms listeners=$LISTENERS idle=$IDLE"

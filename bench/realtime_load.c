@@ -12,6 +12,8 @@
 //       on stdin (the script measures the server's memory meanwhile), writes fan/x once and prints
 //           fanout_ack_ms=… fanout_send_ms=…
 //       when the last stream has the change.
+// With LISTEN_KEYS=FILE (one token per line), listener i signs in with line i % N instead of KEY: streams of many
+// different callers, which the server checks one by one (the writes still use WRITER_KEY, else KEY).
 //
 // C, so that reading ten thousand streams does not measure the client instead of the server. Build: cc -O2
 // -pthread bench/realtime_load.c -o realtime_load.
@@ -139,6 +141,15 @@ static void on_opened(int index, int fd) {
     streams[index].connected = 1;
 }
 
+static char **requests;         // the listen request of each key (LISTEN_KEYS), listener i sending i % count's
+static size_t *request_lengths;
+static int request_count;
+
+static const char *request_of(int index, size_t *length) {
+    *length = request_lengths[index % request_count];
+    return requests[index % request_count];
+}
+
 static void open_streams(const char *query) {
     // The query, percent-encoded for the URL.
     char encoded[1024];
@@ -151,13 +162,35 @@ static void open_streams(const char *query) {
             out += sprintf(encoded + out, "%%%02X", c);
     }
     encoded[out] = 0;
-    char request[2048];
-    int length = snprintf(request, sizeof request,
-                          "GET /api/listen?query=%s HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n"
-                          "Authorization: Bearer %s\r\n\r\n",
-                          encoded, key);
+    // One request per key: KEY, or each line of LISTEN_KEYS.
+    const char *file = getenv("LISTEN_KEYS");
+    char **keys = NULL;
+    if (file) {
+        FILE *in = fopen(file, "r");
+        if (!in) die("LISTEN_KEYS");
+        char line[8192];
+        while (fgets(line, sizeof line, in)) {
+            line[strcspn(line, "\r\n")] = 0;
+            if (!*line) continue;
+            keys = realloc(keys, (request_count + 1) * sizeof *keys);
+            keys[request_count++] = strdup(line);
+        }
+        fclose(in);
+    }
+    if (request_count == 0) {
+        keys = malloc(sizeof *keys);
+        keys[request_count++] = (char *)key;
+    }
+    requests = calloc(request_count, sizeof *requests);
+    request_lengths = calloc(request_count, sizeof *request_lengths);
+    for (int i = 0; i < request_count; i++) {
+        request_lengths[i] = asprintf(&requests[i],
+                                      "GET /api/listen?query=%s HTTP/1.1\r\nHost: bench\r\n"
+                                      "Accept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n",
+                                      encoded, keys[i]);
+    }
     streams = calloc(listeners, sizeof *streams);
-    bench_open_streams(listeners, listener_port, request, length, on_opened, on_readable);
+    bench_open_streams_each(listeners, listener_port, request_of, on_opened, on_readable);
 }
 
 static void pump_until(int (*done)(void), double timeout_ms) {
