@@ -5,7 +5,8 @@
 #  2. IDLE streams held on another query: kura's resident memory with them open     -> idle_rss_mb (target ≤ 300)
 #  3. one write to that query reaching all IDLE streams                             -> fanout_10k_ms (target ≤ 1000)
 # The load client is bench/realtime_load.c (epoll, one process), compiled here. Each figure is printed on its own
-# line; the last line sums up: `realtime_summary listen_as=… p50_ms=… p99_ms=… idle_rss_mb=… fanout_10k_ms=…`.
+# line; the last line sums up: `realtime_summary listen_as=… rule=… users=… p50_ms=… p99_ms=… idle_rss_mb=…
+# fanout_10k_ms=…`.
 #
 # Usage: bench/realtime.sh   (needs swift, cc and curl)
 #        LISTENERS=50 IDLE=200 WRITES=100 bench/realtime.sh   (a quick try)
