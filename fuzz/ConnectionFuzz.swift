@@ -244,10 +244,21 @@ private func send(_ stream: [UInt8], pieces: [Range<Int>], halfClose: Bool) -> [
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(server.port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
+    var connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
         }
+    }
+    if connected != 0 && errno == EINTR {
+        // A signal (libFuzzer's timeout alarm fires every few seconds) interrupted the connect; the connection is
+        // still being made: wait until the socket is writable and take its outcome.
+        var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        while poll(&ready, 1, 20_000) < 0 && errno == EINTR {}
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+        connected = ready.revents & Int16(POLLOUT) != 0 && error == 0 ? 0 : -1
+        errno = error
     }
     require(connected == 0, "connect: \(errno)")
     var open = true
