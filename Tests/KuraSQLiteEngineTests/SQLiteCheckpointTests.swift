@@ -30,6 +30,28 @@ import Testing
         #expect(store.checkpointer.current.checkpoints >= 1)
     }
 
+    /// Closing the store copies the whole WAL into the database file and empties the WAL, so a copy of the
+    /// database file alone, made after Kura stopped, holds every committed write.
+    @Test func closingLeavesEveryWriteInTheDatabaseFile() throws {
+        let directory = try TemporaryDirectory("store")
+        defer { directory.remove() }
+        let file = directory.path + "/kura.db"
+        // A bound the writes stay under, so that no checkpoint runs before the close.
+        let store = try SQLiteDocumentStore(.init(path: file, checkpointPages: 100_000))
+        for i in 0..<50 { try store.set(doc("kept/d\(i)"), object(["i": .int(Int64(i))])) }
+        let walBefore = try FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int ?? 0
+        #expect(walBefore > 0)
+        store.close()
+        let walAfter = (try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0
+        #expect(walAfter == 0)
+        let copy = try TemporaryDirectory("copy")
+        defer { copy.remove() }
+        try FileManager.default.copyItem(atPath: file, toPath: copy.path + "/kura.db")
+        let reopened = try SQLiteDocumentStore(path: copy.path + "/kura.db")
+        defer { reopened.close() }
+        #expect(try reopened.count(StructuredQuery(.collection(col("kept")))) == 50)
+    }
+
     /// A long write load writes many times the bound through the WAL; the checkpointer copies it out and the WAL
     /// starts over again and again, never exceeding the bound by more than one commit's pages.
     @Test func theCheckpointerKeepsTheWALBelowItsBoundDuringALongWriteLoad() throws {

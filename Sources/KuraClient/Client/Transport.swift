@@ -55,7 +55,12 @@ final class Transport: Sendable {
         session = URLSession(configuration: configuration)
     }
 
-    deinit { session.invalidateAndCancel() }
+    /// Lets the session's tasks finish, then frees it. Nothing can be waiting on one of them here (a request's
+    /// caller holds the transport until its answer), and cancelling them is what swift-corelibs-foundation's
+    /// `URLSession` cannot do safely on Linux: `invalidateAndCancel()` traps in `URLSession.behaviour(for:)` when a
+    /// task leaves the session's registry while its cancellation is in flight ("Trying to access a behaviour for a
+    /// task that in not in the registry", swift-corelibs-foundation issue 3296).
+    deinit { session.finishTasksAndInvalidate() }
 
     /// `baseURL` joined with an API path (and its query string).
     func url(_ path: String) -> URL {

@@ -130,8 +130,14 @@ final class EventStreamRequest: NSObject, URLSessionDataDelegate, @unchecked Sen
         session.dataTask(with: request).resume()
     }
 
-    /// Closes the stream (the session lets go of its delegate).
+    /// Set once the task has completed.
+    private let completed = Locked(false)
+
+    /// Closes the stream (the session lets go of its delegate). A stream that has already completed is left
+    /// alone: cancelling a task the session has just let go of is what traps in swift-corelibs-foundation
+    /// (`Transport`'s `deinit` says more); this narrows that window to the completion's own few instructions.
     func cancel() {
+        if completed.current { return }
         session?.invalidateAndCancel()
     }
 
@@ -163,6 +169,7 @@ final class EventStreamRequest: NSObject, URLSessionDataDelegate, @unchecked Sen
         } else {
             continuation.yield(.closed(nil))
         }
+        completed.withLock { $0 = true }
         continuation.finish()
         session.finishTasksAndInvalidate()
     }

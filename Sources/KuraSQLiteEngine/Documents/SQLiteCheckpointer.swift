@@ -154,6 +154,20 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         thread.join()
     }
 
+    /// Stops the thread, then copies the whole WAL into the database file and truncates the WAL, so that the
+    /// database file alone holds every committed write (a copy of it made after `kura` stopped is complete).
+    /// Called at close, once the writer has stopped and the readers are gone; should a connection still hold
+    /// part of the WAL, it stays, as SQLite replays it at the next open.
+    func finish() {
+        stop()
+        var walFrames: Int32 = 0
+        var copied: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(connection.raw, nil, SQLITE_CHECKPOINT_TRUNCATE, &walFrames, &copied)
+        if rc != SQLITE_OK {
+            log?("store: the final checkpoint left the WAL in place (SQLite error \(rc)); the next open replays it")
+        }
+    }
+
     private func run() {
         var retry = false
         var retries = 0

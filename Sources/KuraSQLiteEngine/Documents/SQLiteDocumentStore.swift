@@ -125,8 +125,9 @@ public final class SQLiteDocumentStore: DocumentStore, CompositeIndexing, Sendab
         // Index jobs stop at their next step, which may wait for the writer: before the writer stops.
         indexJobs.stop()
         writer.stop()
-        checkpointer.stop()
         readers.close()
+        // Last: the whole WAL into the database file, which then holds every committed write on its own.
+        checkpointer.finish()
     }
 
     public func get(_ path: DocumentPath) throws -> Document? {
