@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import KuraCore
 import KuraSQLite
+import Synchronization
 
 /// Copies the write-ahead log into the database file on a thread and connection of its own, so the writer never
 /// does checkpoint I/O.
@@ -157,9 +158,11 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// Stops the thread, then copies the whole WAL into the database file and truncates the WAL, so that the
     /// database file alone holds every committed write (a copy of it made after `kura` stopped is complete).
     /// Called at close, once the writer has stopped and the readers are gone; should a connection still hold
-    /// part of the WAL, it stays, as SQLite replays it at the next open.
+    /// part of the WAL, it stays, as SQLite replays it at the next open. A command that runs beside a server
+    /// (`SQLiteConnection.keepsWALFiles`) skips it: a TRUNCATE checkpoint would hold up the server's writes.
     func finish() {
         stop()
+        if SQLiteConnection.keepsWALFiles.load(ordering: .relaxed) { return }
         var walFrames: Int32 = 0
         var copied: Int32 = 0
         let rc = sqlite3_wal_checkpoint_v2(connection.raw, nil, SQLITE_CHECKPOINT_TRUNCATE, &walFrames, &copied)
