@@ -398,18 +398,24 @@ function listBody() {
  * tab or the server's answer never takes away a row under the pointer, a swipe in progress or the focus.
  */
 function itemsView() {
-  const view = listScreen.items ??= {
-    element: null, count: h('p', { class: 'count', id: 'count' }), rows: new Map(),
-    list: h('ul', { class: 'todos', 'aria-labelledby': 'list-title', 'aria-describedby': 'count' }),
-  };
-  view.element ??= h('div', {}, view.count, view.list, h('p', { class: 'swipe-hint', text: t('swipeHint') }));
+  const view = listScreen.items ??= (() => {
+    const count = h('p', { class: 'count', id: 'count' });
+    const rowsList = h('ul', { class: 'todos', 'aria-labelledby': 'list-title', 'aria-describedby': 'count' });
+    const element = h('div', {}, count, rowsList, h('p', { class: 'swipe-hint', text: t('swipeHint') }));
+    return { element, count, list: rowsList, rows: new Map() };
+  })();
   const { open, done } = countTodos(list.todos);
   view.count.textContent = open === 0 ? t('countNone') : t('countSome', { open, done });
   const rows = new Map();
   list.todos.forEach((todo, position) => {
     const kept = view.rows.get(todo.id);
-    const row = kept && kept.title === todo.title ? kept.row : todoItem(todo);
-    if (row === kept?.row) updateItem(row, todo);
+    let row;
+    if (kept?.title === todo.title) {
+      row = kept.row;
+      updateItem(row, todo);
+    } else {
+      row = todoItem(todo);
+    }
     rows.set(todo.id, { title: todo.title, row });
     const there = view.list.children[position];
     if (there !== row) view.list.insertBefore(row, there ?? null);
