@@ -93,7 +93,7 @@ final class Transport: Sendable {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: urlRequest)
+            (data, response) = try await perform(urlRequest)
         } catch {
             throw Self.networkError(error, url: urlRequest.url!)
         }
@@ -114,6 +114,25 @@ final class Transport: Sendable {
         }
         if !data.isEmpty, body == nil { throw KuraError.invalidResponse("the answer is not JSON") }
         return APIResponse(status: http.statusCode, body: body, headers: headers)
+    }
+
+    /// `session.data(for:)` without its cancellation: a cancelled Swift task stops nothing here, the request runs
+    /// to its answer or its timeout. swift-corelibs-foundation's `data(for:)` cancels the `URLSessionTask` when the
+    /// calling task is cancelled, and that cancel traps in `URLSession.behaviour(for:)` when it meets the task's
+    /// own completion (swift-corelibs-foundation issue 3296; it crashed `make test` here). A write is not undone by
+    /// a cancel anyway: it may have reached the server.
+    private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else if let response {
+                    continuation.resume(returning: (data ?? Data(), response))
+                } else {
+                    continuation.resume(throwing: URLError(.badServerResponse))
+                }
+            }.resume()
+        }
     }
 
     /// `{"error":{"code","message"}}` → `KuraError`.
