@@ -133,9 +133,15 @@ final class EventStreamRequest: NSObject, URLSessionDataDelegate, @unchecked Sen
     /// Set once the task has completed.
     private let completed = Locked(false)
 
+    /// Whether the stream has ended (the server closed it, it failed, or it was cancelled).
+    var isCompleted: Bool { completed.current }
+
     /// Closes the stream (the session lets go of its delegate). A stream that has already completed is left
-    /// alone: cancelling a task the session has just let go of is what traps in swift-corelibs-foundation
-    /// (`Transport`'s `deinit` says more); this narrows that window to the completion's own few instructions.
+    /// alone: cancelling a task while it completes is what traps in swift-corelibs-foundation (`Transport`'s
+    /// `deinit` says more). So the SDK cancels only streams the server is not ending: it never cancels after
+    /// `.closed` (the flag is set before that update goes out), and after a last event (`overflow`,
+    /// `auth_revoked`) it waits for the server's close (`ListenerHub.consume`). What is left is a client closing
+    /// a stream at the very moment the server ends it for its own reasons (a shutdown).
     func cancel() {
         if completed.current { return }
         session?.invalidateAndCancel()
@@ -160,6 +166,9 @@ final class EventStreamRequest: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        // Before `.closed` is delivered: its reader closes the stream at once, and that `cancel()` must see a
+        // completed task and leave it alone.
+        completed.withLock { $0 = true }
         if status >= 400 {
             let body = try? JSONText.decode(errorBody)
             continuation.yield(.closed(Transport.serverError(status: status, body: body, headers: [:])))
@@ -169,7 +178,6 @@ final class EventStreamRequest: NSObject, URLSessionDataDelegate, @unchecked Sen
         } else {
             continuation.yield(.closed(nil))
         }
-        completed.withLock { $0 = true }
         continuation.finish()
         session.finishTasksAndInvalidate()
     }

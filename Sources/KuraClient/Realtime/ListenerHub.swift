@@ -274,16 +274,23 @@ final class ListenerHub: Sendable {
         try? await Task.sleep(nanoseconds: UInt64(Double.random(in: ceiling / 2...ceiling) * 1e9))
     }
 
-    /// Reads one stream until it ends.
-    func consume(_ stream: EventStreamRequest) async -> Ending {
+    /// Reads one stream until it ends. After a last event (`overflow`, `auth_revoked`) it waits for the server to
+    /// close the stream rather than closing it here: a cancel that meets the server's close traps in
+    /// swift-corelibs-foundation (`EventStreamRequest.cancel()`). A server that does not close within
+    /// `lastEventGrace` seconds (a proxy holding the connection) is cancelled after all.
+    func consume(_ stream: EventStreamRequest, lastEventGrace: Double = 2) async -> Ending {
         var watchdog: Task<Void, Never>?
         defer { watchdog?.cancel() }
+        var last: Ending?
         for await update in stream.updates {
             switch update {
             case .opened: continue
             case .closed(let error):
+                if let last { return last }
                 if let error = error as? KuraError, !error.isNetworkFailure { return .refused(error) }
                 return .dropped
+            case .message where last != nil:
+                continue  // nothing counts after a last event
             case .message(let message):
                 let payload = (try? JSONText.decode(Data(message.data.utf8))) ?? .null
                 switch message.event {
@@ -316,8 +323,13 @@ final class ListenerHub: Sendable {
                         payload["message"]?.stringValue ?? "listener failed")
                     guard let target = payload["target"]?.stringValue else { return .refused(error) }
                     fail(target, error)
-                case "auth_revoked": return .authRevoked
-                case "overflow": return .overflow
+                case "auth_revoked", "overflow":
+                    last = message.event == "overflow" ? .overflow : .authRevoked
+                    watchdog?.cancel()
+                    watchdog = Task {
+                        try? await Task.sleep(nanoseconds: UInt64(lastEventGrace * 1e9))
+                        if !Task.isCancelled { stream.cancel() }
+                    }
                 default: break  // `reset` (a snapshot follows), id-only blocks, events of newer servers
                 }
                 if let id = message.id { state.withLock { $0.lastEventID = id } }
