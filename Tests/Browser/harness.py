@@ -77,19 +77,31 @@ def free_port():
         return s.getsockname()[1]
 
 
+class PortTaken(RuntimeError):
+    """`kura serve` exited because another socket had taken its port."""
+
+
 class Kura:
     """One `kura serve` process on its own port and data directory; restartable on the same ones."""
 
     def __init__(self, binary, settings=None, public=None):
         self.binary = binary
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self.data = tempfile.mkdtemp(prefix="kura-browser-")
         self.settings = {"auth.rateLimits": "false", **(settings or {})}
         self.public = public
         self.process = None
         self.log_path = os.path.join(self.data, "server.log")
-        self.start()
+        # The port was free a moment ago; another socket (a client's connection, whose local port comes from the
+        # same range) can take it before kura binds it. Then kura starts again on another.
+        for attempt in range(5):
+            self.port = free_port()
+            self.url = f"http://127.0.0.1:{self.port}"
+            try:
+                self.start()
+                break
+            except PortTaken:
+                if attempt == 4:
+                    raise
 
     def start(self):
         arguments = [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data,
@@ -99,11 +111,17 @@ class Kura:
         if self.public:
             arguments += ["--public", self.public]
         log = open(self.log_path, "a")
+        logged = log.tell()
         self.process = subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while time.time() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"kura exited: {open(self.log_path).read()[-2000:]}")
+                with open(self.log_path) as f:
+                    f.seek(logged)
+                    said = f.read()
+                if f"port {self.port} is already in use" in said:
+                    raise PortTaken(said)
+                raise RuntimeError(f"kura exited: {said[-2000:]}")
             try:
                 urllib.request.urlopen(self.url + "/api/health", timeout=1).read()
                 break
