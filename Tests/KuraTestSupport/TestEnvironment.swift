@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -34,23 +35,48 @@ public enum TestEnvironment {
         return venv
     }
 
-    /// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's pick for port 0).
+    /// A TCP port on 127.0.0.1 that nothing is bound to right now, for a server a test starts on it. Picked below
+    /// the kernel's ephemeral range (`ip_local_port_range`): the kernel gives ports from that range to every
+    /// outgoing connection and every server on port 0, and one of those could take a port of that range before
+    /// the test's server binds it. Never the same port twice in one test process. Where the range leaves no room
+    /// below it, the kernel's pick for port 0.
     public static func freePort() throws -> Int {
+        let ephemeralStart = ephemeralRangeStart()
+        if ephemeralStart > 10_000 {
+            for _ in 0..<1000 {
+                let port = Int.random(in: 10_000..<ephemeralStart)
+                guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
+                if try bound(port) != nil { return port }
+            }
+        }
+        guard let port = try bound(0) else { throw TestFailure("bind failed") }
+        return port
+    }
+
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    /// The first port of `/proc/sys/net/ipv4/ip_local_port_range` (Linux's default, 32768, if unreadable).
+    private static func ephemeralRangeStart() -> Int {
+        let range = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
+        return range?.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+    }
+
+    /// Binds a socket to 127.0.0.1:`port` and closes it; the port it had, or `nil` when the bind failed.
+    private static func bound(_ port: Int) throws -> Int? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        let ok = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
                 bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
             }
         }
-        guard bound else { throw TestFailure("bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return ok ? Int(UInt16(bigEndian: address.sin_port)) : nil
     }
 }
 
