@@ -75,17 +75,22 @@ def set_viewport(driver, width):
 _handed_out = set()
 
 
+LOWEST_PORT = 11000
+
+
 def free_port():
     """A port on 127.0.0.1 nothing is bound to now, below the kernel's ephemeral range (as the Swift tests'
     `TestEnvironment.freePort`): the kernel gives ports of that range to outgoing connections and to servers on port
-    0, which could take it before kura binds it. Never the same port twice."""
+    0, which could take it before kura binds it. From 11000 up: browsers refuse to fetch from some lower ports
+    (Chromium's restricted ports end at 10080; a page's fetch to one fails at once with "Failed to fetch"). Never
+    the same port twice."""
     try:
         with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
             ephemeral_start = int(f.read().split()[0])
     except (OSError, ValueError, IndexError):
         ephemeral_start = 32768
-    for _ in range(1000 if ephemeral_start > 10000 else 0):
-        port = random.randrange(10000, ephemeral_start)
+    for _ in range(1000 if ephemeral_start > LOWEST_PORT else 0):
+        port = random.randrange(LOWEST_PORT, ephemeral_start)
         if port in _handed_out:
             continue
         _handed_out.add(port)

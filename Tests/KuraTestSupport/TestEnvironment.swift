@@ -38,13 +38,14 @@ public enum TestEnvironment {
     /// A TCP port on 127.0.0.1 that nothing is bound to right now, for a server a test starts on it. Picked below
     /// the kernel's ephemeral range (`ip_local_port_range`): the kernel gives ports from that range to every
     /// outgoing connection and every server on port 0, and one of those could take a port of that range before
-    /// the test's server binds it. Never the same port twice in one test process. Where the range leaves no room
-    /// below it, the kernel's pick for port 0.
+    /// the test's server binds it. From 11000 up, as the browser harness: browsers refuse to connect to some lower
+    /// ports (Chromium's restricted ports end at 10080). Never the same port twice in one test process. Where the
+    /// range leaves no room below it, the kernel's pick for port 0.
     public static func freePort() throws -> Int {
         let ephemeralStart = ephemeralRangeStart()
-        if ephemeralStart > 10_000 {
+        if ephemeralStart > lowestPort {
             for _ in 0..<1000 {
-                let port = Int.random(in: 10_000..<ephemeralStart)
+                let port = Int.random(in: lowestPort..<ephemeralStart)
                 guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
                 if try bound(port) != nil { return port }
             }
@@ -52,6 +53,8 @@ public enum TestEnvironment {
         guard let port = try bound(0) else { throw TestFailure("bind failed") }
         return port
     }
+
+    private static let lowestPort = 11_000
 
     private static let handedOut = Mutex<Set<Int>>([])
 
