@@ -70,7 +70,8 @@ def main():
                       flush=True)
                 continue
             failed += 1
-            print(f"✘ Test \"{name}\" failed after {seconds:.3f} seconds.", flush=True)
+            where = f" (kura at {context.kura.url})" if context.kura else ""
+            print(f"✘ Test \"{name}\" failed after {seconds:.3f} seconds{where}.", flush=True)
             for check, detail in failures:
                 print(f"    ✘ {check}: {detail}")
             if not context.checks and error is None:
