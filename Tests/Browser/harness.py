@@ -72,10 +72,18 @@ def set_viewport(driver, width):
         "width": width, "height": 844 if width < 500 else 900, "deviceScaleFactor": 1, "mobile": width < 500})
 
 
-_handed_out = set()
+def _ephemeral_range_start():
+    """The first port of the kernel's `ip_local_port_range` (Linux's default, 32768, if unreadable)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 LOWEST_PORT = 11000
+EPHEMERAL_START = _ephemeral_range_start()
+_handed_out = set()
 
 
 def free_port():
@@ -84,13 +92,8 @@ def free_port():
     0, which could take it before kura binds it. From 11000 up: browsers refuse to fetch from some lower ports
     (Chromium's restricted ports end at 10080; a page's fetch to one fails at once with "Failed to fetch"). Never
     the same port twice."""
-    try:
-        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            ephemeral_start = int(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        ephemeral_start = 32768
-    for _ in range(1000 if ephemeral_start > LOWEST_PORT else 0):
-        port = random.randrange(LOWEST_PORT, ephemeral_start)
+    for _ in range(1000 if EPHEMERAL_START > LOWEST_PORT else 0):
+        port = random.randrange(LOWEST_PORT, EPHEMERAL_START)
         if port in _handed_out:
             continue
         _handed_out.add(port)

@@ -42,7 +42,6 @@ public enum TestEnvironment {
     /// ports (Chromium's restricted ports end at 10080). Never the same port twice in one test process. Where the
     /// range leaves no room below it, the kernel's pick for port 0.
     public static func freePort() throws -> Int {
-        let ephemeralStart = ephemeralRangeStart()
         if ephemeralStart > lowestPort {
             for _ in 0..<1000 {
                 let port = Int.random(in: lowestPort..<ephemeralStart)
@@ -58,11 +57,12 @@ public enum TestEnvironment {
 
     private static let handedOut = Mutex<Set<Int>>([])
 
-    /// The first port of `/proc/sys/net/ipv4/ip_local_port_range` (Linux's default, 32768, if unreadable).
-    private static func ephemeralRangeStart() -> Int {
+    /// The first port of `/proc/sys/net/ipv4/ip_local_port_range` (Linux's default, 32768, if unreadable); read
+    /// once per test process.
+    private static let ephemeralStart: Int = {
         let range = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
         return range?.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
-    }
+    }()
 
     /// Binds a socket to 127.0.0.1:`port` and closes it; the port it had, or `nil` when the bind failed.
     private static func bound(_ port: Int) throws -> Int? {
