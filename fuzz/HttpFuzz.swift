@@ -4,6 +4,8 @@
 // Property: the three feeds report the same events (request begun, 100-continue, each whole request with its
 // method, target, headers, body, keep-alive and version) and end in the same outcome (consumed, stopped after a
 // closing request, or an error with the same status and code): where a read boundary falls must never change what the server sees.
+// And: a stream that ends between requests leaves nothing behind for the next one — a plain request fed after it
+// is read as exactly itself (no field of a request before it, a trailer say, may leak into it).
 import KuraCore
 import KuraHTTP
 
@@ -18,7 +20,32 @@ public func httpFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> I
         require(
             same(whole, single), "a stream fed byte by byte parsed differently:\nwhole: \(whole)\nbytes: \(single)")
     }
+    if let next = requestAfter(stream) {
+        require(next == [plainRequestRead], "the request after the stream was read as \(next)")
+    }
     return 0
+}
+
+/// A request fed after the stream, and how it must be read.
+private let plainRequest = Array("GET /next HTTP/1.1\r\nHost: n\r\nX-Next: 1\r\n\r\n".utf8)
+private let plainRequestRead = "request GET /next HTTP/1.1 keepAlive=true\nHost: n\nX-Next: 1\nbody=[]"
+
+/// What the parser reports for `plainRequest` fed after `stream`, when the stream ends between requests (nil
+/// otherwise: an error, a closing request, or a request cut short).
+private func requestAfter(_ stream: [UInt8]) -> [String]? {
+    let parser = RequestParser(limits: limits)
+    var events: [String] = []
+    parser.onEvent = { event in if case .request(let request) = event { events.append(describe(request)) } }
+    guard stream.withUnsafeBytes({ parser.feed($0) }) == .consumed, !parser.inMessage else { return nil }
+    events = []
+    let outcome = plainRequest.withUnsafeBytes { parser.feed($0) }
+    return outcome == .consumed ? events : events + ["\(outcome)"]
+}
+
+private func describe(_ request: ParsedRequest) -> String {
+    let headers = request.headers.fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    return "request \(request.method) \(request.target) HTTP/\(request.version.major).\(request.version.minor) "
+        + "keepAlive=\(request.keepAlive)\n\(headers)\nbody=\(request.body)"
 }
 
 /// Equal events; or both ending in an error after the same events where one of the errors is a size limit (431,
@@ -45,11 +72,7 @@ private func run(_ stream: [UInt8], pieces: [Range<Int>]) -> [String] {
         switch event {
         case .begin: events.append("begin")
         case .expectContinue: events.append("continue")
-        case .request(let request):
-            let headers = request.headers.fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
-            events.append(
-                "request \(request.method) \(request.target) HTTP/\(request.version.major).\(request.version.minor) "
-                    + "keepAlive=\(request.keepAlive)\n\(headers)\nbody=\(request.body)")
+        case .request(let request): events.append(describe(request))
         }
     }
     var outcome = RequestParser.Outcome.consumed

@@ -55,6 +55,8 @@ public final class RequestParser {
     private var field: [UInt8] = []
     private var value: [UInt8] = []
     private var lastWasValue = false
+    /// Whether the fields being read are a chunked body's trailer section, which is read and dropped.
+    private var inTrailers = false
     private var headers: [(name: String, value: String)] = []
     private var body: [UInt8] = []
     private var headerBytes = 0
@@ -142,10 +144,21 @@ public final class RequestParser {
 
     /// Files the header just read. Field names with white space (`Content-Length : 5`) and a second `Host`
     /// are refused (RFC 9112 §5.1, §3.2): intermediaries disagree on them, which is how requests get smuggled.
+    /// A trailer field (after a chunked body) is checked the same way and then dropped: merged into the headers it
+    /// could add a header a proxy in front never saw (RFC 9110 §6.5.1), and no handler reads trailers.
     private func commitHeader() -> Int32 {
         guard !field.isEmpty || !value.isEmpty else { return 0 }
         if field.contains(0x20) || field.contains(0x09) {
             return fail(.malformedRequest("white space in a header field name"))
+        }
+        if inTrailers {
+            guard String(validating: value, as: UTF8.self) != nil else {
+                return fail(.malformedRequest("a trailer value that is not UTF-8"))
+            }
+            field.removeAll(keepingCapacity: true)
+            value.removeAll(keepingCapacity: true)
+            lastWasValue = false
+            return 0
         }
         let name = String(decoding: field, as: UTF8.self)
         // Decoding with replacement would change the value the handlers see (U+FFFD for each bad byte).
@@ -182,7 +195,10 @@ public final class RequestParser {
         sawTransferEncoding = false
         sawHost = false
         sawAuthorization = false
+        field.removeAll(keepingCapacity: true)
+        value.removeAll(keepingCapacity: true)
         lastWasValue = false
+        inTrailers = false
         onEvent(.begin)
         return 0
     }
@@ -241,6 +257,9 @@ public final class RequestParser {
 
     fileprivate func headersComplete() -> Int32 {
         if commitHeader() != 0 { return -1 }
+        // Any field after this is a trailer (http-parser reports trailers as header fields, and no second
+        // `headersComplete`).
+        inTrailers = true
         // Percent-encoded bytes are checked when decoded; raw ones here, since replacing them with U+FFFD would turn
         // an ID into another one.
         if url.contains(where: { $0 >= 0x80 }), String(validating: url, as: UTF8.self) == nil {
@@ -305,6 +324,8 @@ public final class RequestParser {
     }
 
     fileprivate func messageComplete() -> Int32 {
+        // The last trailer field is still pending (fields are filed when the next one starts): check and drop it.
+        if commitHeader() != 0 { return -1 }
         inMessage = false
         let method = HTTPMethod(String(cString: http_method_str(http_method(rawValue: kura_http_method(parser)))))
         let keepAlive = http_should_keep_alive(parser) != 0

@@ -85,6 +85,36 @@ private func failure(_ outcome: RequestParser.Outcome) -> APIError? {
         #expect(probe.requests.first?.body == Array("hello world".utf8))
     }
 
+    @Test(
+        "a chunked request's trailers become nobody's headers, and the request pipelined after it is read whole",
+        arguments: ["X-Trailer: t\r\n", "Authorization: Bearer other\r\nHost: other\r\n"])
+    func trailersThenPipelined(trailers: String) {
+        let probe = ParserProbe()
+        let raw =
+            "PUT /x HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer mine\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "5\r\nhello\r\n0\r\n\(trailers)\r\n"
+            + "GET /last HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+        #expect(probe.feed(raw) == .stopped)
+        #expect(probe.requests.map(\.target) == ["/x", "/last"])
+        let (first, last) = (probe.requests.first, probe.requests.last)
+        #expect(first?.body == Array("hello".utf8))
+        #expect(first?.headers.count == 3)
+        #expect(first?.headers["Host"] == "h" && first?.headers["Authorization"] == "Bearer mine")
+        #expect(last?.headers.count == 2)
+        #expect(last?.headers["Host"] == "a" && last?.headers["Connection"] == "close")
+    }
+
+    @Test(
+        "a trailer field is checked like a header field",
+        arguments: [Array("X-T: a\nX-U: b\r\n".utf8), Array("X-T: ".utf8) + [0xFF, 0x0D, 0x0A]])
+    func badTrailer(trailer: [UInt8]) throws {
+        let probe = ParserProbe()
+        let head = "PUT /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n"
+        let error = try #require(failure(probe.parser.feed(Array(head.utf8) + trailer + Array("\r\n".utf8))))
+        #expect(error.code == .malformedRequest)
+        #expect(probe.requests.isEmpty)
+    }
+
     @Test("a header block over maxHeaderBytes fails with 431")
     func headerLimit() throws {
         let probe = ParserProbe(maxHeaderBytes: 1024)
