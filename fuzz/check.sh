@@ -24,7 +24,13 @@ for name in $(cat fuzz/harnesses.txt); do
     else
         status=1
         echo "fuzz $name: FAILED"
-        grep -E 'PROPERTY FAILED|ERROR:|SUMMARY|Test unit written' "$log" | head -n 20
+        # The failure's whole message (a property's names what was expected and what came), then the input itself
+        # in base64, so that a failure seen only in CI's output can be rerun: decode it into a file and pass that
+        # file to the harness.
+        sed -n '/^PROPERTY FAILED/,/^==[0-9]*==/{/^==[0-9]*==/!p;}' "$log" | head -n 60
+        grep -E 'ERROR:|SUMMARY|Test unit written' "$log" | head -n 20
+        unit=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+        [ -n "$unit" ] && [ -f "$unit" ] && echo "input (base64): $(base64 -w0 "$unit")"
     fi
 done
 exit $status

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The steps of `make test` after the build, each run to its end even when an earlier one failed, with a summary at
 # the bottom: which steps failed and the lines that say why (Swift Testing's ✘ lines, a crash's signal, a browser
-# test's FAIL). CI keeps only the end of a long log, so the reason has to be there.
+# test's FAIL, a fuzz property's expected and got, and its input). CI keeps only the end of a long log, so the
+# reason has to be there.
 #
 # Environment (the Makefile sets these): BUILD_DIR, SDK_SUITES, KURA_TEST_PYTHON.
 set -uo pipefail
@@ -48,7 +49,7 @@ echo
 echo "== make test: ${#failed[@]} step(s) failed: ${failed[*]} (whole logs in $logs)"
 for name in "${failed[@]}"; do
     echo "-- $name:"
-    reasons=$(grep -aE '✘|FAIL|Traceback|[Ee]rror:|[Ff]atal|signal|disagree' "$logs/$name.log" | grep -av '^[◇✔↳]' | head -40)
+    reasons=$(grep -aE '✘|FAIL|Traceback|[Ee]rror:|[Ff]atal|signal|disagree|^expected: |^got: |^input \(base64\)' "$logs/$name.log" | grep -av '^[◇✔↳]' | head -40)
     if [ -n "$reasons" ]; then echo "$reasons"; else tail -n 15 "$logs/$name.log"; fi
 done
 exit 1
