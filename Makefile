@@ -78,7 +78,7 @@ SDK_SUITES := KuraClientTests|KuraQuizTests|KuraPlacesTests|KuraNotesTests|KuraT
 test: deps-test
 	swift build --build-tests --scratch-path $(BUILD_DIR)
 	# Then the server's tests, the SDK's tests in a process of their own, the SDK's portability checks, the import and
-	# Sendable checks, kura.js in headless Chromium, and each fuzzer for 20 s: Tests/Support/test_steps.sh, which runs
+	# Sendable checks, kura.js in headless Chromium, and each fuzzer for 30 s: Tests/Support/test_steps.sh, which runs
 	# them all and ends with the steps that failed and why.
 	BUILD_DIR=$(BUILD_DIR) SDK_SUITES='$(SDK_SUITES)' Tests/Support/test_steps.sh
 

@@ -1,11 +1,11 @@
 #!/bin/bash
 # The short fuzzing step of `make test`: builds every harness (cached, fuzz/build.sh) and runs each for
-# FUZZ_SECONDS (default 20) with a fixed seed, starting from the seeds and past findings in fuzz/corpus/NAME.
+# FUZZ_SECONDS (default 30) with a fixed seed, starting from the seeds and past findings in fuzz/corpus/NAME.
 # Nothing is written to the repository: new inputs go to a temporary directory. Exits non-zero if any harness
 # finds a crash or a property failure (its input is then in .build/fuzz/findings/NAME/).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-SECONDS_EACH=${FUZZ_SECONDS:-20}
+SECONDS_EACH=${FUZZ_SECONDS:-30}
 fuzz/build.sh 2> >(grep -v 'ld.gold: warning' >&2) || exit 1
 export SWIFT_BACKTRACE=enable=no
 export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp:print_suppressions=0:malloc_context_size=128"

@@ -36,7 +36,7 @@ step sendable python3 Tests/Support/check_unchecked.py
 # kura.js in headless Chromium against the debug binary the test build made.
 step browser "$KURA_TEST_PYTHON" Tests/Browser/run.py --kura "$BUILD_DIR/debug/kura" \
     --screenshots "$BUILD_DIR/browser-screenshots"
-# Each libFuzzer harness for 20 s with a fixed seed from its corpus (docs/reliability.md, "Fuzzing"), then the
+# Each libFuzzer harness for 30 s with a fixed seed from its corpus (docs/reliability.md, "Fuzzing"), then the
 # server's query matcher and the Swift SDK's event stream parser against kura.js's under Node.
 step fuzz fuzz/check.sh
 step fuzz-diff fuzz/diff.sh
