@@ -63,6 +63,55 @@ def live(t):
         listener.step("realtime", "stop", name)
 
 
+@test("listeners: a listener whose add request fails while the stream stays open is added when it gets through")
+def add_fails(t):
+    page = t.page()
+    uid = page.step("auth", "signUp", "add-fails@example.com")
+    page.step("realtime", "listenQuery", "first", "todos")
+    wait_ids(page, "first", [], "the first listener's snapshot (the stream is open)")
+    page.step("realtime", "countListenAdds")
+    # Requests that add listeners fail; the stream that is already open is not touched.
+    page.block_urls([t.kura.url + "/api/listen/*"])
+    page.step("realtime", "listenQuery", "second", "todos")
+    deadline = time.time() + 20
+    while page.step("realtime", "listenAdds")["failed"] < 1:
+        if time.time() > deadline:
+            raise CheckFailed(f"the request adding the second listener never failed: {page.step('realtime', 'listenAdds')}")
+        time.sleep(0.05)
+    page.block_urls([])
+    t.kura.api("PUT", f"/api/docs/users/{uid}/todos/a", {"data": {"title": "eggs", "done": False, "rank": 1}})
+    wait_ids(page, "second", ["a"], "the second listener, once its add request got through")
+    wait_ids(page, "first", ["a"], "the first listener")
+    t.equal("both listeners are on the stream that was open all along",
+            page.step("realtime", "statistics")["connections"], 1)
+
+
+@test("listeners: a listener the server drops with UNAVAILABLE is added again and goes on; other errors end it",
+      settings={"realtime.heartbeatSeconds": "1"})
+def dropped_target(t):
+    page = t.page()
+    uid = page.step("auth", "signUp", "dropped@example.com")
+    page.step("realtime", "interceptListenStream")
+    page.step("realtime", "listenQuery", "todos", "todos")
+    wait_ids(page, "todos", [], "the first snapshot")
+    t.kura.api("PUT", f"/api/docs/users/{uid}/todos/a", {"data": {"title": "eggs", "done": False, "rank": 1}})
+    wait_ids(page, "todos", ["a"], "a added")
+    # As the server says when a listener could not be prepared or kept up to date: "add it again".
+    page.step("realtime", "injectTargetErrors", "UNAVAILABLE")
+    t.kura.api("PUT", f"/api/docs/users/{uid}/todos/b", {"data": {"title": "milk", "done": False, "rank": 2}})
+    wait_ids(page, "todos", ["a", "b"], "b added after the drop")
+    t.equal("the dropped listener reported no error", page.step("realtime", "errors", "todos"), [])
+    t.equal("... and was added again on the same stream", page.step("realtime", "statistics")["connections"], 1)
+    changes = page.step("realtime", "allChanges", "todos")
+    t.equal("nothing was lost or repeated", changes, ["added a -1>0", "added b -1>1"])
+    page.step("realtime", "injectTargetErrors", "PERMISSION_DENIED")
+    deadline = time.time() + 20
+    while page.step("realtime", "errors", "todos") != ["permission-denied"]:
+        if time.time() > deadline:
+            raise CheckFailed(f"a refusal did not end the listener: {page.step('realtime', 'errors', 'todos')}")
+        time.sleep(0.05)
+
+
 @test("listeners: the stream resumes after the server restarts mid-stream, nothing lost or repeated",
       settings={"realtime.heartbeatSeconds": "1"})
 def restart(t):

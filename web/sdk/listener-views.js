@@ -15,6 +15,7 @@ export const listenerViews = {
     target.serverView = documents;
     target.hasFirstEvent = true;
     target.live = true;
+    target.drops = 0;
     target.synced = true;
     target.serverRevision += 1;
     if (this.offline) {
@@ -47,6 +48,7 @@ export const listenerViews = {
     target.serverView = view;
     target.hasFirstEvent = true;
     target.live = true;
+    target.drops = 0;
     target.synced = true;
     target.serverRevision += 1;
     if (this.offline) {

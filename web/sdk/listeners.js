@@ -271,8 +271,11 @@ export class ListenerHub {
       case 'reset': this.statistics.resets += 1; break; // a snapshot follows; keep what we have until then
       case 'error': {
         const error = serverError(payload?.code ?? 'INTERNAL', payload?.message ?? 'listener failed', 400);
-        if (payload?.target) this._fail(payload.target, error);
-        else return { type: 'refused', error };
+        if (!payload?.target) return { type: 'refused', error };
+        // UNAVAILABLE: the server dropped the target for a passing reason ("add it again"), as Firestore's
+        // listeners ride out; anything else (a rule, a limit) ends the listener.
+        if (error.code === 'unavailable') this._addAgain(payload.target);
+        else this._fail(payload.target, error);
         break;
       }
       case 'auth_revoked': return { type: 'authRevoked' };
@@ -288,28 +291,59 @@ export class ListenerHub {
     return `/api/listen/${connection}?affinity=${this.affinity}`;
   }
 
-  /** POST /api/listen/{connection} adding `ids`, one request each so one bad target fails alone. */
+  /**
+   * POST /api/listen/{connection} adding `ids`, one request each so one bad target fails alone. A request that
+   * fails on its way (the network, a busy server) while the stream stays open is sent again after a pause: a
+   * target never added would hear nothing on a stream that is otherwise healthy.
+   */
   async _send(ids, connection) {
     for (const id of ids) {
-      const target = this.targets.get(id);
-      if (!target || this.connectionId !== connection) continue;
-      const entry = { id, ...target.spec };
-      if (target.resumePosition) entry.resumeAfter = target.resumePosition;
-      try {
-        await this.db._call('POST', this._targetsPath(connection), { body: { add: [entry] } });
-      } catch (error) {
-        // The stream is open but the node that answered does not know it: drop the stream, so that it is reopened
-        // (after the usual back-off) and every target re-added with its position.
-        if (error.serverCode === 'NOT_FOUND' && this.connectionId === connection) {
-          this.controller?.abort();
-          return;
+      for (let attempt = 1; ; attempt += 1) {
+        const target = this.targets.get(id);
+        if (!target || this.connectionId !== connection) break;
+        const entry = { id, ...target.spec };
+        if (target.resumePosition) entry.resumeAfter = target.resumePosition;
+        try {
+          await this.db._call('POST', this._targetsPath(connection), { body: { add: [entry] } });
+          break;
+        } catch (error) {
+          // The stream is open but the node that answered does not know it: drop the stream, so that it is
+          // reopened (after the usual back-off) and every target re-added with its position.
+          if (error.serverCode === 'NOT_FOUND' && this.connectionId === connection) {
+            this.controller?.abort();
+            return;
+          }
+          if (!error.network && error.serverCode !== 'NOT_FOUND' && !isTransient(error)) {
+            this._fail(id, error);
+            break;
+          }
+          // Unreachable: show what the cache has meanwhile.
+          if (error.network && this.offline && !target.hasFirstEvent) this._publish(id, null);
+          // A gone stream is handled by the next one, which adds the target again; an open one gets it again.
+          if (this.connectionId !== connection) break;
+          const ceiling = Math.min(5000, 100 * 2 ** Math.min(attempt - 1, 10));
+          await new Promise((resolve) => setTimeout(resolve, ceiling / 2 + (Math.random() * ceiling) / 2));
         }
-        // A gone stream (404, network) is handled by the next one, which adds the target again.
-        if (!error.network && error.serverCode !== 'NOT_FOUND' && !isTransient(error)) this._fail(id, error);
-        // Unreachable: show what the cache has meanwhile.
-        else if (error.network && this.offline && !target.hasFirstEvent) this._publish(id, null);
       }
     }
+  }
+
+  /**
+   * Adds target `id` to the stream again after a pause that grows with each drop in a row (reset by its next
+   * event), from where it was: the events before the drop were all delivered, so a live target resumes after the
+   * last of them; one that never went live keeps the position it was added with. A new stream re-adds it anyway.
+   */
+  _addAgain(id) {
+    const target = this.targets.get(id);
+    if (!target) return;
+    if (target.live) target.resumePosition = this.lastEventId;
+    target.live = false;
+    target.drops = (target.drops ?? 0) + 1;
+    const connection = this.connectionId;
+    const ceiling = Math.min(5000, 100 * 2 ** Math.min(target.drops - 1, 10));
+    setTimeout(() => {
+      if (this.connectionId === connection && this.targets.get(id) === target) this._send([id], connection);
+    }, ceiling / 2 + (Math.random() * ceiling) / 2);
   }
 
   _fail(id, error) {

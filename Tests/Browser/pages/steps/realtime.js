@@ -124,3 +124,78 @@ export function changesReplay(t, name) {
   }
   return view;
 }
+
+/**
+ * Counts, from now on, the requests that add listeners (POST /api/listen/{connection}) and how many of them failed
+ * on their way: `fetch` is wrapped for the rest of the page's life.
+ */
+export function countListenAdds(t) {
+  if (t.state.listenAdds) return;
+  const counts = { sent: 0, failed: 0 };
+  t.state.listenAdds = counts;
+  const original = globalThis.fetch;
+  globalThis.fetch = async (url, init) => {
+    const adding = init?.method === 'POST' && String(url).includes('/api/listen/');
+    if (adding) counts.sent += 1;
+    try {
+      return await original(url, init);
+    } catch (error) {
+      if (adding) counts.failed += 1;
+      throw error;
+    }
+  };
+}
+
+export function listenAdds(t) {
+  return { ...t.state.listenAdds };
+}
+
+/**
+ * Wraps `fetch` so that the test can add events to the listen streams the page opens from now on, as if the
+ * server had sent them (`injectTargetErrors`). An event is added only where the server's own text is between two
+ * events, never inside one.
+ */
+export function interceptListenStream(t) {
+  const original = globalThis.fetch;
+  const streams = (t.state.listenStreams = []);
+  const encoder = new TextEncoder();
+  globalThis.fetch = async (url, init) => {
+    const response = await original(url, init);
+    if ((init?.method ?? 'GET') !== 'GET' || !String(url).includes('/api/listen?') || !response.body) return response;
+    const reader = response.body.getReader();
+    const stream = { queued: [], atBoundary: true, controller: null };
+    stream.flush = () => {
+      if (!stream.atBoundary) return;
+      for (const text of stream.queued.splice(0)) stream.controller.enqueue(encoder.encode(text));
+    };
+    streams.push(stream);
+    const body = new ReadableStream({
+      start(controller) {
+        stream.controller = controller;
+      },
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        controller.enqueue(value);
+        stream.atBoundary = value.length >= 2 && value.at(-1) === 10 && value.at(-2) === 10;
+        stream.flush();
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** Adds an `error` event with `code` for every target of the page's listeners to the last listen stream. */
+export function injectTargetErrors(t, code) {
+  const stream = t.state.listenStreams.at(-1);
+  for (const target of t.db()._hub.targets.keys()) {
+    stream.queued.push(`event: error\ndata: ${JSON.stringify({ target, code, message: 'injected by the test' })}\n\n`);
+  }
+  stream.flush();
+}
