@@ -58,6 +58,7 @@ export class ListenerHub {
       spec, local, deliver, fail,
       serverView: [], view: [], metadata: null, delivered: false, viewIsServer: true,
       serverRevision: 0, viewRevision: 0, hasFirstEvent: false, live: false, synced: false, resumePosition: null,
+      drops: 0,
     });
     if (!this.running) this._run();
     else if (this.connectionId) this._send([id], this.connectionId);
@@ -182,10 +183,8 @@ export class ListenerHub {
 
   _backOff() {
     this.failures += 1;
-    // 0.1 s, 0.2 s, 0.4 s… up to 5 s, jittered, so a restarted server is not hit by every client at once.
-    const ceiling = Math.min(5000, 100 * 2 ** Math.min(this.failures - 1, 10));
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ceiling / 2 + (Math.random() * ceiling) / 2);
+      const timer = setTimeout(resolve, backOffDelay(this.failures));
       this.wake = () => {
         clearTimeout(timer);
         resolve();
@@ -321,8 +320,7 @@ export class ListenerHub {
           if (error.network && this.offline && !target.hasFirstEvent) this._publish(id, null);
           // A gone stream is handled by the next one, which adds the target again; an open one gets it again.
           if (this.connectionId !== connection) break;
-          const ceiling = Math.min(5000, 100 * 2 ** Math.min(attempt - 1, 10));
-          await new Promise((resolve) => setTimeout(resolve, ceiling / 2 + (Math.random() * ceiling) / 2));
+          await new Promise((resolve) => setTimeout(resolve, backOffDelay(attempt)));
         }
       }
     }
@@ -338,12 +336,11 @@ export class ListenerHub {
     if (!target) return;
     if (target.live) target.resumePosition = this.lastEventId;
     target.live = false;
-    target.drops = (target.drops ?? 0) + 1;
+    target.drops += 1;
     const connection = this.connectionId;
-    const ceiling = Math.min(5000, 100 * 2 ** Math.min(target.drops - 1, 10));
     setTimeout(() => {
       if (this.connectionId === connection && this.targets.get(id) === target) this._send([id], connection);
-    }, ceiling / 2 + (Math.random() * ceiling) / 2);
+    }, backOffDelay(target.drops));
   }
 
   _fail(id, error) {
@@ -409,6 +406,15 @@ export function onSnapshot(reference, ...args) {
 }
 
 Object.assign(ListenerHub.prototype, listenerViews);
+
+/**
+ * How long to wait before try number `n` (from 1) of a stream, or of adding a target to it: 0.1 s, 0.2 s, 0.4 s… up
+ * to 5 s, jittered, so that a restarted server is not hit by every client at once.
+ */
+function backOffDelay(n) {
+  const ceiling = Math.min(5000, 100 * 2 ** Math.min(n - 1, 10));
+  return ceiling / 2 + (Math.random() * ceiling) / 2;
+}
 
 /** 16 random hex digits: the hub's key for load balancers (not a secret; it only picks a node). */
 function affinityKey() {
